@@ -1,0 +1,92 @@
+import Foundation
+
+/// Something that happened to a download: a change of state, or a resume from an offset.
+///
+/// A struct rather than an enum so that events can be added without breaking your code. Compare
+/// with the static members, and read the details with the properties:
+///
+/// ```swift
+/// for await event in download.events {
+///     if let offset = event.resumeOffset { print("resumed at byte \(offset)") }
+///     if let file = event.fileURL { print("saved at \(file.path)") }
+/// }
+/// ```
+public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
+    enum Code: Hashable, Sendable {
+        case queued
+        case running
+        case resumed(offset: Int64)
+        case restarted
+        case paused
+        case completed(URL)
+        case failed(DownloadError)
+        case cancelled
+    }
+
+    let code: Code
+
+    /// The download waits to start.
+    public static let queued = DownloadEvent(code: .queued)
+    /// A request went out (the first, or one that resumes).
+    public static let running = DownloadEvent(code: .running)
+    /// The server accepted a range: bytes are appended to the `offset` bytes already on disk.
+    public static func resumed(at offset: Int64) -> DownloadEvent {
+        DownloadEvent(code: .resumed(offset: offset))
+    }
+    /// The bytes on disk were discarded and the file is received again from its first byte:
+    /// the server ignored the range, or its file changed.
+    public static let restarted = DownloadEvent(code: .restarted)
+    /// The download is paused; its bytes are on disk.
+    public static let paused = DownloadEvent(code: .paused)
+    /// The file is complete at `url`.
+    public static func completed(_ url: URL) -> DownloadEvent {
+        DownloadEvent(code: .completed(url))
+    }
+    /// The download failed with `error`.
+    public static func failed(_ error: DownloadError) -> DownloadEvent {
+        DownloadEvent(code: .failed(error))
+    }
+    /// The download was cancelled.
+    public static let cancelled = DownloadEvent(code: .cancelled)
+
+    /// The state the download is in after this event, for events that change it.
+    public var state: DownloadState? {
+        switch code {
+        case .queued: .queued
+        case .running: .running
+        case .paused: .paused
+        case .completed: .completed
+        case .failed: .failed
+        case .cancelled: .cancelled
+        case .resumed, .restarted: nil
+        }
+    }
+
+    /// The offset a resume started from, for ``resumed(at:)``.
+    public var resumeOffset: Int64? {
+        if case .resumed(let offset) = code { offset } else { nil }
+    }
+
+    /// The destination file, for ``completed(_:)``.
+    public var fileURL: URL? {
+        if case .completed(let url) = code { url } else { nil }
+    }
+
+    /// The error, for ``failed(_:)``.
+    public var error: DownloadError? {
+        if case .failed(let error) = code { error } else { nil }
+    }
+
+    public var description: String {
+        switch code {
+        case .queued: "queued"
+        case .running: "running"
+        case .resumed(let offset): "resumed at \(offset)"
+        case .restarted: "restarted from 0"
+        case .paused: "paused"
+        case .completed(let url): "completed \(url.path)"
+        case .failed(let error): "failed: \(error)"
+        case .cancelled: "cancelled"
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// How far a download has come.
+///
+/// ``Download/progress`` delivers these: the latest value first, then coalesced updates, and a
+/// final one when the download ends.
+public struct DownloadProgress: Sendable, Hashable, CustomStringConvertible {
+    /// Bytes of the file received so far, counted from the file's first byte (a resumed download
+    /// starts from the bytes it already had).
+    public var bytesReceived: Int64
+    /// The file's whole length, when the server said it.
+    public var expectedBytes: Int64?
+    /// Receiving speed in bytes per second, smoothed; 0 when nothing is moving.
+    public var bytesPerSecond: Double
+
+    /// Creates a progress value.
+    public init(bytesReceived: Int64, expectedBytes: Int64?, bytesPerSecond: Double = 0) {
+        self.bytesReceived = bytesReceived
+        self.expectedBytes = expectedBytes
+        self.bytesPerSecond = bytesPerSecond
+    }
+
+    /// The part received, from 0 to 1, when the length is known.
+    public var fractionCompleted: Double? {
+        guard let expectedBytes else { return nil }
+        guard expectedBytes > 0 else { return 1 }
+        return min(1, Double(bytesReceived) / Double(expectedBytes))
+    }
+
+    public var description: String {
+        let total = expectedBytes.map { "/\($0)" } ?? ""
+        return "\(bytesReceived)\(total) bytes, \(Int(bytesPerSecond)) B/s"
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Where a download's file goes.
+///
+/// A file appears at its destination only when it is complete: until then the bytes live in a
+/// partial file (see ``DownloadManager/Configuration/Storage``), which is renamed into place at
+/// the end. Missing intermediate directories are created.
+public struct Destination: Sendable, Hashable, CustomStringConvertible {
+    enum Location: Hashable {
+        case file(URL)
+        case directory(URL)
+    }
+
+    let location: Location
+    /// What happens when the destination file already exists.
+    public var conflictPolicy: ConflictPolicy
+
+    /// Saves the download as exactly this file.
+    ///
+    /// - Parameters:
+    ///   - url: a `file:` URL.
+    ///   - ifExists: what to do when the file exists. By default the download fails with
+    ///     ``DownloadError/Kind/destinationExists`` and keeps its data, before it starts when the
+    ///     file is already there and again at the end.
+    public static func file(_ url: URL, ifExists: ConflictPolicy = .fail) -> Destination {
+        Destination(location: .file(url.standardizedFileURL), conflictPolicy: ifExists)
+    }
+
+    /// Saves the download in this directory, under the name the server suggests.
+    ///
+    /// The name comes from the response's `Content-Disposition` header, else from the last
+    /// component of the final URL, and is made safe: no path separators, no `..`, no leading dot,
+    /// no control characters, at most 255 bytes.
+    ///
+    /// - Parameters:
+    ///   - url: a `file:` URL of a directory.
+    ///   - ifExists: what to do when a file of that name exists. By default the new file gets a
+    ///     unique name (`name (1).ext`), as a browser does.
+    public static func directory(_ url: URL, ifExists: ConflictPolicy = .uniqueName) -> Destination {
+        Destination(location: .directory(url.standardizedFileURL), conflictPolicy: ifExists)
+    }
+
+    /// The directory the file goes into.
+    public var directoryURL: URL {
+        switch location {
+        case .file(let url): url.deletingLastPathComponent()
+        case .directory(let url): url
+        }
+    }
+
+    /// The exact file, for a destination made with ``file(_:ifExists:)``.
+    public var fileURL: URL? {
+        if case .file(let url) = location { url } else { nil }
+    }
+
+    public var description: String {
+        switch location {
+        case .file(let url): "file \(url.path) (\(conflictPolicy))"
+        case .directory(let url): "directory \(url.path) (\(conflictPolicy))"
+        }
+    }
+}
+
+extension Destination {
+    /// What happens when the destination file already exists.
+    public struct ConflictPolicy: Sendable, Hashable, CustomStringConvertible {
+        enum Code: String, Sendable, Codable {
+            case fail, replace, uniqueName
+        }
+
+        let code: Code
+
+        /// Fail with ``DownloadError/Kind/destinationExists``; the downloaded data is kept.
+        public static let fail = ConflictPolicy(code: .fail)
+        /// Replace the existing file (atomically: it is whole at every moment).
+        public static let replace = ConflictPolicy(code: .replace)
+        /// Keep the existing file and save the new one as `name (1).ext`, `name (2).ext`, …
+        public static let uniqueName = ConflictPolicy(code: .uniqueName)
+
+        public var description: String {
+            switch code {
+            case .fail: "fail if it exists"
+            case .replace: "replace if it exists"
+            case .uniqueName: "unique name if it exists"
+            }
+        }
+    }
+}

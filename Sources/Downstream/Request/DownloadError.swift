@@ -1,0 +1,171 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Why a download failed, and what you can do about it.
+///
+/// `DownloadError` is a struct so that new kinds of failure can be added without breaking your
+/// code. Compare its ``kind`` with the static members of ``Kind``, and read the details that
+/// belong to the kind (``statusCode``, ``urlErrorCode``, ``path``):
+///
+/// ```swift
+/// do {
+///     _ = try await download.fileURL
+/// } catch let error as DownloadError where error.kind == .httpStatus {
+///     print("The server answered \(error.statusCode!)")
+/// }
+/// ```
+///
+/// Unless ``isResumable`` is `false`, the bytes received so far are kept: call
+/// ``Download/resume()`` to continue from them.
+public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of a ``DownloadError``.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Code: String, Sendable {
+            case httpStatus = "HTTP status"
+            case network = "network failure"
+            case cancelled = "cancelled"
+            case serverFileChanged = "server file changed"
+            case unexpectedResponse = "unexpected response"
+            case fileSystem = "file system error"
+            case destinationExists = "destination exists"
+            case invalidRequest = "invalid request"
+        }
+
+        fileprivate let code: Code
+
+        /// The server answered with a status code that is not a success (see
+        /// ``DownloadError/statusCode``).
+        public static let httpStatus = Kind(code: .httpStatus)
+        /// The connection failed (see ``DownloadError/urlErrorCode``).
+        public static let network = Kind(code: .network)
+        /// The download was cancelled.
+        public static let cancelled = Kind(code: .cancelled)
+        /// The file on the server changed while the download was resuming, and the download was
+        /// configured not to start over.
+        public static let serverFileChanged = Kind(code: .serverFileChanged)
+        /// The server's answer broke HTTP's rules for the request (for example a `Content-Range`
+        /// that does not match the range asked for, or a body of the wrong length).
+        public static let unexpectedResponse = Kind(code: .unexpectedResponse)
+        /// Reading or writing a file failed (see ``DownloadError/path``).
+        public static let fileSystem = Kind(code: .fileSystem)
+        /// The destination file exists and the destination's ``Destination/ConflictPolicy`` is
+        /// ``Destination/ConflictPolicy/fail``.
+        public static let destinationExists = Kind(code: .destinationExists)
+        /// The request cannot be downloaded (for example a URL that is not HTTP or HTTPS).
+        public static let invalidRequest = Kind(code: .invalidRequest)
+
+        public var description: String { code.rawValue }
+    }
+
+    /// What kind of failure this is.
+    public let kind: Kind
+    /// The HTTP status code, for ``Kind/httpStatus``.
+    public let statusCode: Int?
+    /// The `URLError` code, for ``Kind/network``.
+    public let urlErrorCode: URLError.Code?
+    /// The file involved, for ``Kind/fileSystem`` and ``Kind/destinationExists``.
+    public let path: String?
+    /// Details in words.
+    public let reason: String
+
+    private init(
+        _ code: Kind.Code, reason: String, statusCode: Int? = nil, urlErrorCode: URLError.Code? = nil,
+        path: String? = nil
+    ) {
+        self.kind = Kind(code: code)
+        self.reason = reason
+        self.statusCode = statusCode
+        self.urlErrorCode = urlErrorCode
+        self.path = path
+    }
+
+    /// Whether resuming the download can succeed without a change on your side.
+    ///
+    /// Network failures, server errors (5xx, 408, 429), a changed server file and unexpected
+    /// responses are resumable; the bytes received so far are kept for it.
+    public var isResumable: Bool {
+        switch kind.code {
+        case .network, .serverFileChanged, .unexpectedResponse, .fileSystem, .destinationExists:
+            return true
+        case .httpStatus:
+            guard let statusCode else { return false }
+            return statusCode >= 500 || statusCode == 408 || statusCode == 429
+        case .cancelled, .invalidRequest:
+            return false
+        }
+    }
+
+    public var description: String {
+        switch kind.code {
+        case .httpStatus:
+            let code = statusCode.map(String.init) ?? "?"
+            return "The server answered HTTP \(code) (\(reason)). "
+                + (isResumable
+                    ? "The server may recover: resume the download later; the bytes received so far are kept."
+                    : "Check the URL and the request's headers (for example credentials).")
+        case .network:
+            let code = urlErrorCode.map { String($0.rawValue) } ?? "?"
+            return "The connection failed (URLError \(code): \(reason)). "
+                + "The bytes received so far are kept: resume the download when the network is back."
+        case .cancelled:
+            return "The download was cancelled (\(reason))."
+        case .serverFileChanged:
+            return "The file on the server changed while resuming (\(reason)). "
+                + "Resume to start again from the beginning, or cancel the download."
+        case .unexpectedResponse:
+            return "The server's response was not what the request asked for (\(reason)). "
+                + "Nothing was written at a wrong offset; resume to try again."
+        case .fileSystem:
+            return "A file operation failed at \(path ?? "?") (\(reason)). "
+                + "Check free space and permissions, then resume."
+        case .destinationExists:
+            return "The destination \(path ?? "?") already exists and the destination does not allow replacing it. "
+                + "The downloaded data is kept: move the existing file away and resume, or choose another conflict policy."
+        case .invalidRequest:
+            return "The request cannot be downloaded (\(reason)). Fix the request and start a new download."
+        }
+    }
+}
+
+extension DownloadError {
+    /// The server answered with status `code`.
+    public static func httpStatus(_ code: Int) -> DownloadError {
+        DownloadError(.httpStatus, reason: HTTPURLResponse.localizedString(forStatusCode: code), statusCode: code)
+    }
+
+    /// The connection failed with `URLError` code `code`.
+    public static func network(_ code: URLError.Code, reason: String = "") -> DownloadError {
+        DownloadError(.network, reason: reason.isEmpty ? "code \(code.rawValue)" : reason, urlErrorCode: code)
+    }
+
+    /// The download was cancelled.
+    public static let cancelled = DownloadError(.cancelled, reason: "by request")
+
+    /// The server's file changed while the download was resuming.
+    public static func serverFileChanged(_ reason: String) -> DownloadError {
+        DownloadError(.serverFileChanged, reason: reason)
+    }
+
+    /// The server's response did not match the request.
+    public static func unexpectedResponse(_ reason: String) -> DownloadError {
+        DownloadError(.unexpectedResponse, reason: reason)
+    }
+
+    /// A file operation at `path` failed.
+    public static func fileSystem(path: String, reason: String) -> DownloadError {
+        DownloadError(.fileSystem, reason: reason, path: path)
+    }
+
+    /// The destination file at `path` exists and may not be replaced.
+    public static func destinationExists(path: String) -> DownloadError {
+        DownloadError(.destinationExists, reason: "file exists", path: path)
+    }
+
+    /// The request cannot be downloaded.
+    public static func invalidRequest(_ reason: String) -> DownloadError {
+        DownloadError(.invalidRequest, reason: reason)
+    }
+}

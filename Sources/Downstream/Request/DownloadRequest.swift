@@ -1,0 +1,60 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What to download and where to put it.
+///
+/// Carries a `URLRequest`, so the request's headers (authorisation, cookies, user agent) go with
+/// every request the download sends, including the ranged ones that resume it.
+///
+/// ```swift
+/// var urlRequest = URLRequest(url: url)
+/// urlRequest.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+/// let download = await manager.download(DownloadRequest(urlRequest, to: .directory(downloads)))
+/// ```
+public struct DownloadRequest: Sendable {
+    /// The request to send. Downstream sets `Range`, `If-Range` and `Accept-Encoding` itself.
+    public var urlRequest: URLRequest
+    /// Where the file goes.
+    public var destination: Destination
+    /// What to do when a resumed download finds that the server's file changed.
+    public var onServerFileChange: ServerFileChangePolicy
+
+    /// A request for `urlRequest`, saved at `destination`.
+    public init(
+        _ urlRequest: URLRequest, to destination: Destination,
+        onServerFileChange: ServerFileChangePolicy = .restart
+    ) {
+        self.urlRequest = urlRequest
+        self.destination = destination
+        self.onServerFileChange = onServerFileChange
+    }
+
+    /// A `GET` request for `url`, saved at `destination`.
+    public init(url: URL, to destination: Destination) {
+        self.init(URLRequest(url: url), to: destination)
+    }
+
+    /// The URL the download asks for.
+    public var url: URL? { urlRequest.url }
+}
+
+extension DownloadRequest {
+    /// What a resumed download does when the server's file is no longer the one it started with
+    /// (its `ETag`, `Last-Modified` or length changed).
+    public struct ServerFileChangePolicy: Sendable, Hashable {
+        enum Code: String, Sendable, Codable {
+            case restart, fail
+        }
+
+        let code: Code
+
+        /// Discard the old bytes and download the new file from the beginning (the default).
+        public static let restart = ServerFileChangePolicy(code: .restart)
+        /// Fail with ``DownloadError/Kind/serverFileChanged``; the old bytes are kept until you
+        /// cancel or resume (which starts over).
+        public static let fail = ServerFileChangePolicy(code: .fail)
+    }
+}

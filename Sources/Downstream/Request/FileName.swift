@@ -1,0 +1,165 @@
+import Foundation
+
+/// Safe file names from what a server says.
+///
+/// A server controls `Content-Disposition` and the URL, so their names are treated as hostile:
+/// only the last path component is kept, control characters are dropped, leading dots and
+/// trailing dots and spaces are removed, names reserved on Windows get a prefix, and the result
+/// is at most 255 bytes of UTF-8 with its extension kept.
+enum FileName {
+    static let fallback = "download"
+    static let maximumByteCount = 255
+
+    /// The name for a response: `Content-Disposition` first, then the URL's last component.
+    static func suggested(contentDisposition: String?, url: URL?) -> String {
+        if let contentDisposition, let name = fromContentDisposition(contentDisposition) {
+            let safe = sanitize(name)
+            if safe != fallback || name == fallback { return safe }
+        }
+        if let url, let name = fromURL(url) {
+            return sanitize(name)
+        }
+        return fallback
+    }
+
+    static func fromURL(_ url: URL) -> String? {
+        let component = url.lastPathComponent
+        guard !component.isEmpty, component != "/" else { return nil }
+        return component
+    }
+
+    /// The `filename*` (RFC 8187, preferred) or `filename` parameter of a `Content-Disposition`.
+    static func fromContentDisposition(_ header: String) -> String? {
+        let parameters = ContentDispositionParameters(header)
+        if let extended = parameters["filename*"], let decoded = decodeExtendedValue(extended) {
+            return decoded
+        }
+        return parameters["filename"]
+    }
+
+    /// Makes `name` safe to use as one file name in any directory.
+    static func sanitize(_ name: String) -> String {
+        // Keep only the last component, whichever separator the server used.
+        let lastComponent = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        var scalars = String.UnicodeScalarView()
+        for scalar in lastComponent.unicodeScalars {
+            switch scalar.value {
+            case 0..<0x20, 0x7F, 0x80..<0xA0: continue  // control characters, NUL included
+            case 0x3A: scalars.append("_")  // ":" is a separator on Apple file systems' APIs
+            default: scalars.append(scalar)
+            }
+        }
+        var result = String(scalars)
+        while let first = result.first, first == "." || first.isWhitespace { result.removeFirst() }
+        while let last = result.last, last == "." || last.isWhitespace { result.removeLast() }
+        guard !result.isEmpty else { return fallback }
+        if isReservedOnWindows(result) { result = "_" + result }
+        return truncated(result)
+    }
+
+    /// `name` cut to ``maximumByteCount`` UTF-8 bytes on a character boundary, extension kept.
+    static func truncated(_ name: String, limit: Int = maximumByteCount) -> String {
+        guard name.utf8.count > limit else { return name }
+        let dot = name.lastIndex(of: ".")
+        let suffix = dot.map { String(name[$0...]) } ?? ""
+        let keepsSuffix = !suffix.isEmpty && suffix.utf8.count <= 16
+        let stem = keepsSuffix ? String(name[..<dot!]) : name
+        let budget = limit - (keepsSuffix ? suffix.utf8.count : 0)
+        var cut = ""
+        for character in stem {
+            if cut.utf8.count + String(character).utf8.count > budget { break }
+            cut.append(character)
+        }
+        return cut + (keepsSuffix ? suffix : "")
+    }
+
+    /// `name (n).ext`, for a unique name beside an existing file.
+    static func numbered(_ name: String, _ number: Int) -> String {
+        let url = URL(fileURLWithPath: name)
+        let ext = url.pathExtension
+        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        let suffix = " (\(number))" + (ext.isEmpty ? "" : ".\(ext)")
+        return truncated(stem, limit: maximumByteCount - suffix.utf8.count) + suffix
+    }
+
+    private static func isReservedOnWindows(_ name: String) -> Bool {
+        let stem = name.split(separator: ".", maxSplits: 1).first.map { $0.uppercased() } ?? ""
+        if ["CON", "PRN", "AUX", "NUL"].contains(stem) { return true }
+        if stem.count == 4, ["COM", "LPT"].contains(String(stem.prefix(3))), let digit = stem.last,
+            ("1"..."9").contains(digit)
+        {
+            return true
+        }
+        return false
+    }
+
+    /// Decodes `charset'language'percent-encoded` (RFC 8187); UTF-8 and ISO-8859-1 only.
+    private static func decodeExtendedValue(_ value: String) -> String? {
+        let parts = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        let charset = parts[0].lowercased()
+        var bytes: [UInt8] = []
+        var iterator = parts[2].utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next(), let low = iterator.next(),
+                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+                else { return nil }
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        switch charset {
+        case "utf-8": return String(validating: bytes, as: UTF8.self)
+        case "iso-8859-1": return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+        default: return nil
+        }
+    }
+}
+
+/// The parameters of a `Content-Disposition` header (`attachment; filename="a b.zip"`), with
+/// quoted strings unescaped. Parameter names are lowercased.
+struct ContentDispositionParameters {
+    private var values: [String: String] = [:]
+
+    init(_ header: String) {
+        var index = header.startIndex
+        // Skip the disposition type.
+        while index < header.endIndex, header[index] != ";" { index = header.index(after: index) }
+        while index < header.endIndex {
+            index = header.index(after: index)  // past ";"
+            let nameStart = index
+            while index < header.endIndex, header[index] != "=", header[index] != ";" {
+                index = header.index(after: index)
+            }
+            let name = header[nameStart..<index].trimmingCharacters(in: .whitespaces).lowercased()
+            guard index < header.endIndex, header[index] == "=" else { continue }
+            index = header.index(after: index)
+            while index < header.endIndex, header[index] == " " { index = header.index(after: index) }
+            var value = ""
+            if index < header.endIndex, header[index] == "\"" {
+                index = header.index(after: index)
+                while index < header.endIndex, header[index] != "\"" {
+                    if header[index] == "\\" {
+                        index = header.index(after: index)
+                        guard index < header.endIndex else { break }
+                    }
+                    value.append(header[index])
+                    index = header.index(after: index)
+                }
+                if index < header.endIndex { index = header.index(after: index) }
+                while index < header.endIndex, header[index] != ";" { index = header.index(after: index) }
+            } else {
+                let valueStart = index
+                while index < header.endIndex, header[index] != ";" { index = header.index(after: index) }
+                value = header[valueStart..<index].trimmingCharacters(in: .whitespaces)
+            }
+            if !name.isEmpty, values[name] == nil {
+                values[name] = value
+            }
+        }
+    }
+
+    subscript(name: String) -> String? { values[name] }
+}

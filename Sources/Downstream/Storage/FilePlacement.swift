@@ -1,0 +1,107 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Moves a complete partial file to its destination, honouring the conflict policy.
+///
+/// The destination appears in one step, whole: a rename, or a hard link for "do not replace"
+/// (which fails atomically if the name is taken), never a write in place.
+enum FilePlacement {
+    /// Creates the destination's directory and fails early when an exact destination file exists
+    /// and may not be replaced.
+    static func prepare(_ destination: Destination) throws(DownloadError) {
+        try createDirectory(destination.directoryURL)
+        if let file = destination.fileURL, destination.conflictPolicy == .fail, POSIXFile.exists(file) {
+            throw .destinationExists(path: file.path)
+        }
+    }
+
+    /// Moves `partial` to `destination`, named `suggestedName` for a directory destination.
+    /// Returns where the file is now.
+    static func place(
+        _ partial: URL, at destination: Destination, suggestedName: String
+    ) throws(DownloadError) -> URL {
+        let directory = destination.directoryURL
+        try createDirectory(directory)
+        let name = destination.fileURL?.lastPathComponent ?? suggestedName
+        let target = directory.appendingPathComponent(name)
+        switch destination.conflictPolicy.code {
+        case .replace:
+            try move(partial, to: target)
+            return target
+        case .fail:
+            guard try moveIfAbsent(partial, to: target) else { throw .destinationExists(path: target.path) }
+            return target
+        case .uniqueName:
+            for number in 0..<10_000 {
+                let candidate = number == 0 ? target : directory.appendingPathComponent(FileName.numbered(name, number))
+                if try moveIfAbsent(partial, to: candidate) { return candidate }
+            }
+            throw .destinationExists(path: target.path)
+        }
+    }
+
+    static func createDirectory(_ directory: URL) throws(DownloadError) {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .fileSystem(path: directory.path, reason: "cannot create the directory: \(error.localizedDescription)")
+        }
+    }
+
+    /// Renames `source` to `target`, replacing it; copies first across file systems.
+    private static func move(_ source: URL, to target: URL) throws(DownloadError) {
+        if rename(source.path, target.path) == 0 { return }
+        guard errno == EXDEV else { throw POSIXFile.failure(target, "cannot move the file into place") }
+        let copy = try copyBeside(source, target)
+        guard rename(copy.path, target.path) == 0 else {
+            let failure = POSIXFile.failure(target, "cannot move the file into place")
+            POSIXFile.remove(copy)
+            throw failure
+        }
+        POSIXFile.remove(source)
+    }
+
+    /// Moves `source` to `target` unless `target` exists; returns false if it does.
+    private static func moveIfAbsent(_ source: URL, to target: URL) throws(DownloadError) -> Bool {
+        if link(source.path, target.path) == 0 {
+            POSIXFile.remove(source)
+            return true
+        }
+        switch errno {
+        case EEXIST:
+            return false
+        case EXDEV:
+            let copy = try copyBeside(source, target)
+            defer { POSIXFile.remove(copy) }
+            guard try moveIfAbsent(copy, to: target) else { return false }
+            POSIXFile.remove(source)
+            return true
+        case EPERM, ENOTSUP, EMLINK, ENOSYS:
+            // A file system without hard links: check, then rename (not atomic, the best there is).
+            guard !POSIXFile.exists(target) else { return false }
+            try move(source, to: target)
+            return true
+        default:
+            throw POSIXFile.failure(target, "cannot move the file into place")
+        }
+    }
+
+    private static func copyBeside(_ source: URL, _ target: URL) throws(DownloadError) -> URL {
+        let copy = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).\(UInt32.random(in: .min ... .max)).copy")
+        do {
+            try FileManager.default.copyItem(at: source, to: copy)
+        } catch {
+            POSIXFile.remove(copy)
+            throw .fileSystem(path: copy.path, reason: "cannot copy across file systems: \(error.localizedDescription)")
+        }
+        return copy
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Thin wrappers over the POSIX calls the storage layer needs, with `DownloadError` failures.
+enum POSIXFile {
+    /// Opens (creating with owner-only permissions) a file for writing.
+    static func openForWriting(_ url: URL, exclusive: Bool = false) throws(DownloadError) -> Int32 {
+        var flags = O_WRONLY | O_CREAT | O_CLOEXEC
+        if exclusive { flags |= O_EXCL }
+        let descriptor = retryingOnInterrupt { open(url.path, flags, 0o600) }
+        guard descriptor >= 0 else { throw failure(url, "cannot open for writing") }
+        return descriptor
+    }
+
+    /// Writes all of `bytes` at `offset`; returns how many bytes were written before a failure.
+    static func write(
+        _ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64
+    ) -> (written: Int, errorNumber: Int32?) {
+        var written = 0
+        while written < bytes.count {
+            let result = pwrite(
+                descriptor, bytes.baseAddress! + written, bytes.count - written, off_t(offset + Int64(written)))
+            if result < 0 {
+                if errno == EINTR { continue }
+                return (written, errno)
+            }
+            if result == 0 { return (written, EIO) }
+            written += result
+        }
+        return (written, nil)
+    }
+
+    static func truncate(_ descriptor: Int32, to length: Int64, path: String) throws(DownloadError) {
+        guard retryingOnInterrupt({ ftruncate(descriptor, off_t(length)) }) == 0 else {
+            throw failure(path, "cannot truncate to \(length) bytes")
+        }
+    }
+
+    static func synchronize(_ descriptor: Int32, path: String) throws(DownloadError) {
+        guard retryingOnInterrupt({ fsync(descriptor) }) == 0 else { throw failure(path, "cannot sync to disk") }
+    }
+
+    static func close(_ descriptor: Int32) {
+        _ = closeDescriptor(descriptor)
+    }
+
+    /// The size of the regular file at `url`, or nil if there is none.
+    static func length(of url: URL) -> Int64? {
+        var info = stat()
+        guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
+    static func exists(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0
+    }
+
+    static func remove(_ url: URL) {
+        _ = unlink(url.path)
+    }
+
+    static func failure(_ url: URL, _ what: String, errorNumber: Int32 = errno) -> DownloadError {
+        failure(url.path, what, errorNumber: errorNumber)
+    }
+
+    static func failure(_ path: String, _ what: String, errorNumber: Int32 = errno) -> DownloadError {
+        .fileSystem(path: path, reason: "\(what): \(String(cString: strerror(errorNumber))) (errno \(errorNumber))")
+    }
+
+    private static func retryingOnInterrupt(_ call: () -> Int32) -> Int32 {
+        while true {
+            let result = call()
+            if result == -1 && errno == EINTR { continue }
+            return result
+        }
+    }
+
+    private static func closeDescriptor(_ descriptor: Int32) -> Int32 {
+        #if canImport(Darwin)
+            Darwin.close(descriptor)
+        #elseif canImport(Musl)
+            Musl.close(descriptor)
+        #else
+            Glibc.close(descriptor)
+        #endif
+    }
+}
+
+/// Writes whole files atomically: write a temporary file beside the target, then rename it.
+enum AtomicFile {
+    static func write(_ data: Data, to url: URL, synchronize: Bool = false) throws(DownloadError) {
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: .min ... .max)).tmp")
+        let descriptor = try POSIXFile.openForWriting(temporary, exclusive: true)
+        var failure: DownloadError?
+        data.withUnsafeBytes { bytes in
+            if let errorNumber = POSIXFile.write(descriptor, bytes, at: 0).errorNumber {
+                failure = POSIXFile.failure(temporary, "cannot write", errorNumber: errorNumber)
+            }
+        }
+        if failure == nil, synchronize {
+            do { try POSIXFile.synchronize(descriptor, path: temporary.path) } catch { failure = error }
+        }
+        POSIXFile.close(descriptor)
+        if failure == nil, rename(temporary.path, url.path) != 0 {
+            failure = POSIXFile.failure(url, "cannot rename \(temporary.lastPathComponent) into place")
+        }
+        if let failure {
+            POSIXFile.remove(temporary)
+            throw failure
+        }
+    }
+}

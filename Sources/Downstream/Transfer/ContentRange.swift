@@ -1,0 +1,42 @@
+import Foundation
+
+/// A parsed `Content-Range` header of a byte range (RFC 9110, section 14.4).
+///
+/// `bytes 100-199/1000` has ``range`` 100...199 and ``total`` 1000; `bytes 100-199/*` has no
+/// total; `bytes */1000` (the form sent with 416) has no range.
+struct ContentRange: Equatable, Sendable {
+    var range: ClosedRange<Int64>?
+    var total: Int64?
+
+    init(range: ClosedRange<Int64>?, total: Int64?) {
+        self.range = range
+        self.total = total
+    }
+
+    init?(_ headerValue: String) {
+        let value = headerValue.trimmingCharacters(in: .whitespaces)
+        guard value.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = value.dropFirst("bytes ".count).trimmingCharacters(in: .whitespaces)
+        let parts = spec.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+
+        if parts[1] == "*" {
+            total = nil
+        } else {
+            guard let total = Int64(parts[1]), total >= 0 else { return nil }
+            self.total = total
+        }
+
+        if parts[0] == "*" {
+            guard total != nil else { return nil }
+            range = nil
+        } else {
+            let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+            guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]),
+                first >= 0, first <= last
+            else { return nil }
+            if let total, last >= total { return nil }
+            range = first...last
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The parts of an HTTP response head that decide what happens to the body.
+struct ResponseHead: Equatable, Sendable {
+    var status: Int
+    var contentRange: ContentRange?
+    var hasContentRange: Bool
+    var contentLength: Int64?
+    var validator: Validator
+    var contentEncoding: String?
+    var contentDisposition: String?
+    var url: URL?
+
+    init(
+        status: Int, contentRange: String? = nil, contentLength: Int64? = nil, validator: Validator = Validator(),
+        contentEncoding: String? = nil, contentDisposition: String? = nil, url: URL? = nil
+    ) {
+        self.status = status
+        self.hasContentRange = contentRange != nil
+        self.contentRange = contentRange.flatMap(ContentRange.init)
+        self.contentLength = contentLength
+        self.validator = validator
+        self.contentEncoding = contentEncoding
+        self.contentDisposition = contentDisposition
+        self.url = url
+    }
+
+    init(_ response: HTTPURLResponse) {
+        // `value(forHTTPHeaderField:)` is case-insensitive; `allHeaderFields` keys are re-cased on Linux.
+        let length = response.value(forHTTPHeaderField: "Content-Length").flatMap {
+            Int64($0.trimmingCharacters(in: .whitespaces))
+        }
+        self.init(
+            status: response.statusCode,
+            contentRange: response.value(forHTTPHeaderField: "Content-Range"),
+            contentLength: length,
+            validator: Validator(
+                etag: response.value(forHTTPHeaderField: "ETag"),
+                lastModified: response.value(forHTTPHeaderField: "Last-Modified")),
+            contentEncoding: response.value(forHTTPHeaderField: "Content-Encoding"),
+            contentDisposition: response.value(forHTTPHeaderField: "Content-Disposition"),
+            url: response.url)
+    }
+
+    /// Whether the body is transformed (compressed): its bytes are not the file's bytes at the
+    /// server's offsets, so it cannot be resumed with a range.
+    var isEncoded: Bool {
+        guard let contentEncoding else { return false }
+        let coding = contentEncoding.trimmingCharacters(in: .whitespaces).lowercased()
+        return !(coding.isEmpty || coding == "identity")
+    }
+}
+
+/// What one attempt asked the server for.
+struct AttemptPlan: Equatable, Sendable {
+    /// The first byte asked for; 0 means the request had no `Range`.
+    var offset: Int64
+    /// The stored validator of the file the partial holds.
+    var validator: Validator
+    /// The stored full length of the file, if known.
+    var expectedLength: Int64?
+    var onServerFileChange: DownloadRequest.ServerFileChangePolicy
+}
+
+/// What to do with a response, decided from its head before any body byte is written.
+enum ResponseDecision: Equatable, Sendable {
+    /// Write the body into the partial file.
+    case write(BodyPlan)
+    /// Nothing to write: the partial file already holds the whole file.
+    case alreadyComplete(length: Int64)
+    /// Ignore this body and send a new request without `Range`.
+    case restart(reason: String)
+    /// Ignore this body and fail.
+    case fail(DownloadError)
+
+    struct BodyPlan: Equatable, Sendable {
+        /// The file offset of the body's first byte.
+        var start: Int64
+        /// The file offset just past the body's last byte, when the server says where it ends.
+        var end: Int64?
+        /// The whole file's length, when known.
+        var totalLength: Int64?
+        /// The partial's bytes are discarded: the body is the whole file from its first byte.
+        var discardsPartial: Bool
+        /// Whether a later attempt may resume this body with a range request.
+        var isResumable: Bool
+    }
+
+    /// Decides what to do with `head`, the answer to the request described by `plan`.
+    ///
+    /// - 206 whose `Content-Range` starts at the offset asked for: append.
+    /// - 200 (the server ignored `Range`, or `If-Range` found a changed file): write from 0.
+    /// - 206 from another offset, or with a changed total or validator: never write it at a
+    ///   wrong offset; restart from 0 (or fail, if the request says so on a changed file).
+    /// - 416: complete when the partial already holds the whole length, else restart.
+    /// - other statuses: fail with the status.
+    static func decide(_ head: ResponseHead, for plan: AttemptPlan) -> ResponseDecision {
+        let isRanged = plan.offset > 0
+        switch head.status {
+        case 206:
+            return decidePartialContent(head, for: plan, isRanged: isRanged)
+        case 200...299:
+            let length = head.isEncoded ? nil : head.contentLength
+            if isRanged, let change = changeDescription(head, totalLength: length, plan: plan),
+                plan.onServerFileChange == .fail
+            {
+                return .fail(.serverFileChanged(change))
+            }
+            return .write(
+                BodyPlan(
+                    start: 0, end: length, totalLength: length, discardsPartial: true,
+                    isResumable: !head.isEncoded && head.status == 200))
+        case 416:
+            guard isRanged else {
+                return .fail(.unexpectedResponse("416 to a request without Range"))
+            }
+            let total = head.contentRange?.total ?? plan.expectedLength
+            if let total, total == plan.offset {
+                return .alreadyComplete(length: total)
+            }
+            let reason = "416: the server's file has \(total.map(String.init) ?? "an unknown number of") bytes, the partial \(plan.offset)"
+            if let total, let expected = plan.expectedLength, total != expected, plan.onServerFileChange == .fail {
+                return .fail(.serverFileChanged(reason))
+            }
+            return .restart(reason: reason)
+        default:
+            return .fail(.httpStatus(head.status))
+        }
+    }
+
+    private static func decidePartialContent(
+        _ head: ResponseHead, for plan: AttemptPlan, isRanged: Bool
+    ) -> ResponseDecision {
+        func reject(_ reason: String) -> ResponseDecision {
+            isRanged ? .restart(reason: reason) : .fail(.unexpectedResponse(reason))
+        }
+        guard let contentRange = head.contentRange, let range = contentRange.range else {
+            return reject(head.hasContentRange ? "206 with an invalid Content-Range" : "206 without Content-Range")
+        }
+        guard !head.isEncoded else {
+            return reject("206 with Content-Encoding \(head.contentEncoding ?? "")")
+        }
+        guard range.lowerBound == plan.offset else {
+            return reject("206 starts at byte \(range.lowerBound), the request asked for \(plan.offset)")
+        }
+        if isRanged, let change = changeDescription(head, totalLength: contentRange.total, plan: plan) {
+            return plan.onServerFileChange == .fail ? .fail(.serverFileChanged(change)) : .restart(reason: change)
+        }
+        return .write(
+            BodyPlan(
+                start: range.lowerBound, end: range.upperBound + 1,
+                totalLength: contentRange.total ?? plan.expectedLength, discardsPartial: false, isResumable: true))
+    }
+
+    /// Says how the response's file differs from the one the partial holds, if it does.
+    private static func changeDescription(_ head: ResponseHead, totalLength: Int64?, plan: AttemptPlan) -> String? {
+        if plan.validator.differs(from: head.validator) {
+            return "validator changed from \(describe(plan.validator)) to \(describe(head.validator))"
+        }
+        if let totalLength, let expected = plan.expectedLength, totalLength != expected {
+            return "length changed from \(expected) to \(totalLength) bytes"
+        }
+        return nil
+    }
+
+    private static func describe(_ validator: Validator) -> String {
+        [validator.etag.map { "ETag \($0)" }, validator.lastModified.map { "Last-Modified \($0)" }]
+            .compactMap { $0 }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+
+@testable import Downstream
+
+@Suite struct StateMachineTests {
+    typealias Machine = Download.StateMachine
+
+    let file = URL(fileURLWithPath: "/tmp/file.bin")
+
+    @Test func runsOneAttemptToCompletion() {
+        var machine = Machine()
+        #expect(machine.start() == .startAttempt(1, fromStart: false))
+        #expect(machine.publicState == .running)
+        #expect(machine.attemptEnded(1, .finished) == .finalize)
+        #expect(!machine.isSettled)
+        #expect(machine.finalized(.success(file)) == .becomeCompleted(file))
+        #expect(machine.publicState == .completed)
+    }
+
+    @Test func pauseStopsTheAttemptAndWaitsForItsEnd() {
+        var machine = Machine()
+        _ = machine.start()
+        #expect(machine.pause() == .stopAttempt(1))
+        #expect(!machine.isSettled)
+        #expect(machine.pause() == .none)
+        #expect(machine.attemptEnded(1, .cancelled) == .becomePaused)
+        #expect(machine.publicState == .paused)
+        #expect(machine.resume() == .startAttempt(2, fromStart: false))
+    }
+
+    @Test func resumeDuringAPauseStartsANewAttemptOnlyAfterTheOldOneEnded() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.pause()
+        #expect(machine.resume() == .none)
+        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, fromStart: false))
+        #expect(machine.publicState == .running)
+    }
+
+    @Test func aLateCancellationOfAFinishedAttemptDeliversTheFile() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.pause()
+        #expect(machine.attemptEnded(1, .finished) == .finalize)
+    }
+
+    @Test func cancelWinsOverAFinishedAttempt() {
+        var machine = Machine()
+        _ = machine.start()
+        #expect(machine.cancel(keepingPartialData: false) == .stopAttempt(1))
+        #expect(machine.attemptEnded(1, .finished) == .becomeCancelled(keepingPartialData: false))
+        #expect(machine.resume() == .none)
+        #expect(machine.start() == .none)
+    }
+
+    @Test func cancelDuringAPauseReplacesIt() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.pause()
+        #expect(machine.cancel(keepingPartialData: true) == .none)
+        #expect(machine.attemptEnded(1, .cancelled) == .becomeCancelled(keepingPartialData: true))
+    }
+
+    @Test func endsOfStaleAttemptsAreIgnored() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.pause()
+        _ = machine.resume()
+        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, fromStart: false))
+        #expect(machine.attemptEnded(1, .finished) == .none)
+        #expect(machine.state == .running(attempt: 2))
+    }
+
+    @Test func aFailureIsResumable() {
+        var machine = Machine()
+        _ = machine.start()
+        let error = DownloadError.network(.networkConnectionLost)
+        #expect(machine.attemptEnded(1, .failed(error)) == .becomeFailed(error))
+        #expect(machine.publicState == .failed)
+        #expect(machine.resume() == .startAttempt(2, fromStart: false))
+    }
+
+    @Test func anInvalidRequestIsNotResumable() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.attemptEnded(1, .failed(.invalidRequest("ftp")))
+        #expect(machine.resume() == .none)
+    }
+
+    @Test func restartsFromTheStartAFewTimesThenGivesUp() {
+        var machine = Machine()
+        _ = machine.start()
+        for attempt in 1...Machine.automaticAttemptLimit {
+            #expect(machine.attemptEnded(attempt, .restart(reason: "odd")) == .startAttempt(attempt + 1, fromStart: true))
+        }
+        guard case .becomeFailed(let error) = machine.attemptEnded(Machine.automaticAttemptLimit + 1, .restart(reason: "odd")) else {
+            Issue.record("expected the download to give up")
+            return
+        }
+        #expect(error.kind == .unexpectedResponse)
+    }
+
+    @Test func anIncompleteRangeContinuesFromTheBytesOnDisk() {
+        var machine = Machine()
+        _ = machine.start()
+        #expect(machine.attemptEnded(1, .incompleteRange) == .startAttempt(2, fromStart: false))
+    }
+
+    @Test func pausingAQueuedDownloadNeedsNoAttempt() {
+        var machine = Machine()
+        #expect(machine.pause() == .becomePaused)
+        #expect(machine.start() == .none)
+        #expect(machine.resume() == .startAttempt(1, fromStart: false))
+    }
+
+    @Test func aFailedFinalizationIsAResumableFailure() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.attemptEnded(1, .finished)
+        let error = DownloadError.destinationExists(path: "/tmp/x")
+        #expect(machine.finalized(.failure(error)) == .becomeFailed(error))
+        #expect(machine.resume() == .startAttempt(2, fromStart: false))
+    }
+
+    /// Any sequence of requests and attempt ends keeps the invariants: a new attempt starts only
+    /// when no other is live (or the live one just ended), attempt numbers only grow, and a
+    /// completed or cancelled download stays so.
+    @Test func randomSequencesKeepTheInvariants() {
+        func liveAttempt(_ state: Machine.State) -> Int? {
+            switch state {
+            case .running(let attempt), .stopping(let attempt, _): attempt
+            default: nil
+            }
+        }
+        let ends: [Machine.AttemptEnd] = [
+            .finished, .cancelled, .incompleteRange, .restart(reason: "r"), .failed(.httpStatus(503)),
+        ]
+        for _ in 0..<500 {
+            var machine = Machine()
+            var highestAttempt = 0
+            var finishedState: DownloadState?
+            for _ in 0..<40 {
+                let live = liveAttempt(machine.state)
+                var endedAttempt: Int?
+                let action: Machine.Action
+                switch Int.random(in: 0..<7) {
+                case 0: action = machine.start()
+                case 1: action = machine.pause()
+                case 2: action = machine.resume()
+                case 3: action = machine.cancel(keepingPartialData: Bool.random())
+                case 4, 5:
+                    let attempt = Bool.random() ? (live ?? 1) : Int.random(in: 1...(highestAttempt + 1))
+                    endedAttempt = attempt
+                    action = machine.attemptEnded(attempt, ends.randomElement()!)
+                default:
+                    action = machine.finalized(Bool.random() ? .success(file) : .failure(.httpStatus(500)))
+                }
+                if case .startAttempt(let attempt, _) = action {
+                    #expect(live == nil || live == endedAttempt, "attempt \(attempt) started while \(live!) was live")
+                    #expect(attempt > highestAttempt)
+                    highestAttempt = attempt
+                }
+                if case .stopAttempt(let attempt) = action {
+                    #expect(attempt == live)
+                }
+                if let finishedState {
+                    #expect(machine.publicState == finishedState)
+                } else if machine.publicState == .completed || machine.publicState == .cancelled {
+                    finishedState = machine.publicState
+                }
+            }
+        }
+    }
+}

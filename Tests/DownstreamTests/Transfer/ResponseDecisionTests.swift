@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@testable import Downstream
+
+@Suite struct ResponseDecisionTests {
+    let stored = Validator(etag: "\"v1\"", lastModified: "Tue, 01 Sep 2026 10:00:00 GMT")
+
+    func plan(offset: Int64, expected: Int64? = 1000, onChange: DownloadRequest.ServerFileChangePolicy = .restart)
+        -> AttemptPlan
+    {
+        AttemptPlan(offset: offset, validator: stored, expectedLength: expected, onServerFileChange: onChange)
+    }
+
+    @Test func appendsAMatchingPartialContentResponse() {
+        let head = ResponseHead(status: 206, contentRange: "bytes 400-999/1000", contentLength: 600, validator: stored)
+        #expect(
+            ResponseDecision.decide(head, for: plan(offset: 400))
+                == .write(.init(start: 400, end: 1000, totalLength: 1000, discardsPartial: false, isResumable: true)))
+    }
+
+    @Test func restartsFromZeroWhenTheServerIgnoresTheRange() {
+        let head = ResponseHead(status: 200, contentLength: 1000, validator: stored)
+        #expect(
+            ResponseDecision.decide(head, for: plan(offset: 400))
+                == .write(.init(start: 0, end: 1000, totalLength: 1000, discardsPartial: true, isResumable: true)))
+    }
+
+    @Test func restartsFromZeroWhenTheValidatorChanged() {
+        let head = ResponseHead(status: 200, contentLength: 1200, validator: Validator(etag: "\"v2\""))
+        guard case .write(let body) = ResponseDecision.decide(head, for: plan(offset: 400)) else {
+            Issue.record("expected a write")
+            return
+        }
+        #expect(body.start == 0 && body.discardsPartial && body.totalLength == 1200)
+    }
+
+    @Test func failsOnAChangedFileWhenAskedTo() {
+        let head = ResponseHead(status: 200, contentLength: 1200, validator: Validator(etag: "\"v2\""))
+        let decision = ResponseDecision.decide(head, for: plan(offset: 400, onChange: .fail))
+        guard case .fail(let error) = decision else {
+            Issue.record("expected a failure, got \(decision)")
+            return
+        }
+        #expect(error.kind == .serverFileChanged)
+    }
+
+    @Test func neverWritesAPartialResponseAtAnotherOffset() {
+        let head = ResponseHead(status: 206, contentRange: "bytes 0-999/1000", validator: stored)
+        guard case .restart = ResponseDecision.decide(head, for: plan(offset: 400)) else {
+            Issue.record("a 206 from byte 0 to a request for byte 400 must not be written")
+            return
+        }
+    }
+
+    @Test func restartsWhenThePartialContentTotalChanged() {
+        let head = ResponseHead(status: 206, contentRange: "bytes 400-1499/1500", validator: stored)
+        guard case .restart(let reason) = ResponseDecision.decide(head, for: plan(offset: 400)) else {
+            Issue.record("expected a restart")
+            return
+        }
+        #expect(reason.contains("1500"))
+    }
+
+    @Test func restartsWhenAPartialContentResponseHasAnotherETag() {
+        let head = ResponseHead(status: 206, contentRange: "bytes 400-999/1000", validator: Validator(etag: "\"v9\""))
+        guard case .restart = ResponseDecision.decide(head, for: plan(offset: 400)) else {
+            Issue.record("expected a restart")
+            return
+        }
+    }
+
+    @Test func restartsOnAPartialContentResponseWithoutContentRange() {
+        let head = ResponseHead(status: 206, contentLength: 600)
+        guard case .restart = ResponseDecision.decide(head, for: plan(offset: 400)) else {
+            Issue.record("expected a restart")
+            return
+        }
+    }
+
+    @Test func failsOnAPartialContentResponseToAPlainRequest() {
+        let head = ResponseHead(status: 206, contentRange: "bytes 10-99/100")
+        guard case .fail(let error) = ResponseDecision.decide(head, for: plan(offset: 0, expected: nil)) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.kind == .unexpectedResponse)
+    }
+
+    @Test func rejectsACompressedRange() {
+        var head = ResponseHead(status: 206, contentRange: "bytes 400-999/1000", validator: stored)
+        head.contentEncoding = "gzip"
+        guard case .restart = ResponseDecision.decide(head, for: plan(offset: 400)) else {
+            Issue.record("expected a restart")
+            return
+        }
+    }
+
+    @Test func aCompressedFullResponseHasNoKnownLengthAndCannotBeResumed() {
+        var head = ResponseHead(status: 200, contentLength: 300)
+        head.contentEncoding = "gzip"
+        #expect(
+            ResponseDecision.decide(head, for: plan(offset: 0, expected: nil))
+                == .write(.init(start: 0, end: nil, totalLength: nil, discardsPartial: true, isResumable: false)))
+    }
+
+    @Test func rangeNotSatisfiableCompletesAWholePartial() {
+        let head = ResponseHead(status: 416, contentRange: "bytes */1000")
+        #expect(ResponseDecision.decide(head, for: plan(offset: 1000)) == .alreadyComplete(length: 1000))
+    }
+
+    @Test func rangeNotSatisfiableWithoutATotalUsesTheStoredLength() {
+        let head = ResponseHead(status: 416)
+        #expect(ResponseDecision.decide(head, for: plan(offset: 1000)) == .alreadyComplete(length: 1000))
+    }
+
+    @Test func rangeNotSatisfiableRestartsAnIncompletePartial() {
+        let head = ResponseHead(status: 416, contentRange: "bytes */300")
+        guard case .restart = ResponseDecision.decide(head, for: plan(offset: 400, expected: nil)) else {
+            Issue.record("expected a restart")
+            return
+        }
+    }
+
+    @Test(arguments: [400, 403, 404, 410, 500, 503, 304])
+    func failsWithTheStatus(_ status: Int) {
+        let decision = ResponseDecision.decide(ResponseHead(status: status), for: plan(offset: 400))
+        #expect(decision == .fail(.httpStatus(status)))
+    }
+
+    @Test func readsHeadersCaseInsensitivelyFromAnHTTPResponse() throws {
+        let url = try #require(URL(string: "http://127.0.0.1/files/a.bin"))
+        let response = try #require(
+            HTTPURLResponse(
+                url: url, statusCode: 206, httpVersion: "HTTP/1.1",
+                headerFields: [
+                    "content-range": "bytes 1-2/3", "ETAG": "\"x\"", "Content-Length": "2",
+                    "content-disposition": "attachment; filename=\"b.bin\"",
+                ]))
+        let head = ResponseHead(response)
+        #expect(head.contentRange == ContentRange(range: 1...2, total: 3))
+        #expect(head.validator.etag == "\"x\"")
+        #expect(head.contentLength == 2)
+        #expect(head.contentDisposition == "attachment; filename=\"b.bin\"")
+    }
+}
