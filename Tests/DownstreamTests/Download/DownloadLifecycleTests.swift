@@ -1,0 +1,200 @@
+@testable import Downstream
+import DownstreamTestServer
+import Foundation
+import Testing
+
+@Suite(.timeLimit(.minutes(2)))
+struct DownloadLifecycleTests {
+    @Test func downloadsAFileByteForByte() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 3_000_000, seed: 1)
+            let url = fixture.serve("/file.bin", body)
+            let destination = fixture.file("out/file.bin")
+
+            let download = await fixture.manager.download(from: url, to: .file(destination))
+            let file = try await download.fileURL
+
+            #expect(file == destination)
+            try body.expectMatches(file)
+            #expect(download.state == .completed)
+            #expect(await download.allEvents() == [.queued, .running, .completed(destination)])
+            #expect(download.currentProgress.bytesReceived == body.count)
+            #expect(download.currentProgress.fractionCompleted == 1)
+            // The partial file and its record are gone: only the file is left.
+            #expect(fixture.listing(fixture.file("out")) == ["file.bin"])
+            let requests = fixture.server.requests("/file.bin")
+            #expect(requests.count == 1)
+            #expect(requests.first?.rangeStart == nil)
+            #expect(requests.first?.header("Accept-Encoding") == "identity")
+        }
+    }
+
+    @Test func progressIsMulticastLatestFirstAndEndsWithTheDownload() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 2)
+            let url = fixture.serve("/p.bin", body) { $0.faults = [.holdAfter(500_000)] }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("p.bin")))
+
+            let first = Task { await Array(download.progress) }
+            let second = Task { await Array(download.progress) }
+            await download.waitForBytes(500_000)
+            // A late subscriber first gets the latest value.
+            var late = download.progress.makeAsyncIterator()
+            let latest = await late.next()
+            #expect(latest?.bytesReceived == 500_000)
+            #expect(latest?.expectedBytes == body.count)
+            fixture.server.release("/p.bin")
+
+            _ = try await download.fileURL
+            for values in [await first.value, await second.value] {
+                #expect(values.last?.bytesReceived == body.count)
+                #expect(values.last?.fractionCompleted == 1)
+                #expect(values.map(\.bytesReceived) == values.map(\.bytesReceived).sorted())
+            }
+            // A subscription after the end gets the final value and ends.
+            #expect(await Array(download.progress).map(\.bytesReceived) == [body.count])
+        }
+    }
+
+    @Test func pauseKeepsTheBytesAndResumeAsksForTheRest() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 4_000_000, seed: 3)
+            let url = fixture.serve("/r.bin", body) { $0.faults = [.holdAfter(1_000_000)] }
+            let destination = fixture.file("r.bin")
+            let download = await fixture.manager.download(from: url, to: .file(destination))
+
+            await download.waitForBytes(1_000_000)
+            await download.pause()
+            #expect(download.state == .paused)
+            let location = PartialLocation(url: url, destination: .file(destination), partialsDirectory: nil)
+            #expect(fileLength(location.partialURL) == 1_000_000)
+            #expect(ResumeRecord.load(from: location.recordURL)?.durableLength == 1_000_000)
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+
+            let requests = fixture.server.requests("/r.bin")
+            #expect(requests.count == 2)
+            #expect(requests[1].rangeStart == 1_000_000)
+            #expect(requests[1].rangeEnd == nil)
+            #expect(requests[1].header("If-Range") == "\"\(StableHash.hex("/r.bin"))\"")
+            #expect(requests[1].status == 206)
+            #expect(requests[1].bodyBytesSent == body.count - 1_000_000)
+            let events = await download.allEvents()
+            #expect(events == [.queued, .running, .paused, .running, .resumed(at: 1_000_000), .completed(destination)])
+        }
+    }
+
+    @Test func cancelDiscardsTheBytesByDefault() async throws {
+        try await withFixture { fixture in
+            let url = fixture.serve("/c.bin", .pattern(count: 2_000_000)) { $0.faults = [.holdAfter(300_000)] }
+            let destination = fixture.file("c.bin")
+            let download = await fixture.manager.download(from: url, to: .file(destination))
+            await download.waitForBytes(300_000)
+
+            await download.cancel()
+
+            #expect(download.state == .cancelled)
+            await #expect(throws: DownloadError.cancelled) { try await download.fileURL }
+            #expect(fixture.listing().isEmpty)
+            // Cancelled is final.
+            await download.resume()
+            #expect(download.state == .cancelled)
+        }
+    }
+
+    @Test func cancelKeepingPartialDataLetsANewDownloadContinue() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 4)
+            let url = fixture.serve("/k.bin", body) { $0.faults = [.holdAfter(700_000)] }
+            let destination = fixture.file("k.bin")
+            let first = await fixture.manager.download(from: url, to: .file(destination))
+            await first.waitForBytes(700_000)
+
+            await first.cancel(keepingPartialData: true)
+            #expect(fixture.listing() == ["k.bin.partial", "k.bin.partial.resume"])
+
+            let second = await fixture.manager.download(from: url, to: .file(destination))
+            #expect(second.id != first.id)
+            #expect(second.currentProgress.bytesReceived == 700_000)
+            try body.expectMatches(try await second.fileURL)
+            #expect(fixture.server.requests("/k.bin").map(\.rangeStart) == [nil, 700_000])
+        }
+    }
+
+    @Test func aCancelledWaiterStopsWaitingButTheDownloadGoesOn() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 1_000_000, seed: 5)
+            let url = fixture.serve("/w.bin", body) { $0.faults = [.holdAfter(100_000)] }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("w.bin")))
+            let waiter = Task { try await download.fileURL }
+            await download.waitForBytes(100_000)
+
+            waiter.cancel()
+            await #expect(throws: CancellationError.self) { try await waiter.value }
+            #expect(download.state == .running)
+
+            fixture.server.release("/w.bin")
+            try body.expectMatches(try await download.fileURL)
+        }
+    }
+
+    @Test func cancellingTheTaskOfDownloadFileCancelsButKeepsTheBytes() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 3_000_000, seed: 6)
+            let url = fixture.serve("/t.bin", body) { $0.faults = [.holdAfter(1_200_000)] }
+            let destination = fixture.file("t.bin")
+            let manager = fixture.manager
+            let task = Task { try await manager.downloadFile(from: url, to: .file(destination)) }
+            await fixture.server.waitForRequests(1, path: "/t.bin")
+            let download = try #require(await manager.downloads.first)
+            await download.waitForBytes(1_200_000)
+
+            task.cancel()
+            await #expect(throws: DownloadError.cancelled) { try await task.value }
+            #expect(download.state == .cancelled)
+            #expect(fixture.listing() == ["t.bin.partial", "t.bin.partial.resume"])
+
+            let file = try await manager.downloadFile(from: url, to: .file(destination))
+            try body.expectMatches(file)
+            #expect(fixture.server.requests("/t.bin").map(\.rangeStart) == [nil, 1_200_000])
+        }
+    }
+
+    @Test func controlsCalledConcurrentlyInAnyOrderLeaveAConsistentDownload() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 6_000_000, seed: 7)
+            let url = fixture.serve("/s.bin", body) { $0.bytesPerSecond = 40_000_000 }
+            let destination = fixture.file("s.bin")
+            let download = await fixture.manager.download(from: url, to: .file(destination))
+
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        var generator = SystemRandomNumberGenerator()
+                        for step in 0..<25 {
+                            switch (worker + step + Int.random(in: 0..<3, using: &generator)) % 3 {
+                            case 0: await download.pause()
+                            case 1: await download.resume()
+                            default: _ = download.state
+                            }
+                        }
+                    }
+                }
+            }
+            await download.resume()
+            let file = try await download.fileURL
+            try body.expectMatches(file)
+            // Every request after the first continued exactly where the file ended.
+            let requests = fixture.server.requests("/s.bin")
+            var onDisk: Int64 = 0
+            for request in requests {
+                #expect(request.rangeStart ?? 0 <= onDisk)
+                if request.status == 206 || request.status == 200 {
+                    onDisk = (request.rangeStart ?? 0) + request.bodyBytesSent
+                }
+            }
+        }
+    }
+}
