@@ -174,8 +174,10 @@ public actor Download {
     // MARK: - Performing actions
 
     private func handle(_ action: StateMachine.Action) {
-        perform(action)
+        // The snapshot changes before the action's effects, so that a waiter woken by them
+        // already reads the new state.
         stateSnapshot.withLock { $0 = machine.publicState }
+        perform(action)
         if machine.isSettled, !settleWaiters.isEmpty {
             let waiters = settleWaiters
             settleWaiters = []
