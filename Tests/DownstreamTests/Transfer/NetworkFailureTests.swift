@@ -1,0 +1,100 @@
+@testable import Downstream
+import DownstreamTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Connections that break mid-body: a typed error, the partial kept, and a resume that asks for
+/// exactly the missing bytes.
+@Suite(.timeLimit(.minutes(2)))
+struct NetworkFailureTests {
+    enum Breakage: String, CaseIterable, CustomTestStringConvertible {
+        case reset, earlyClose, stall
+
+        var testDescription: String { rawValue }
+
+        func fault(after bytes: Int64) -> Fault {
+            switch self {
+            case .reset: .resetAfter(bytes)
+            case .earlyClose: .closeAfter(bytes)
+            case .stall: .stallAfter(bytes)
+            }
+        }
+
+        /// The URLError code Linux URLSession reports for it (measured).
+        var expectedCode: URLError.Code {
+            switch self {
+            case .reset: .networkConnectionLost
+            case .earlyClose: .unknown
+            case .stall: .timedOut
+            }
+        }
+    }
+
+    @Test(arguments: Breakage.allCases)
+    func aBrokenConnectionFailsResumablyAndResumeAsksForTheMissingBytes(_ breakage: Breakage) async throws {
+        try await withFixture({ $0.network.requestTimeout = .seconds(1) }) { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 30)
+            let url = fixture.serve("/b", body) { $0.faults = [breakage.fault(after: 777_777)] }
+            let destination = fixture.file("b.bin")
+            let download = await fixture.manager.download(from: url, to: .file(destination))
+
+            let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
+            #expect(error.kind == .network)
+            #expect(error.urlErrorCode == breakage.expectedCode, "\(error)")
+            #expect(error.isResumable)
+            #expect(download.state == .failed)
+            let partial = destination.appendingPathExtension("partial")
+            #expect(fileLength(partial) == 777_777)
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            let requests = fixture.server.requests("/b")
+            #expect(requests.map(\.rangeStart) == [nil, 777_777])
+            #expect(requests[1].bodyBytesSent == body.count - 777_777)
+        }
+    }
+
+    @Test func aNewDownloadAfterAFailureContinuesFromTheDisk() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 1_000_000, seed: 31)
+            let url = fixture.serve("/again", body) { $0.faults = [.resetAfter(123_456)] }
+            let destination = fixture.file("again.bin")
+            await #expect(throws: DownloadError.self) {
+                try await fixture.manager.downloadFile(from: url, to: .file(destination))
+            }
+            // The same manager joins its failed download and resumes it.
+            try body.expectMatches(try await fixture.manager.downloadFile(from: url, to: .file(destination)))
+            #expect(fixture.server.requests("/again").map(\.rangeStart) == [nil, 123_456])
+        }
+    }
+
+    @Test func anotherManagerContinuesFromTheDiskToo() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 1_000_000, seed: 32)
+            let url = fixture.serve("/other", body) { $0.faults = [.closeAfter(654_321)] }
+            let destination = fixture.file("other.bin")
+            await #expect(throws: DownloadError.self) {
+                try await fixture.manager.downloadFile(from: url, to: .file(destination))
+            }
+            let manager = DownloadManager(configuration: .init(identifier: "other-\(UUID().uuidString)"))
+            try body.expectMatches(try await manager.downloadFile(from: url, to: .file(destination)))
+            #expect(fixture.server.requests("/other").map(\.rangeStart) == [nil, 654_321])
+        }
+    }
+
+    @Test func aServerThatCannotBeReachedFailsWithANetworkError() async throws {
+        try await withFixture { fixture in
+            let url = fixture.server.url("/gone")
+            fixture.server.shutdown()
+            let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
+            let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
+            #expect(error.kind == .network)
+            #expect(error.urlErrorCode == .cannotConnectToHost)
+        }
+    }
+}
