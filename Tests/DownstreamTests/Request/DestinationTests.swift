@@ -1,0 +1,155 @@
+@testable import Downstream
+import DownstreamTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(2)))
+struct DestinationTests {
+    @Test func anExistingFileIsNotReplacedByDefaultAndNothingIsRequested() async throws {
+        try await withFixture { fixture in
+            let url = fixture.serve("/a", .pattern(count: 1000))
+            let destination = fixture.file("a.bin")
+            try Data("mine".utf8).write(to: destination)
+
+            let download = await fixture.manager.download(from: url, to: .file(destination))
+            let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
+            #expect(error.kind == .destinationExists)
+            #expect(error.path == destination.path)
+            #expect(try Data(contentsOf: destination) == Data("mine".utf8))
+            #expect(fixture.server.requests().isEmpty)
+        }
+    }
+
+    @Test func replaceReplacesTheFile() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 5000, seed: 40)
+            let url = fixture.serve("/a", body)
+            let destination = fixture.file("a.bin")
+            try Data("old".utf8).write(to: destination)
+            let file = try await fixture.manager.downloadFile(from: url, to: .file(destination, ifExists: .replace))
+            try body.expectMatches(file)
+        }
+    }
+
+    @Test func aDirectoryGetsAUniqueNameByDefault() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 5000, seed: 41)
+            let url = fixture.serve("/docs/notes.txt", body)
+            try Data("first".utf8).write(to: fixture.file("notes.txt"))
+            try Data("second".utf8).write(to: fixture.file("notes (1).txt"))
+
+            let file = try await fixture.manager.downloadFile(from: url, to: .directory(fixture.directory))
+            #expect(file.lastPathComponent == "notes (2).txt")
+            try body.expectMatches(file)
+            #expect(try Data(contentsOf: fixture.file("notes.txt")) == Data("first".utf8))
+        }
+    }
+
+    @Test func aConflictAtTheEndKeepsTheDataAndResumeFinishesWithoutDownloadingAgain() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 300_000, seed: 42)
+            let url = fixture.serve("/late.bin", body) { $0.faults = [.holdAfter(1000)] }
+            let download = await fixture.manager.download(
+                from: url, to: .directory(fixture.directory, ifExists: .fail))
+            await download.waitForBytes(1000)
+            // Someone creates the file while the download runs.
+            try Data("theirs".utf8).write(to: fixture.file("late.bin"))
+            fixture.server.release("/late.bin")
+
+            let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
+            #expect(error.kind == .destinationExists)
+            #expect(try Data(contentsOf: fixture.file("late.bin")) == Data("theirs".utf8))
+
+            try FileManager.default.removeItem(at: fixture.file("late.bin"))
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            #expect(fixture.server.requests("/late.bin").map(\.status) == [200, 416])
+        }
+    }
+
+    @Test func aHostileSuggestedNameStaysInsideTheDirectory() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 1000, seed: 43)
+            let url = fixture.serve("/download", body) {
+                $0.contentDisposition = "attachment; filename=\"../../.bashrc\""
+            }
+            let inbox = fixture.file("inbox")
+            let file = try await fixture.manager.downloadFile(from: url, to: .directory(inbox))
+            #expect(file == inbox.appendingPathComponent("bashrc"))
+            try body.expectMatches(file)
+            #expect(fixture.listing() == ["inbox"])
+        }
+    }
+
+    @Test func createsIntermediateDirectories() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 1000, seed: 44)
+            let url = fixture.serve("/deep", body)
+            let destination = fixture.file("a/b/c/deep.bin")
+            try body.expectMatches(try await fixture.manager.downloadFile(from: url, to: .file(destination)))
+        }
+    }
+
+    @Test func aPartialsDirectoryKeepsTheDestinationCleanUntilTheEnd() async throws {
+        let partials = FileManager.default.temporaryDirectory.appendingPathComponent("partials-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: partials) }
+        try await withFixture({ $0.storage.partialsDirectory = partials }) { fixture in
+            let body = Body.pattern(count: 400_000, seed: 45)
+            let url = fixture.serve("/p.bin", body) { $0.faults = [.holdAfter(100_000)] }
+            let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
+            await download.waitForBytes(100_000)
+            #expect(fixture.listing().isEmpty)
+            let names = try FileManager.default.contentsOfDirectory(atPath: partials.path)
+            #expect(names.count == 2)
+            #expect(names.allSatisfy { $0.hasPrefix("p.bin.") })
+            fixture.server.release("/p.bin")
+            try body.expectMatches(try await download.fileURL)
+            #expect(fixture.listing() == ["p.bin"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: partials.path).isEmpty)
+        }
+    }
+
+    @Test(arguments: ["ftp://127.0.0.1/file", "file:///etc/passwd", "http:///nohost"])
+    func aURLThatIsNotHTTPIsAnInvalidRequest(_ address: String) async throws {
+        try await withFixture { fixture in
+            let url = try #require(URL(string: address))
+            let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
+            let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
+            #expect(error.kind == .invalidRequest)
+            #expect(!error.isResumable)
+        }
+    }
+
+    @Test func aRequestThatIsNotGETIsAnInvalidRequest() async throws {
+        try await withFixture { fixture in
+            var request = URLRequest(url: fixture.serve("/post", .pattern(count: 10)))
+            request.httpMethod = "POST"
+            let download = await fixture.manager.download(DownloadRequest(request, to: .directory(fixture.directory)))
+            let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
+            #expect(error.kind == .invalidRequest)
+            #expect(fixture.server.requests().isEmpty)
+        }
+    }
+
+    @Test func theRequestsHeadersGoWithEveryRequest() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 500_000, seed: 46)
+            let url = fixture.serve("/auth", body) { $0.faults = [.resetAfter(100_000)] }
+            var request = URLRequest(url: url)
+            request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+            request.setValue("Downstream-Tests", forHTTPHeaderField: "User-Agent")
+            let download = await fixture.manager.download(DownloadRequest(request, to: .file(fixture.file("auth.bin"))))
+            await #expect(throws: DownloadError.self) { try await download.fileURL }
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            let requests = fixture.server.requests("/auth")
+            #expect(requests.count == 2)
+            #expect(requests.allSatisfy { $0.header("Authorization") == "Bearer secret" })
+            #expect(requests.allSatisfy { $0.header("User-Agent") == "Downstream-Tests" })
+        }
+    }
+}
