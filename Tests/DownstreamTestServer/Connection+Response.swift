@@ -1,0 +1,106 @@
+import Foundation
+
+extension Connection {
+    /// How writing a response ended.
+    enum WriteOutcome {
+        /// The whole response went out.
+        case completed
+        /// A fault asks for a clean close now.
+        case closeCleanly
+        /// A fault asks for an abortive close now.
+        case reset
+        /// The client disconnected, or the server stops.
+        case clientGone
+    }
+
+    /// The peer went away while a body block was being sent.
+    private struct PeerGone: Error {}
+
+    /// Writes a planned response, applying its fault, pacing and framing.
+    func write(_ plan: ResponsePlan, path: String, logPosition: Int) -> WriteOutcome {
+        guard POSIXSocket.sendAll(socket, plan.headBytes()) else { return .clientGone }
+        let body = plan.sendsBody ? plan.bodyRange : plan.bodyRange.lowerBound..<plan.bodyRange.lowerBound
+        let cut = body.lowerBound + plan.bytesBeforeInterruption
+        guard sendBody(plan, body.lowerBound..<cut, logPosition: logPosition) else { return .clientGone }
+
+        if let interruption = plan.interruption {
+            switch interruption.kind {
+            case .close:
+                return .closeCleanly
+            case .reset:
+                waitUntilAcknowledged()
+                return .reset
+            case .stall:
+                waitForDisconnect()
+                return .clientGone
+            case .hold:
+                guard waitForRelease(of: path) else { return .clientGone }
+            }
+        }
+
+        guard sendBody(plan, cut..<body.upperBound, logPosition: logPosition) else { return .clientGone }
+        if plan.chunked && plan.sendsBody {
+            guard POSIXSocket.sendAll(socket, Array("0\r\n\r\n".utf8)) else { return .clientGone }
+        }
+        return .completed
+    }
+
+    /// Sends `range` of the plan's body, in chunks if the plan says so, paced if it is
+    /// throttled. Returns `false` once the client is gone.
+    private func sendBody(_ plan: ResponsePlan, _ range: Range<Int64>, logPosition: Int) -> Bool {
+        guard !range.isEmpty else { return true }
+        if plan.bytesPerSecond == nil && !plan.chunked {
+            // Fast path: stream the generator's large blocks, in sends of `writeSize`.
+            return send(plan.body, range, writeSize: plan.writeSize, logPosition: logPosition)
+        }
+
+        var sliceSize = plan.writeSize
+        if let rate = plan.bytesPerSecond {
+            sliceSize = max(1, min(sliceSize, rate / 20))
+        }
+        let start = ContinuousClock.now
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            if let rate = plan.bytesPerSecond {
+                let sent = Double(offset - range.lowerBound)
+                guard core.sleep(until: start + .seconds(sent / Double(rate))) else { return false }
+            }
+            let slice = offset..<min(offset + Int64(sliceSize), range.upperBound)
+            if plan.chunked {
+                let size = String(slice.count, radix: 16, uppercase: true)
+                guard POSIXSocket.sendAll(socket, Array("\(size)\r\n".utf8)) else { return false }
+            }
+            guard send(plan.body, slice, writeSize: sliceSize, logPosition: logPosition) else { return false }
+            if plan.chunked {
+                guard POSIXSocket.sendAll(socket, [13, 10]) else { return false }
+            }
+            offset = slice.upperBound
+        }
+        return true
+    }
+
+    /// Sends `range` of `body` in pieces of at most `writeSize` bytes, counting them.
+    private func send(_ body: Body, _ range: Range<Int64>, writeSize: Int, logPosition: Int) -> Bool {
+        do {
+            try body.write(range) { block in
+                var offset = 0
+                while offset < block.count {
+                    let length = min(writeSize, block.count - offset)
+                    let piece = UnsafeRawBufferPointer(rebasing: block[offset..<(offset + length)])
+                    // Counted before sending, so a client that has received the bytes never
+                    // sees a smaller count in the log; corrected if the send falls short.
+                    core.addBodyBytes(length, logPosition: logPosition)
+                    let sent = POSIXSocket.send(socket, piece)
+                    guard sent == length else {
+                        core.addBodyBytes(sent - length, logPosition: logPosition)
+                        throw PeerGone()
+                    }
+                    offset += length
+                }
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+}

@@ -1,0 +1,101 @@
+/// What a ``TestServer`` answers for one path.
+///
+/// Start from ``init(body:)`` and adjust the properties:
+///
+/// ```swift
+/// var route = Route(body: .pattern(count: 1 << 20))
+/// route.etag = "\"v1\""
+/// route.faults = [.closeAfter(1000)]   // the first request breaks after 1000 bytes
+/// server.setRoute("/file.bin", route)
+/// ```
+public struct Route: Sendable {
+    /// The entity served by this route.
+    public var body: Body
+
+    /// The exact `ETag` header value, for example `"\"v1\""` (strong) or `"W/\"v1\""` (weak);
+    /// `nil` sends no `ETag` header.
+    public var etag: String?
+
+    /// The exact `Last-Modified` header value (an HTTP-date); `nil` sends none.
+    public var lastModified: String?
+
+    /// The `Content-Type` header value; `nil` sends none. Defaults to
+    /// `application/octet-stream`.
+    public var contentType: String?
+
+    /// The `Content-Disposition` header value; `nil` sends none.
+    public var contentDisposition: String?
+
+    /// Further response headers, sent as given after the standard ones.
+    public var extraHeaders: [String: String]
+
+    /// Whether the route honours `Range` requests and advertises `Accept-Ranges: bytes`.
+    /// When `false`, `Range` is ignored and every answer is a full `200`. Defaults to `true`.
+    public var supportsRanges: Bool
+
+    /// Whether the body is sent with `Transfer-Encoding: chunked` instead of a
+    /// `Content-Length`. Defaults to `false`.
+    public var chunked: Bool
+
+    /// The size of each body write, and of each chunk in chunked mode. Defaults to 65536.
+    public var writeSize: Int
+
+    /// When set, body bytes are paced to about this many bytes per second.
+    public var bytesPerSecond: Int?
+
+    /// When set, the route answers with this redirect status and `Location` (sent exactly as
+    /// given, so relative locations work) and an empty body, instead of the body.
+    public var redirect: (status: Int, location: String)?
+
+    /// When `true`, the `ETag` differs for every request: it is `"<tag>-<n>"`, where `<tag>`
+    /// is the opaque part of ``etag`` (or `v` when `etag` is `nil`) and `n` the route's
+    /// request index. A weak ``etag`` keeps its `W/` prefix. Any `If-Range` therefore fails.
+    public var etagChangesEveryRequest: Bool
+
+    /// `faults[i]` applies to this route's `i`-th request (0-based) since it was set with
+    /// ``TestServer/setRoute(_:_:)``; later requests behave normally.
+    public var faults: [Fault]
+
+    /// Creates a route that serves `body` with ranges supported and no faults.
+    public init(body: Body) {
+        self.body = body
+        self.etag = nil
+        self.lastModified = nil
+        self.contentType = "application/octet-stream"
+        self.contentDisposition = nil
+        self.extraHeaders = [:]
+        self.supportsRanges = true
+        self.chunked = false
+        self.writeSize = 65536
+        self.bytesPerSecond = nil
+        self.redirect = nil
+        self.etagChangesEveryRequest = false
+        self.faults = []
+    }
+}
+
+extension Route {
+    /// The fault for the route's request number `index`.
+    func fault(forRequest index: Int) -> Fault {
+        index >= 0 && index < faults.count ? faults[index] : .none
+    }
+
+    /// The `ETag` value to send for the route's request number `index`, if any.
+    func currentETag(forRequest index: Int) -> String? {
+        guard etagChangesEveryRequest else { return etag }
+        var isWeak = false
+        var opaque = "v"
+        if let etag {
+            var tag = Substring(etag)
+            if tag.hasPrefix("W/") {
+                isWeak = true
+                tag = tag.dropFirst(2)
+            }
+            if tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") {
+                tag = tag.dropFirst().dropLast()
+            }
+            opaque = String(tag)
+        }
+        return (isWeak ? "W/" : "") + "\"\(opaque)-\(index)\""
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The engine behind a ``TestServer``: the listening socket, the accept thread, the
+/// connection threads and the shared state. Threads hold the core, not the `TestServer`, so
+/// that dropping the last `TestServer` reference shuts everything down from `deinit`.
+final class ServerCore: @unchecked Sendable {  // mutable state is only touched under `lock`; the rest is immutable
+    /// The port the listener is bound to.
+    let port: Int
+
+    /// Becomes permanently readable when the server stops; every blocking wait polls it.
+    let stopPipe: WakePipe
+
+    private let listener: Int32
+    private let lock = NSLock()
+    private var state = ServerState()
+    private let threads = DispatchGroup()
+
+    /// How long ``shutdown()`` waits for the threads to finish.
+    static let shutdownTimeout: DispatchTimeInterval = .seconds(5)
+
+    init() throws {
+        let (listener, port) = try POSIXSocket.makeListener()
+        do {
+            self.stopPipe = try WakePipe.make()
+        } catch {
+            _ = close(listener)
+            throw error
+        }
+        self.listener = listener
+        self.port = port
+        startThread(named: "TestServer \(port) accept") { core in core.acceptLoop() }
+    }
+
+    /// Runs `body` with exclusive access to the state.
+    func withState<Result>(_ body: (inout ServerState) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
+
+    // MARK: Threads
+
+    private func startThread(named name: String, _ body: @escaping @Sendable (ServerCore) -> Void) {
+        threads.enter()
+        let thread = Thread { [self] in
+            body(self)
+            self.threads.leave()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    private func acceptLoop() {
+        defer { _ = close(listener) }
+        while true {
+            let events = POSIXSocket.poll([listener, stopPipe.readEnd], timeout: -1)
+            if events[1] != 0 {
+                closeBacklog()
+                return
+            }
+            guard events[0] != 0 else { continue }
+            let socket = POSIXSocket.accept(listener)
+            if socket < 0 {
+                switch errno {
+                case EINTR, EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO:
+                    continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors: back off briefly instead of spinning.
+                    _ = POSIXSocket.poll([stopPipe.readEnd], timeout: 10)
+                    continue
+                default:
+                    return
+                }
+            }
+            POSIXSocket.setNoDelay(socket)
+            guard let id = withState({ $0.addConnection(socket: socket) }) else {
+                POSIXSocket.discardQueuedInput(socket)
+                POSIXSocket.close(socket)
+                closeBacklog()
+                return
+            }
+            startThread(named: "TestServer \(port) connection \(id)") { core in
+                Connection(core: core, socket: socket, id: id).run()
+            }
+        }
+    }
+
+    /// Accepts and closes, with a FIN, the connections still waiting in the listen queue:
+    /// closing the listener over them would reset them.
+    private func closeBacklog() {
+        while true {
+            let socket = POSIXSocket.accept(listener)
+            if socket < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
+            POSIXSocket.discardQueuedInput(socket)
+            POSIXSocket.close(socket)
+        }
+    }
+
+    // MARK: Used by connections
+
+    /// Records a request and plans its answer; resumes the waiters it satisfies.
+    func receive(_ request: HTTPRequestHead, connection: Int) -> (plan: ResponsePlan, logPosition: Int) {
+        let date = HTTPDate.now()
+        let (plan, position, satisfied) = withState { $0.receive(request, connection: connection, date: date) }
+        for continuation in satisfied {
+            continuation.resume(returning: true)
+        }
+        return (plan, position)
+    }
+
+    /// Counts body bytes sent for the response at `logPosition`.
+    func addBodyBytes(_ count: Int, logPosition: Int) {
+        withState { $0.addBodyBytes(count, logPosition: logPosition) }
+    }
+
+    /// Forgets a connection; its thread closes the socket afterwards.
+    func removeConnection(_ id: Int) {
+        withState { $0.removeConnection(id) }
+    }
+
+    /// Releases the responses held on `path`, now and until the route is set again.
+    func release(_ path: String) {
+        withState { state in
+            // Signalled under the lock: a holder closes its pipe only after `endHold`.
+            for descriptor in state.release(path) {
+                WakePipe.signal(writeEnd: descriptor)
+            }
+        }
+    }
+
+    /// Sleeps until `deadline` or until the server stops; returns `false` if it stopped.
+    func sleep(until deadline: ContinuousClock.Instant) -> Bool {
+        while true {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { return true }
+            let events = POSIXSocket.poll([stopPipe.readEnd], timeout: remaining.pollTimeout)
+            if events[0] != 0 { return false }
+        }
+    }
+
+    // MARK: Waiting for requests
+
+    /// Suspends until `count` requests (for `path`) arrived, the timeout passes, the task is
+    /// cancelled or the server stops. Returns whether the count was reached.
+    func waitForRequests(_ count: Int, path: String?, timeout: Duration) async -> Bool {
+        let id = withState { $0.makeWaiterID() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: ServerState.Continuation) in
+                let immediate = withState { state in
+                    state.addWaiter(id: id, count: count, path: path, continuation: continuation)
+                }
+                if let immediate {
+                    immediate.continuation.resume(returning: immediate.value)
+                    return
+                }
+                let nanoseconds = timeout.components.seconds * 1_000_000_000
+                    + timeout.components.attoseconds / 1_000_000_000
+                let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds))
+                DispatchQueue.global().asyncAfter(deadline: deadline) { [weak self] in
+                    let timedOut = self?.withState { $0.removeWaiter(id: id, rememberIfAbsent: false) }
+                    timedOut?.resume(returning: false)
+                }
+            }
+        } onCancel: {
+            let cancelled = withState { $0.removeWaiter(id: id, rememberIfAbsent: true) }
+            cancelled?.resume(returning: false)
+        }
+    }
+
+    // MARK: Shutdown
+
+    /// Stops accepting, wakes and disconnects every connection, resumes waiters, and waits
+    /// (at most ``shutdownTimeout``) for all threads to end. Idempotent.
+    func shutdown() {
+        let action = withState { state in
+            let action = state.beginShutdown()
+            if action.isFirst {
+                stopPipe.closeWriteEnd()
+                // Under the lock: a connection closes its socket only after leaving the state.
+                for socket in action.connectionSockets {
+                    POSIXSocket.shutdown(socket, reading: true)
+                }
+            }
+            return action
+        }
+        for continuation in action.waiters {
+            continuation.resume(returning: false)
+        }
+        let finished = threads.wait(timeout: .now() + ServerCore.shutdownTimeout) == .success
+        if action.isFirst && finished {
+            _ = close(stopPipe.readEnd)
+        }
+    }
+}

@@ -1,0 +1,200 @@
+/// The mutable state of a ``TestServer``: routes, the request log, open connections, held
+/// responses and `waitForRequests` waiters. A plain value mutated only under the server's
+/// lock; methods return what must happen outside the lock (continuations to resume).
+struct ServerState {
+    typealias Continuation = CheckedContinuation<Bool, Never>
+
+    /// A task suspended in ``TestServer/waitForRequests(_:path:timeout:)``.
+    struct Waiter {
+        var count: Int
+        var path: String?
+        var continuation: Continuation
+    }
+
+    /// What ``ServerState/beginShutdown()`` leaves to do.
+    struct ShutdownAction {
+        /// Whether this call started the shutdown (later calls only wait).
+        var isFirst: Bool
+        /// Sockets of open connections, to shut down while still under the lock.
+        var connectionSockets: [Int32]
+        /// Waiters to resume with `false`.
+        var waiters: [Continuation]
+    }
+
+    private(set) var isShutDown = false
+    private(set) var log: [RecordedRequest] = []
+    private(set) var totalBodyBytesSent: Int64 = 0
+
+    private var routes: [String: Route] = [:]
+    private var requestCounts: [String: Int] = [:]
+    private var receivedCounts: [String: Int] = [:]
+    private var releasedPaths: Set<String> = []
+    private var connections: [Int: Int32] = [:]
+    private var nextConnection = 0
+    private var holds: [Int: (path: String, wakeDescriptor: Int32)] = [:]
+    private var nextHold = 0
+    private var waiters: [UInt64: Waiter] = [:]
+    private var cancelledWaiters: Set<UInt64> = []
+    private var nextWaiter: UInt64 = 0
+
+    // MARK: Routes and requests
+
+    /// Adds or replaces the route for `path`, restarting its request count (and so its
+    /// faults) and forgetting an earlier ``release(_:)``.
+    mutating func setRoute(_ route: Route, for path: String) {
+        routes[path] = route
+        requestCounts[path] = 0
+        releasedPaths.remove(path)
+    }
+
+    /// Records a request and plans its answer. Returns the plan, the request's position in
+    /// the log, and the waiters it satisfies.
+    mutating func receive(
+        _ request: HTTPRequestHead,
+        connection: Int,
+        date: String
+    ) -> (plan: ResponsePlan, logPosition: Int, satisfied: [Continuation]) {
+        let path = request.path
+        let index = requestCounts[path, default: 0]
+        requestCounts[path] = index + 1
+        let plan = ResponsePlanner.plan(for: request, route: routes[path], index: index, date: date)
+
+        let range = request.header("range").flatMap(ByteRangeRequest.init(header:))
+        var recorded = RecordedRequest(
+            index: index,
+            method: request.method,
+            path: path,
+            target: request.target,
+            headers: request.headers,
+            status: plan.status,
+            bodyBytesSent: 0,
+            connection: connection
+        )
+        switch range {
+        case .from(let start, let end)?:
+            recorded.rangeStart = start
+            recorded.rangeEnd = end
+        case .suffix(let length)?:
+            recorded.rangeSuffixLength = length
+        case nil:
+            break
+        }
+        log.append(recorded)
+        receivedCounts[path, default: 0] += 1
+
+        var satisfied: [Continuation] = []
+        for (id, waiter) in waiters where isSatisfied(waiter.count, path: waiter.path) {
+            satisfied.append(waiter.continuation)
+            waiters[id] = nil
+        }
+        return (plan, log.count - 1, satisfied)
+    }
+
+    /// Counts body bytes written for the response logged at `logPosition`.
+    mutating func addBodyBytes(_ count: Int, logPosition: Int) {
+        log[logPosition].bodyBytesSent += Int64(count)
+        totalBodyBytesSent += Int64(count)
+    }
+
+    // MARK: Connections
+
+    /// Registers an accepted socket; `nil` once the server is shutting down.
+    mutating func addConnection(socket: Int32) -> Int? {
+        guard !isShutDown else { return nil }
+        let id = nextConnection
+        nextConnection += 1
+        connections[id] = socket
+        return id
+    }
+
+    /// Forgets a connection before its socket is closed.
+    mutating func removeConnection(_ id: Int) {
+        connections[id] = nil
+    }
+
+    // MARK: Held responses
+
+    /// Registers a response about to wait for ``release(_:)`` on `path`. Returns the hold's
+    /// id, or `nil` when it must not wait (the path was released, or the server stops).
+    mutating func beginHold(path: String, wakeDescriptor: Int32) -> Int? {
+        guard !isShutDown, !releasedPaths.contains(path) else { return nil }
+        let id = nextHold
+        nextHold += 1
+        holds[id] = (path, wakeDescriptor)
+        return id
+    }
+
+    /// Forgets a hold before its wake pipe is closed.
+    mutating func endHold(_ id: Int) {
+        holds[id] = nil
+    }
+
+    /// Marks `path` released and returns the wake pipes of the responses held on it, to be
+    /// signalled while still under the lock (their owners close them only after
+    /// ``endHold(_:)``).
+    mutating func release(_ path: String) -> [Int32] {
+        releasedPaths.insert(path)
+        let released = holds.filter { $0.value.path == path }
+        for id in released.keys {
+            holds[id] = nil
+        }
+        return released.values.map(\.wakeDescriptor)
+    }
+
+    // MARK: Waiting for requests
+
+    /// A fresh id for a waiter, made before suspending.
+    mutating func makeWaiterID() -> UInt64 {
+        nextWaiter += 1
+        return nextWaiter
+    }
+
+    /// Parks a waiter unless it is already satisfied, cancelled, or the server stopped.
+    /// Returns the continuation to resume at once (with the returned value), if any.
+    mutating func addWaiter(
+        id: UInt64,
+        count: Int,
+        path: String?,
+        continuation: Continuation
+    ) -> (continuation: Continuation, value: Bool)? {
+        if isSatisfied(count, path: path) {
+            return (continuation, true)
+        }
+        if cancelledWaiters.remove(id) != nil || isShutDown {
+            return (continuation, false)
+        }
+        waiters[id] = Waiter(count: count, path: path, continuation: continuation)
+        return nil
+    }
+
+    /// Removes a waiter that was cancelled or timed out; remembers the id if it was not
+    /// parked yet, so that ``addWaiter(id:count:path:continuation:)`` does not park it.
+    mutating func removeWaiter(id: UInt64, rememberIfAbsent: Bool) -> Continuation? {
+        if let waiter = waiters.removeValue(forKey: id) {
+            return waiter.continuation
+        }
+        if rememberIfAbsent {
+            cancelledWaiters.insert(id)
+        }
+        return nil
+    }
+
+    /// Whether at least `count` requests arrived (for `path`, or for all paths).
+    func isSatisfied(_ count: Int, path: String?) -> Bool {
+        let received = path.map { receivedCounts[$0, default: 0] } ?? log.count
+        return received >= count
+    }
+
+    // MARK: Shutdown
+
+    /// Marks the server as stopping and hands back what to wake.
+    mutating func beginShutdown() -> ShutdownAction {
+        guard !isShutDown else {
+            return ShutdownAction(isFirst: false, connectionSockets: [], waiters: [])
+        }
+        isShutDown = true
+        let parked = waiters.values.map(\.continuation)
+        waiters.removeAll()
+        return ShutdownAction(isFirst: true, connectionSockets: Array(connections.values), waiters: parked)
+    }
+}

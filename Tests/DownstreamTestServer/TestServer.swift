@@ -1,0 +1,90 @@
+import Foundation
+
+/// An in-process HTTP/1.1 server on `127.0.0.1` with fault injection, for tests and
+/// benchmarks.
+///
+/// Each server listens on its own kernel-chosen port, serves every connection on its own
+/// thread, and records every request. Any number of servers can run in one process.
+///
+/// ```swift
+/// let server = try TestServer()
+/// defer { server.shutdown() }
+/// var route = Route(body: .pattern(count: 10_000_000))
+/// route.faults = [.closeAfter(4096)]
+/// server.setRoute("/file", route)
+/// // ... download server.url("/file") ...
+/// #expect(server.requests("/file").map(\.status) == [200, 206])
+/// ```
+public final class TestServer: Sendable {
+    private let core: ServerCore
+
+    /// Binds `127.0.0.1` on a free port, listens and starts accepting connections.
+    /// - Throws: `POSIXError` if the socket cannot be set up.
+    public init() throws {
+        core = try ServerCore()
+    }
+
+    deinit {
+        core.shutdown()
+    }
+
+    /// The port the server listens on.
+    public var port: Int { core.port }
+
+    /// The URL of `path` on this server: `http://127.0.0.1:<port>` followed by `path`,
+    /// which starts with `/` and may carry a query.
+    public func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(path)")!
+    }
+
+    /// Adds or replaces the route for `path` (matched without the query string).
+    ///
+    /// Setting a route restarts the path's request index, so `route.faults[0]` applies to
+    /// the next request, and makes ``Fault/holdAfter(_:)`` hold again after a
+    /// ``release(_:)``.
+    public func setRoute(_ path: String, _ route: Route) {
+        core.withState { $0.setRoute(route, for: path) }
+    }
+
+    /// The requests received so far, in arrival order: those for `path`, or all of them
+    /// when `path` is `nil`. Each reflects the body bytes sent up to now.
+    public func requests(_ path: String? = nil) -> [RecordedRequest] {
+        let log = core.withState { $0.log }
+        guard let path else { return log }
+        return log.filter { $0.path == path }
+    }
+
+    /// Lets the responses held by ``Fault/holdAfter(_:)`` on `path` continue; later
+    /// responses on `path` do not hold until ``setRoute(_:_:)`` sets its route again.
+    public func release(_ path: String) {
+        core.release(path)
+    }
+
+    /// Returns once at least `count` requests (for `path`, or in all when `nil`) have been
+    /// received, without polling.
+    ///
+    /// Also returns when `timeout` passes, the task is cancelled or the server shuts down,
+    /// so that a failing test ends instead of hanging.
+    ///
+    /// - Returns: Whether `count` requests were received.
+    @discardableResult
+    public func waitForRequests(
+        _ count: Int,
+        path: String? = nil,
+        timeout: Duration = .seconds(60)
+    ) async -> Bool {
+        await core.waitForRequests(count, path: path, timeout: timeout)
+    }
+
+    /// Stops the server: closes the listener, disconnects every client (waking held and
+    /// stalled responses), resumes waiters, and waits up to 5 seconds for its threads to
+    /// end. Safe to call more than once; also called on `deinit`.
+    public func shutdown() {
+        core.shutdown()
+    }
+
+    /// The body bytes written to clients over the server's lifetime, on all paths.
+    public var totalBodyBytesSent: Int64 {
+        core.withState { $0.totalBodyBytesSent }
+    }
+}
