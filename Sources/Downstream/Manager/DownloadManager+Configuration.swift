@@ -86,10 +86,10 @@ extension DownloadManager.Configuration {
 }
 
 extension DownloadManager.Configuration {
-    var downloadSettings: Download.Settings {
+    func makeDownloadSettings() -> Download.Settings {
         Download.Settings(
             progressInterval: progress.interval, writeBufferCapacity: storage.writeBufferCapacity,
-            diskThrottle: storage.simulatedDiskBytesPerSecond.map(DiskThrottle.init))
+            diskThrottle: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) })
     }
 
     func makeURLSessionConfiguration() -> URLSessionConfiguration {

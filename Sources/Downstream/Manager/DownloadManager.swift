@@ -19,6 +19,7 @@ public actor DownloadManager {
     public nonisolated let configuration: Configuration
 
     private let session: TransferSession
+    private let settings: Download.Settings
     private var ordered: [Download] = []
     private var byID: [Download.ID: Download] = [:]
     private var byLocation: [PartialLocation: Download] = [:]
@@ -26,6 +27,7 @@ public actor DownloadManager {
     /// Creates a manager and its URL session.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        settings = configuration.makeDownloadSettings()
         session = TransferSession(
             identifier: configuration.identifier, configuration: configuration.makeURLSessionConfiguration(),
             pendingCallbackLimit: configuration.pendingCallbackLimit)
@@ -64,7 +66,7 @@ public actor DownloadManager {
         }
 
         let download = Download(
-            request: request, location: location, session: session, settings: configuration.downloadSettings,
+            request: request, location: location, session: session, settings: settings,
             requestError: requestError)
         ordered.append(download)
         byID[download.id] = download

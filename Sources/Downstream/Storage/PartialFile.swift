@@ -95,14 +95,3 @@ final class PartialFile {
         }
     }
 }
-
-/// A simulated slow disk: after each write, waits as long as the write would take at
-/// `bytesPerSecond`. A test and benchmark seam; it blocks the writing thread as a slow disk does.
-struct DiskThrottle: Sendable {
-    var bytesPerSecond: Int
-
-    func account(_ bytes: Int) {
-        guard bytes > 0, bytesPerSecond > 0 else { return }
-        Thread.sleep(forTimeInterval: Double(bytes) / Double(bytesPerSecond))
-    }
-}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// An executable of this package, run as a child process.
+struct ChildProcess {
+    /// The built executable named `name`, beside the test bundle.
+    static func executable(_ name: String) throws -> URL {
+        var directory = Bundle.main.bundleURL
+        while !directory.path.isEmpty, directory.path != "/" {
+            let candidate = directory.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
+    }
+
+    /// Runs `executable` with `arguments` and returns its exit status and standard output.
+    static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        return (status, String(decoding: data, as: UTF8.self))
+    }
+}
