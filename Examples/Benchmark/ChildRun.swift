@@ -1,0 +1,83 @@
+@_spi(Testing) import Downstream
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One measured download, in a child process: `child --engine downstream|urlsession --url U
+/// --destination PATH [--disk-bytes-per-second N]`. Prints `wall=<s> cpu=<s> peak-kib=<KiB>`.
+enum ChildRun {
+    static let command = "child"
+
+    static func main(_ arguments: [String]) async -> Int32 {
+        let options = Options(arguments)
+        guard let engine = options.string("engine"), let url = options.string("url").flatMap(URL.init(string:)),
+            let path = options.string("destination")
+        else {
+            print("usage: child --engine downstream|urlsession --url U --destination PATH")
+            return 2
+        }
+        let destination = URL(fileURLWithPath: path)
+        let rate = options.int("disk-bytes-per-second", default: 0)
+        let throttle = rate > 0 ? DiskThrottle(bytesPerSecond: rate) : nil
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            switch engine {
+            case "downstream": try await downloadWithDownstream(url, to: destination, diskRate: rate)
+            case "urlsession": try PlainURLSessionDownload(url: url, destination: destination, throttle: throttle).run()
+            default:
+                print("unknown engine \(engine)")
+                return 2
+            }
+        } catch {
+            print("failed \(error)")
+            return 1
+        }
+        let wall = start.duration(to: clock.now)
+        print("wall=\(seconds(wall)) cpu=\(cpuSeconds()) peak-kib=\(peakResidentKiB())")
+        return 0
+    }
+
+    static func downloadWithDownstream(_ url: URL, to destination: URL, diskRate: Int) async throws {
+        let manager = DownloadManager(
+            configuration: .init(identifier: "benchmark-\(getpid())") {
+                $0.storage.simulatedDiskBytesPerSecond = diskRate > 0 ? diskRate : nil
+            })
+        _ = try await manager.downloadFile(from: url, to: .file(destination, ifExists: .replace))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// User plus system CPU time of this process so far.
+    static func cpuSeconds() -> Double {
+        let usage = selfUsage()
+        func value(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return value(usage.ru_utime) + value(usage.ru_stime)
+    }
+
+    /// This process's peak resident memory in KiB, as the kernel counts it.
+    static func peakResidentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+            return Int(selfUsage().ru_maxrss) / 1024  // Darwin reports bytes
+        }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.split(separator: " ")[1]) ?? -1
+        }
+        return -1
+    }
+
+    static func selfUsage() -> rusage {
+        var usage = rusage()
+        #if os(Linux)
+            getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+            getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return usage
+    }
+}
