@@ -1,0 +1,94 @@
+import Downstream
+import DownstreamTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The code of README.md and the DocC articles, kept here so that it compiles, and run against
+/// the loopback server where it can be.
+@Suite(.timeLimit(.minutes(2)))
+struct CodeSamplesTests {
+    // README.md and Downstream.md: the quick start.
+    func quickStart(url: URL, downloads: URL) async throws -> URL {
+        let manager = DownloadManager(configuration: .init(identifier: "com.example.app.\(UUID().uuidString)"))
+        let download = await manager.download(from: url, to: .directory(downloads))
+
+        Task {
+            for await progress in download.progress {
+                print(progress.fractionCompleted ?? 0, progress.bytesPerSecond)
+            }
+        }
+        let file = try await download.fileURL
+        return file
+    }
+
+    // GettingStarted.md: configuration.
+    func configuredManager() -> DownloadManager {
+        DownloadManager(
+            configuration: .init(identifier: "com.example.app.media") {
+                $0.network.maximumConnectionsPerHost = 4
+                $0.network.requestTimeout = .seconds(30)
+            })
+    }
+
+    // GettingStarted.md: following, controlling and handling errors.
+    func gettingStarted(manager: DownloadManager, url: URL, downloads: URL) async throws -> URL {
+        let file = try await manager.downloadFile(from: url, to: .directory(downloads))
+        let download = await manager.download(
+            from: url, to: .file(downloads.appendingPathComponent("movie.mp4"), ifExists: .replace))
+        Task {
+            for await event in download.events {
+                print(event)
+            }
+        }
+        await download.pause()
+        await download.resume()
+        do {
+            _ = try await download.fileURL
+        } catch let error as DownloadError where error.isResumable {
+            await download.resume()
+        }
+        return file
+    }
+
+    // DownloadRequest's documentation: headers go with every request.
+    func authorizedRequest(manager: DownloadManager, url: URL, token: String, downloads: URL) async -> Download {
+        var urlRequest = URLRequest(url: url)
+        urlRequest.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        return await manager.download(DownloadRequest(urlRequest, to: .directory(downloads)))
+    }
+
+    // DownloadError's documentation.
+    func errorKinds(download: Download) async {
+        do {
+            _ = try await download.fileURL
+        } catch let error as DownloadError where error.kind == .httpStatus {
+            print("The server answered \(error.statusCode!)")
+        } catch {
+            print(error)
+        }
+    }
+
+    @Test func theQuickStartDownloadsAFile() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 100_000, seed: 70)
+            let url = fixture.serve("/quick.bin", body)
+            let file = try await quickStart(url: url, downloads: fixture.directory)
+            #expect(file.lastPathComponent == "quick.bin")
+            try body.expectMatches(file)
+        }
+    }
+
+    @Test func theGettingStartedCodeRuns() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 100_000, seed: 71)
+            let url = fixture.serve("/movie.mp4", body)
+            let file = try await gettingStarted(manager: configuredManager(), url: url, downloads: fixture.directory)
+            try body.expectMatches(file)
+            try body.expectMatches(fixture.file("movie.mp4"))
+        }
+    }
+}
