@@ -31,8 +31,9 @@ extension Download {
         enum AttemptEnd: Equatable, Sendable {
             /// The partial file holds the whole file.
             case finished
-            /// The server sent a shorter range than asked for; more is to come.
-            case incompleteRange
+            /// The range asked for (or a shorter one the server chose) is on disk; the next request
+            /// continues after it. `progressed` says whether this request wrote any byte.
+            case incomplete(progressed: Bool)
             /// Stopped on request.
             case cancelled
             /// The response could not be used; ask again from the first byte.
@@ -40,10 +41,20 @@ extension Download {
             case failed(DownloadError)
         }
 
+        /// Why a request starts.
+        enum AttemptKind: Equatable, Sendable {
+            /// The download starts or resumes (by request): continue from the partial file.
+            case run
+            /// The previous response could not be used: discard the partial file, start at byte 0.
+            case restart
+            /// The previous request ended where it was meant to (or the server chose to): go on
+            /// from the partial file.
+            case continuation
+        }
+
         enum Action: Equatable, Sendable {
             case none
-            /// Send a request, continuing from the partial file or, if `fromStart`, from byte 0.
-            case startAttempt(Int, fromStart: Bool)
+            case startAttempt(Int, AttemptKind)
             case stopAttempt(Int)
             /// Move the complete partial file to the destination.
             case finalize
@@ -53,8 +64,8 @@ extension Download {
             case becomeCompleted(URL)
         }
 
-        /// How many requests a run may send on its own (restarts and continuations) before it
-        /// gives up.
+        /// How many requests a run may send on its own without progress (restarts, and
+        /// continuations that received nothing) before it gives up.
         static let automaticAttemptLimit = 5
 
         private(set) var state: State = .queued
@@ -161,15 +172,17 @@ extension Download {
             case .finished:
                 state = .finalizing
                 return .finalize
-            case .incompleteRange, .restart:
+            case .incomplete(progressed: true):
+                return nextAttempt(.continuation)
+            case .incomplete(progressed: false), .restart:
                 guard automaticAttempts < Self.automaticAttemptLimit else {
-                    let reason: String = if case .restart(let reason) = end { reason } else { "short ranges" }
+                    let reason: String = if case .restart(let reason) = end { reason } else { "empty ranges" }
                     return fail(
                         .unexpectedResponse(
                             "gave up after \(Self.automaticAttemptLimit) automatic requests; last: \(reason)"))
                 }
                 automaticAttempts += 1
-                return nextAttempt(fromStart: end != .incompleteRange)
+                return nextAttempt(end == .incomplete(progressed: false) ? .continuation : .restart)
             case .cancelled:
                 // Only stopping requests are cancelled by us: something else cancelled the task.
                 return fail(.network(.cancelled, reason: "the request was cancelled by the system"))
@@ -192,22 +205,21 @@ extension Download {
                 return .becomePaused
             case (.resume, .restart):
                 automaticAttempts = 0
-                return nextAttempt(fromStart: true)
+                return nextAttempt(.restart)
             case (.resume, _):
-                automaticAttempts = 0
-                return nextAttempt(fromStart: false)
+                return beginRun()
             }
         }
 
         private mutating func beginRun() -> Action {
             automaticAttempts = 0
-            return nextAttempt(fromStart: false)
+            return nextAttempt(.run)
         }
 
-        private mutating func nextAttempt(fromStart: Bool) -> Action {
+        private mutating func nextAttempt(_ kind: AttemptKind) -> Action {
             lastAttempt += 1
             state = .running(attempt: lastAttempt)
-            return .startAttempt(lastAttempt, fromStart: fromStart)
+            return .startAttempt(lastAttempt, kind)
         }
 
         private mutating func fail(_ error: DownloadError) -> Action {

@@ -40,6 +40,7 @@ public actor Download {
     /// Settings a download takes from its manager's configuration.
     struct Settings: Sendable {
         var progressInterval: Duration
+        var maximumBytesPerRequest: Int64?
         var writeBufferCapacity: Int
         var diskThrottle: DiskThrottle?
     }
@@ -189,8 +190,8 @@ public actor Download {
         switch action {
         case .none:
             break
-        case .startAttempt(let attempt, let fromStart):
-            startAttempt(attempt, fromStart: fromStart)
+        case .startAttempt(let attempt, let kind):
+            startAttempt(attempt, kind)
         case .stopAttempt:
             transfer?.stop()
         case .finalize:
@@ -237,12 +238,16 @@ public actor Download {
         handle(machine.attemptEnded(attempt, outcome.end))
     }
 
-    private func startAttempt(_ attempt: Int, fromStart: Bool) {
-        eventBroadcast.publish(.running)
+    private func startAttempt(_ attempt: Int, _ kind: StateMachine.AttemptKind) {
+        switch kind {
+        case .run: eventBroadcast.publish(.running)
+        case .restart: eventBroadcast.publish(.restarted)
+        case .continuation: break
+        }
         let setup: RangedTransfer.Setup
         let urlRequest: URLRequest
         do {
-            (setup, urlRequest) = try prepareAttempt(attempt, fromStart: fromStart)
+            (setup, urlRequest) = try prepareAttempt(attempt, kind)
         } catch {
             handle(machine.attemptEnded(attempt, .failed(error)))
             return
@@ -258,9 +263,9 @@ public actor Download {
     }
 
     /// Decides where the request starts (the partial file's real length, if its record says
-    /// it belongs to this URL) and builds it.
+    /// it belongs to this URL) and where it ends, and builds it.
     private func prepareAttempt(
-        _ attempt: Int, fromStart: Bool
+        _ attempt: Int, _ kind: StateMachine.AttemptKind
     ) throws(DownloadError) -> (RangedTransfer.Setup, URLRequest) {
         if let requestError { throw requestError }
         guard let url = request.url else { throw .invalidRequest("the request has no URL") }
@@ -269,27 +274,36 @@ public actor Download {
 
         var record = self.record ?? ResumeRecord(url: url)
         var offset: Int64 = 0
-        if !fromStart, record.url == url, record.isResumable {
+        if kind != .restart, record.url == url, record.isResumable {
             offset = POSIXFile.length(of: location.partialURL) ?? 0
             if let expected = record.expectedLength, offset > expected { offset = 0 }
         }
         if offset == 0 {
             record = ResumeRecord(url: url)
         }
+        // A large file comes in bounded ranges, one request after another (see
+        // `maximumBytesPerRequest`); the last range is open-ended.
+        var end: Int64?
+        if let length = settings.maximumBytesPerRequest, record.isResumable {
+            let candidate = offset + length
+            if record.expectedLength.map({ candidate < $0 }) ?? true {
+                end = candidate
+            }
+        }
         let plan = AttemptPlan(
-            offset: offset, validator: record.validator, expectedLength: record.expectedLength,
+            offset: offset, end: end, validator: record.validator, expectedLength: record.expectedLength,
             onServerFileChange: request.onServerFileChange)
 
         var urlRequest = request.urlRequest
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        urlRequest.setValue(offset > 0 ? "bytes=\(offset)-" : nil, forHTTPHeaderField: "Range")
+        urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
         urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")
         if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             // Byte offsets must be the file's own: ask for the body as it is stored.
             urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         let setup = RangedTransfer.Setup(
-            attempt: attempt, plan: plan, location: location, record: record,
+            attempt: attempt, plan: plan, announcesResume: kind == .run, location: location, record: record,
             writeBufferCapacity: settings.writeBufferCapacity, diskThrottle: settings.diskThrottle)
         return (setup, urlRequest)
     }

@@ -54,6 +54,14 @@ extension DownloadManager.Configuration {
         public var additionalHeaders: [String: String] = [:]
         /// Whether requests may use cellular networks (Apple platforms). Default: true.
         public var allowsCellularAccess = true
+        /// The most bytes one request asks for. A larger file comes in ranges of this size, one
+        /// request after the other on the same connection. nil asks for the whole file at once.
+        /// Default: 64 MiB.
+        ///
+        /// Linux URLSession holds on to about 2% of what a request receives (some 340 bytes for
+        /// each 16 KiB chunk) until the request ends, so one request for a multi-gigabyte file
+        /// would grow the process by tens of megabytes; bounded ranges keep that small.
+        public var maximumBytesPerRequest: Int64? = 64 << 20
 
         /// Default network settings.
         public init() {}
@@ -88,7 +96,9 @@ extension DownloadManager.Configuration {
 extension DownloadManager.Configuration {
     func makeDownloadSettings() -> Download.Settings {
         Download.Settings(
-            progressInterval: progress.interval, writeBufferCapacity: storage.writeBufferCapacity,
+            progressInterval: progress.interval,
+            maximumBytesPerRequest: network.maximumBytesPerRequest.flatMap { $0 > 0 ? $0 : nil },
+            writeBufferCapacity: storage.writeBufferCapacity,
             diskThrottle: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) })
     }
 

@@ -25,6 +25,9 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
     struct Setup: Sendable {
         var attempt: Int
         var plan: AttemptPlan
+        /// Whether to publish `resumed(at:)` when the response continues the partial file (not
+        /// for each range of a file that comes in several).
+        var announcesResume: Bool
         var location: PartialLocation
         var record: ResumeRecord
         var writeBufferCapacity: Int
@@ -103,6 +106,14 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             accept(body, head: head)
         case .alreadyComplete(let length):
             sink.record.expectedLength = length
+            if length == 0 {
+                // An empty file: there is no range to ask for, and nothing to write.
+                do {
+                    try PartialFile(url: setup.location.partialURL, keepingFirst: 0, bufferCapacity: 0, throttle: nil).close()
+                } catch {
+                    return reject(.failed(error))
+                }
+            }
             reject(.finished)
         case .restart(let reason):
             reject(.restart(reason: reason))
@@ -185,7 +196,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         progress.begin(bytesReceived: kept, expectedBytes: body.totalLength)
         if body.discardsPartial, setup.plan.offset > 0 {
             publish(.restarted)
-        } else if kept > 0 {
+        } else if kept > 0, setup.announcesResume {
             publish(.resumed(at: kept))
         }
     }
@@ -217,9 +228,15 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         if let end = body.end, file.length < end {
             return .failed(.unexpectedResponse("the body ended after \(file.length - body.start) of \(end - body.start) bytes"))
         }
-        if let total = body.totalLength, file.length < total {
-            // The server sent a shorter range than asked for: the next request continues.
-            return .incompleteRange
+        let progressed = file.length > body.start
+        if let total = body.totalLength {
+            if file.length < total {
+                // The range asked for (or a shorter one) is here: the next request continues.
+                return .incomplete(progressed: progressed)
+            }
+        } else if let asked = setup.plan.end, body.end == asked {
+            // A whole range of a file of unknown length: there may be more.
+            return .incomplete(progressed: progressed)
         }
         return .finished
     }

@@ -57,13 +57,25 @@ struct ResponseHead: Equatable, Sendable {
 
 /// What one attempt asked the server for.
 struct AttemptPlan: Equatable, Sendable {
-    /// The first byte asked for; 0 means the request had no `Range`.
+    /// The first byte asked for.
     var offset: Int64
+    /// The file offset just past the last byte asked for, when the request asked for a bounded
+    /// range (`bytes=offset-(end-1)`); nil asks for everything from `offset`.
+    var end: Int64?
     /// The stored validator of the file the partial holds.
     var validator: Validator
     /// The stored full length of the file, if known.
     var expectedLength: Int64?
     var onServerFileChange: DownloadRequest.ServerFileChangePolicy
+
+    /// Whether the request carries a `Range` header.
+    var isRanged: Bool { offset > 0 || end != nil }
+
+    /// The value of the `Range` header, if any.
+    var rangeHeader: String? {
+        guard isRanged else { return nil }
+        return "bytes=\(offset)-" + (end.map { String($0 - 1) } ?? "")
+    }
 }
 
 /// What to do with a response, decided from its head before any body byte is written.
@@ -99,7 +111,7 @@ enum ResponseDecision: Equatable, Sendable {
     /// - 416: complete when the partial already holds the whole length, else restart.
     /// - other statuses: fail with the status.
     static func decide(_ head: ResponseHead, for plan: AttemptPlan) -> ResponseDecision {
-        let isRanged = plan.offset > 0
+        let isRanged = plan.isRanged
         switch head.status {
         case 206:
             return decidePartialContent(head, for: plan, isRanged: isRanged)
@@ -120,7 +132,11 @@ enum ResponseDecision: Equatable, Sendable {
             }
             let total = head.contentRange?.total ?? plan.expectedLength
             if let total, total == plan.offset {
+                // Also an empty file: no range of it can be satisfied.
                 return .alreadyComplete(length: total)
+            }
+            guard plan.offset > 0 else {
+                return .fail(.unexpectedResponse("416 to a request from the first byte"))
             }
             let reason = "416: the server's file has \(total.map(String.init) ?? "an unknown number of") bytes, the partial \(plan.offset)"
             if let total, let expected = plan.expectedLength, total != expected, plan.onServerFileChange == .fail {
@@ -135,8 +151,9 @@ enum ResponseDecision: Equatable, Sendable {
     private static func decidePartialContent(
         _ head: ResponseHead, for plan: AttemptPlan, isRanged: Bool
     ) -> ResponseDecision {
+        // A request from the first byte has nothing to start over from.
         func reject(_ reason: String) -> ResponseDecision {
-            isRanged ? .restart(reason: reason) : .fail(.unexpectedResponse(reason))
+            plan.offset > 0 ? .restart(reason: reason) : .fail(.unexpectedResponse(reason))
         }
         guard let contentRange = head.contentRange, let range = contentRange.range else {
             return reject(head.hasContentRange ? "206 with an invalid Content-Range" : "206 without Content-Range")

@@ -10,7 +10,7 @@ import Testing
 
     @Test func runsOneAttemptToCompletion() {
         var machine = Machine()
-        #expect(machine.start() == .startAttempt(1, fromStart: false))
+        #expect(machine.start() == .startAttempt(1, .run))
         #expect(machine.publicState == .running)
         #expect(machine.attemptEnded(1, .finished) == .finalize)
         #expect(!machine.isSettled)
@@ -26,7 +26,7 @@ import Testing
         #expect(machine.pause() == .none)
         #expect(machine.attemptEnded(1, .cancelled) == .becomePaused)
         #expect(machine.publicState == .paused)
-        #expect(machine.resume() == .startAttempt(2, fromStart: false))
+        #expect(machine.resume() == .startAttempt(2, .run))
     }
 
     @Test func resumeDuringAPauseStartsANewAttemptOnlyAfterTheOldOneEnded() {
@@ -34,7 +34,7 @@ import Testing
         _ = machine.start()
         _ = machine.pause()
         #expect(machine.resume() == .none)
-        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, fromStart: false))
+        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, .run))
         #expect(machine.publicState == .running)
     }
 
@@ -67,7 +67,7 @@ import Testing
         _ = machine.start()
         _ = machine.pause()
         _ = machine.resume()
-        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, fromStart: false))
+        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, .run))
         #expect(machine.attemptEnded(1, .finished) == .none)
         #expect(machine.state == .running(attempt: 2))
     }
@@ -78,7 +78,7 @@ import Testing
         let error = DownloadError.network(.networkConnectionLost)
         #expect(machine.attemptEnded(1, .failed(error)) == .becomeFailed(error))
         #expect(machine.publicState == .failed)
-        #expect(machine.resume() == .startAttempt(2, fromStart: false))
+        #expect(machine.resume() == .startAttempt(2, .run))
     }
 
     @Test func anInvalidRequestIsNotResumable() {
@@ -92,7 +92,7 @@ import Testing
         var machine = Machine()
         _ = machine.start()
         for attempt in 1...Machine.automaticAttemptLimit {
-            #expect(machine.attemptEnded(attempt, .restart(reason: "odd")) == .startAttempt(attempt + 1, fromStart: true))
+            #expect(machine.attemptEnded(attempt, .restart(reason: "odd")) == .startAttempt(attempt + 1, .restart))
         }
         guard case .becomeFailed(let error) = machine.attemptEnded(Machine.automaticAttemptLimit + 1, .restart(reason: "odd")) else {
             Issue.record("expected the download to give up")
@@ -101,17 +101,45 @@ import Testing
         #expect(error.kind == .unexpectedResponse)
     }
 
-    @Test func anIncompleteRangeContinuesFromTheBytesOnDisk() {
+    @Test func rangesThatProgressContinueWithoutLimit() {
         var machine = Machine()
         _ = machine.start()
-        #expect(machine.attemptEnded(1, .incompleteRange) == .startAttempt(2, fromStart: false))
+        for attempt in 1...50 {
+            #expect(machine.attemptEnded(attempt, .incomplete(progressed: true)) == .startAttempt(attempt + 1, .continuation))
+        }
+        #expect(machine.attemptEnded(51, .finished) == .finalize)
+    }
+
+    @Test func emptyRangesCountTowardsTheLimit() {
+        var machine = Machine()
+        _ = machine.start()
+        for attempt in 1...Machine.automaticAttemptLimit {
+            #expect(machine.attemptEnded(attempt, .incomplete(progressed: false)) == .startAttempt(attempt + 1, .continuation))
+        }
+        guard case .becomeFailed = machine.attemptEnded(Machine.automaticAttemptLimit + 1, .incomplete(progressed: false)) else {
+            Issue.record("expected the download to give up")
+            return
+        }
+    }
+
+    @Test func aUserResumeResetsTheLimit() {
+        var machine = Machine()
+        _ = machine.start()
+        for attempt in 1...Machine.automaticAttemptLimit {
+            _ = machine.attemptEnded(attempt, .restart(reason: "odd"))
+        }
+        let attempt = Machine.automaticAttemptLimit + 1
+        _ = machine.pause()
+        _ = machine.resume()
+        #expect(machine.attemptEnded(attempt, .cancelled) == .startAttempt(attempt + 1, .run))
+        #expect(machine.attemptEnded(attempt + 1, .restart(reason: "odd")) == .startAttempt(attempt + 2, .restart))
     }
 
     @Test func pausingAQueuedDownloadNeedsNoAttempt() {
         var machine = Machine()
         #expect(machine.pause() == .becomePaused)
         #expect(machine.start() == .none)
-        #expect(machine.resume() == .startAttempt(1, fromStart: false))
+        #expect(machine.resume() == .startAttempt(1, .run))
     }
 
     @Test func aFailedFinalizationIsAResumableFailure() {
@@ -120,7 +148,7 @@ import Testing
         _ = machine.attemptEnded(1, .finished)
         let error = DownloadError.destinationExists(path: "/tmp/x")
         #expect(machine.finalized(.failure(error)) == .becomeFailed(error))
-        #expect(machine.resume() == .startAttempt(2, fromStart: false))
+        #expect(machine.resume() == .startAttempt(2, .run))
     }
 
     /// Any sequence of requests and attempt ends keeps the invariants: a new attempt starts only
@@ -134,7 +162,8 @@ import Testing
             }
         }
         let ends: [Machine.AttemptEnd] = [
-            .finished, .cancelled, .incompleteRange, .restart(reason: "r"), .failed(.httpStatus(503)),
+            .finished, .cancelled, .incomplete(progressed: true), .incomplete(progressed: false),
+            .restart(reason: "r"), .failed(.httpStatus(503)),
         ]
         for _ in 0..<500 {
             var machine = Machine()

@@ -54,7 +54,7 @@ struct NetworkFailureTests {
             await download.resume()
             try body.expectMatches(try await download.fileURL)
             let requests = fixture.server.requests("/b")
-            #expect(requests.map(\.rangeStart) == [nil, 777_777])
+            #expect(requests.map(\.rangeStart) == [0, 777_777])
             #expect(requests[1].bodyBytesSent == body.count - 777_777)
         }
     }
@@ -69,7 +69,7 @@ struct NetworkFailureTests {
             }
             // The same manager joins its failed download and resumes it.
             try body.expectMatches(try await fixture.manager.downloadFile(from: url, to: .file(destination)))
-            #expect(fixture.server.requests("/again").map(\.rangeStart) == [nil, 123_456])
+            #expect(fixture.server.requests("/again").map(\.rangeStart) == [0, 123_456])
         }
     }
 
@@ -83,7 +83,7 @@ struct NetworkFailureTests {
             }
             let manager = DownloadManager(configuration: .init(identifier: "other-\(UUID().uuidString)"))
             try body.expectMatches(try await manager.downloadFile(from: url, to: .file(destination)))
-            #expect(fixture.server.requests("/other").map(\.rangeStart) == [nil, 654_321])
+            #expect(fixture.server.requests("/other").map(\.rangeStart) == [0, 654_321])
         }
     }
 

@@ -10,10 +10,48 @@ import Testing
 @Suite struct ResponseDecisionTests {
     let stored = Validator(etag: "\"v1\"", lastModified: "Tue, 01 Sep 2026 10:00:00 GMT")
 
-    func plan(offset: Int64, expected: Int64? = 1000, onChange: DownloadRequest.ServerFileChangePolicy = .restart)
-        -> AttemptPlan
-    {
-        AttemptPlan(offset: offset, validator: stored, expectedLength: expected, onServerFileChange: onChange)
+    func plan(
+        offset: Int64, end: Int64? = nil, expected: Int64? = 1000,
+        onChange: DownloadRequest.ServerFileChangePolicy = .restart
+    ) -> AttemptPlan {
+        AttemptPlan(
+            offset: offset, end: end, validator: offset > 0 ? stored : Validator(), expectedLength: expected,
+            onServerFileChange: onChange)
+    }
+
+    @Test func describesTheRangeItAsksFor() {
+        #expect(plan(offset: 0).rangeHeader == nil)
+        #expect(plan(offset: 0, end: 100).rangeHeader == "bytes=0-99")
+        #expect(plan(offset: 400).rangeHeader == "bytes=400-")
+        #expect(plan(offset: 400, end: 500).rangeHeader == "bytes=400-499")
+    }
+
+    @Test func acceptsTheFirstBoundedRange() {
+        let head = ResponseHead(status: 206, contentRange: "bytes 0-99/1000", contentLength: 100, validator: stored)
+        #expect(
+            ResponseDecision.decide(head, for: plan(offset: 0, end: 100, expected: nil))
+                == .write(.init(start: 0, end: 100, totalLength: 1000, discardsPartial: false, isResumable: true)))
+    }
+
+    @Test func acceptsAShorterRangeThanAskedFor() {
+        let head = ResponseHead(status: 206, contentRange: "bytes 400-449/1000", validator: stored)
+        #expect(
+            ResponseDecision.decide(head, for: plan(offset: 400, end: 500))
+                == .write(.init(start: 400, end: 450, totalLength: 1000, discardsPartial: false, isResumable: true)))
+    }
+
+    @Test func anEmptyFileAnswersAFirstRangeWith416() {
+        let head = ResponseHead(status: 416, contentRange: "bytes */0")
+        #expect(ResponseDecision.decide(head, for: plan(offset: 0, end: 100, expected: nil)) == .alreadyComplete(length: 0))
+    }
+
+    @Test func aFirstRangeOfANonEmptyFileIsSatisfiable() {
+        let head = ResponseHead(status: 416, contentRange: "bytes */50")
+        guard case .fail(let error) = ResponseDecision.decide(head, for: plan(offset: 0, end: 100, expected: nil)) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.kind == .unexpectedResponse)
     }
 
     @Test func appendsAMatchingPartialContentResponse() {
@@ -82,9 +120,9 @@ import Testing
         }
     }
 
-    @Test func failsOnAPartialContentResponseToAPlainRequest() {
+    @Test func failsOnAPartialContentResponseFromAnotherByteToAFirstRequest() {
         let head = ResponseHead(status: 206, contentRange: "bytes 10-99/100")
-        guard case .fail(let error) = ResponseDecision.decide(head, for: plan(offset: 0, expected: nil)) else {
+        guard case .fail(let error) = ResponseDecision.decide(head, for: plan(offset: 0, end: 100, expected: nil)) else {
             Issue.record("expected a failure")
             return
         }

@@ -1,0 +1,74 @@
+@testable import Downstream
+import DownstreamTestServer
+import Foundation
+import Testing
+
+/// A large file comes in bounded ranges, one request after another (see
+/// `maximumBytesPerRequest`).
+@Suite(.timeLimit(.minutes(2)))
+struct RangedRequestsTests {
+    @Test func aLargeFileComesInConsecutiveRanges() async throws {
+        try await withFixture({ $0.network.maximumBytesPerRequest = 1_000_000 }) { fixture in
+            let body = Body.pattern(count: 3_500_000, seed: 80)
+            let url = fixture.serve("/large", body)
+            let destination = fixture.file("large.bin")
+            let download = await fixture.manager.download(from: url, to: .file(destination))
+            try body.expectMatches(try await download.fileURL)
+
+            let requests = fixture.server.requests("/large")
+            #expect(requests.map { $0.header("Range") } == [
+                "bytes=0-999999", "bytes=1000000-1999999", "bytes=2000000-2999999", "bytes=3000000-",
+            ])
+            #expect(requests.map(\.status) == [206, 206, 206, 206])
+            #expect(requests.dropFirst().allSatisfy { $0.header("If-Range") == "\"\(StableHash.hex("/large"))\"" })
+            // One request on one connection after the other.
+            #expect(Set(requests.map(\.connection)).count == 1)
+            // The ranges are one download to its observers.
+            #expect(await download.allEvents() == [.queued, .running, .completed(destination)])
+        }
+    }
+
+    @Test func aPauseInsideARangeResumesWithinIt() async throws {
+        try await withFixture({ $0.network.maximumBytesPerRequest = 1_000_000 }) { fixture in
+            let body = Body.pattern(count: 2_500_000, seed: 81)
+            let url = fixture.serve("/paused", body) { $0.faults = [.none, .holdAfter(300_000)] }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("paused.bin")))
+            await download.waitForBytes(1_300_000)
+            await download.pause()
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            #expect(fixture.server.requests("/paused").map { $0.header("Range") } == [
+                "bytes=0-999999", "bytes=1000000-1999999", "bytes=1300000-2299999", "bytes=2300000-",
+            ])
+        }
+    }
+
+    @Test func aServerWithoutRangesSendsEverythingInOneResponse() async throws {
+        try await withFixture({ $0.network.maximumBytesPerRequest = 1_000_000 }) { fixture in
+            let body = Body.pattern(count: 2_500_000, seed: 82)
+            let url = fixture.serve("/whole", body) { $0.supportsRanges = false }
+            try body.expectMatches(try await fixture.manager.downloadFile(from: url, to: .file(fixture.file("w.bin"))))
+            #expect(fixture.server.requests("/whole").map(\.status) == [200])
+        }
+    }
+
+    @Test func withoutALimitOneRequestAsksForEverything() async throws {
+        try await withFixture({ $0.network.maximumBytesPerRequest = nil }) { fixture in
+            let body = Body.pattern(count: 2_500_000, seed: 83)
+            let url = fixture.serve("/one", body)
+            try body.expectMatches(try await fixture.manager.downloadFile(from: url, to: .file(fixture.file("one.bin"))))
+            let requests = fixture.server.requests("/one")
+            #expect(requests.map(\.status) == [200])
+            #expect(requests.first?.header("Range") == nil)
+        }
+    }
+
+    @Test func anEmptyFileIsDelivered() async throws {
+        try await withFixture { fixture in
+            let url = fixture.serve("/empty", .data(Data()))
+            let file = try await fixture.manager.downloadFile(from: url, to: .file(fixture.file("empty.bin")))
+            #expect(fileLength(file) == 0)
+            #expect(fixture.listing() == ["empty.bin"])
+        }
+    }
+}
