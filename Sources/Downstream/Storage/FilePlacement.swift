@@ -29,6 +29,8 @@ enum FilePlacement {
     ) throws(DownloadError) -> URL {
         let directory = destination.directoryURL
         try createDirectory(directory)
+        // The partial file is private to its owner; the delivered file gets the usual mode.
+        _ = chmod(partial.path, mode_t(0o666) & ~processUmask)
         let name = destination.fileURL?.lastPathComponent ?? suggestedName
         let target = directory.appendingPathComponent(name)
         switch destination.conflictPolicy.code {
@@ -104,4 +106,18 @@ enum FilePlacement {
         }
         return copy
     }
+
+    /// The process's file mode creation mask, read without changing it (`umask(2)` can only be
+    /// read by setting it, which would race with other threads creating files).
+    private static let processUmask: mode_t = {
+        #if os(Linux)
+            if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+                let value = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+            {
+                return value
+            }
+        #endif
+        return 0o022
+    }()
 }

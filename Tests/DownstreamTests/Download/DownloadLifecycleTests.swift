@@ -58,6 +58,28 @@ struct DownloadLifecycleTests {
         }
     }
 
+    @Test func progressIsCoalescedToTheConfiguredInterval() async throws {
+        try await withFixture({ $0.progress.interval = .milliseconds(100) }) { fixture in
+            // About 1.2 seconds of transfer in small writes: thousands of chunks.
+            let body = Body.pattern(count: 1_200_000, seed: 8)
+            let url = fixture.serve("/slow.bin", body) {
+                $0.bytesPerSecond = 1_000_000
+                $0.writeSize = 4096
+            }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("slow.bin")))
+            let clock = ContinuousClock()
+            let start = clock.now
+            let values = await Array(download.progress)
+            let elapsed = start.duration(to: clock.now)
+            // At most one value per interval, plus the first, the trailing one and the final one.
+            let allowed = Int(elapsed / .milliseconds(100)) + 3
+            #expect(values.count <= allowed, "\(values.count) values in \(elapsed)")
+            #expect(values.count >= 3)
+            #expect(values.last?.bytesReceived == body.count)
+            #expect(values.dropLast().contains { $0.bytesPerSecond > 0 })
+        }
+    }
+
     @Test func pauseKeepsTheBytesAndResumeAsksForTheRest() async throws {
         try await withFixture { fixture in
             let body = Body.pattern(count: 4_000_000, seed: 3)

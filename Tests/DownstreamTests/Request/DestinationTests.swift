@@ -152,4 +152,26 @@ struct DestinationTests {
             #expect(requests.allSatisfy { $0.header("User-Agent") == "Downstream-Tests" })
         }
     }
+
+    @Test func thePartialIsPrivateAndTheFileGetsTheUsualMode() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 100_000, seed: 47)
+            let url = fixture.serve("/mode.bin", body) { $0.faults = [.holdAfter(1000)] }
+            let destination = fixture.file("mode.bin")
+            let download = await fixture.manager.download(from: url, to: .file(destination))
+            await download.waitForBytes(1000)
+            #expect(try permissions(destination.appendingPathExtension("partial")) == 0o600)
+            #expect(try permissions(destination.appendingPathExtension("partial.resume")) == 0o600)
+            fixture.server.release("/mode.bin")
+            _ = try await download.fileURL
+            // What a new file gets under this process's umask (0644 under the usual 022).
+            let probe = fixture.file("probe")
+            #expect(FileManager.default.createFile(atPath: probe.path, contents: nil))
+            #expect(try permissions(destination) == permissions(probe))
+        }
+    }
+
+    func permissions(_ url: URL) throws -> Int {
+        try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
 }
