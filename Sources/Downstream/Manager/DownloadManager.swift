@@ -38,7 +38,9 @@ public actor DownloadManager {
     /// Downloads `url` (a `GET`) to `destination`.
     ///
     /// If this manager already has an unfinished download of the same URL to the same
-    /// destination, that download is returned (and resumed if it was paused or failed). If a
+    /// destination, that download is returned (and resumed if it was paused or failed); an
+    /// unfinished download of another URL to the same file makes this one fail with
+    /// ``DownloadError/Kind/invalidRequest``. If a
     /// partial file of an earlier download of the same URL to the same destination is on disk
     /// (cancelled with ``Download/cancel(keepingPartialData:)``, interrupted, or left by another
     /// run of the app), the new download continues from it.
@@ -53,16 +55,21 @@ public actor DownloadManager {
     /// fails with ``DownloadError/Kind/invalidRequest``.
     @discardableResult
     public func download(_ request: DownloadRequest) async -> Download {
-        let requestError = Self.validate(request)
+        var requestError = Self.validate(request)
         let location = PartialLocation(
             url: request.url ?? URL(fileURLWithPath: "/invalid"), destination: request.destination,
             partialsDirectory: configuration.storage.partialsDirectory)
 
-        if requestError == nil, let existing = byLocation[location], !existing.state.isFinished
-            || existing.state == .failed
+        if requestError == nil, let existing = byLocation[location], existing.state != .completed,
+            existing.state != .cancelled
         {
-            await existing.resume()
-            return existing
+            if existing.request.url == request.url {
+                await existing.resume()
+                return existing
+            }
+            // Another URL to the same file: both would write the same partial file.
+            requestError = .invalidRequest(
+                "\(location.partialURL.path) is in use by the download of \(existing.request.url?.absoluteString ?? "?")")
         }
 
         let download = Download(

@@ -30,6 +30,16 @@ struct DownloadManagerTests {
             #expect(first === second)
             let other = await fixture.manager.download(from: url, to: .directory(fixture.file("elsewhere")))
             #expect(other !== first)
+            // Another URL to the same place would share the partial file: refused.
+            let clash = await fixture.manager.download(
+                from: fixture.serve("/clash", .pattern(count: 10)) { $0.faults = [.holdAfter(5)] },
+                to: .file(fixture.file("same.bin")))
+            let clashing = await fixture.manager.download(
+                from: fixture.serve("/other", .pattern(count: 10)), to: .file(fixture.file("same.bin")))
+            let error = try await #require(throws: DownloadError.self) { try await clashing.fileURL }
+            #expect(error.kind == .invalidRequest)
+            fixture.server.release("/clash")
+            _ = try await clash.fileURL
             fixture.server.release("/same")
             try body.expectMatches(try await first.fileURL)
             try body.expectMatches(try await other.fileURL)
