@@ -43,10 +43,6 @@ enum POSIXFile {
         }
     }
 
-    static func synchronize(_ descriptor: Int32, path: String) throws(DownloadError) {
-        guard retryingOnInterrupt({ fsync(descriptor) }) == 0 else { throw failure(path, "cannot sync to disk") }
-    }
-
     static func close(_ descriptor: Int32) {
         _ = closeDescriptor(descriptor)
     }
@@ -96,7 +92,7 @@ enum POSIXFile {
 
 /// Writes whole files atomically: write a temporary file beside the target, then rename it.
 enum AtomicFile {
-    static func write(_ data: Data, to url: URL, synchronize: Bool = false) throws(DownloadError) {
+    static func write(_ data: Data, to url: URL) throws(DownloadError) {
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: .min ... .max)).tmp")
         let descriptor = try POSIXFile.openForWriting(temporary, exclusive: true)
@@ -105,9 +101,6 @@ enum AtomicFile {
             if let errorNumber = POSIXFile.write(descriptor, bytes, at: 0).errorNumber {
                 failure = POSIXFile.failure(temporary, "cannot write", errorNumber: errorNumber)
             }
-        }
-        if failure == nil, synchronize {
-            do { try POSIXFile.synchronize(descriptor, path: temporary.path) } catch { failure = error }
         }
         POSIXFile.close(descriptor)
         if failure == nil, rename(temporary.path, url.path) != 0 {

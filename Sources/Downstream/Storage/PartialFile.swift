@@ -64,14 +64,6 @@ final class PartialFile {
         try writeThrough(pending)
     }
 
-    /// Flushes and asks the file system to make the bytes durable.
-    func synchronize() throws(DownloadError) {
-        try flush()
-        if let descriptor {
-            try POSIXFile.synchronize(descriptor, path: url.path)
-        }
-    }
-
     /// Closes the file. Buffered bytes that were not flushed are dropped.
     func close() {
         if let descriptor {

@@ -24,11 +24,6 @@ final class Broadcast<Element: Sendable>: Sendable {
         self.replayLimit = replayLimit
     }
 
-    /// The most recently published value.
-    var latest: Element? {
-        state.withLock { $0.history.last }
-    }
-
     func subscribe() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self, bufferingPolicy: .bufferingNewest(replayLimit))

@@ -25,10 +25,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         handlers.withLock { $0[taskIdentifier] = handler }
     }
 
-    var registeredCount: Int {
-        handlers.withLock { $0.count }
-    }
-
     private func handler(for task: URLSessionTask) -> (any SessionTaskHandler)? {
         let identifier = task.taskIdentifier
         return handlers.withLock { $0[identifier] }
