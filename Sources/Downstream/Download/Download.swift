@@ -213,6 +213,9 @@ public actor Download {
 
     private func end(with outcome: Result<URL, DownloadError>, event: DownloadEvent) {
         transfer = nil
+        // A failed download that is then cancelled ends a second time: reopen so that its last
+        // event and progress are the cancellation's.
+        reopenForNewRun()
         progressReporter.stop(finishing: true)
         eventBroadcast.publish(event)
         eventBroadcast.finish()

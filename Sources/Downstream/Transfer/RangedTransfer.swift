@@ -127,7 +127,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         var count = data.count
         if let end = sink.body?.end, file.length + Int64(count) > end {
             count = Int(end - file.length)
-            sink.decidedEnd = .failed(.unexpectedResponse("the body is longer than the \(end) bytes announced"))
+            sink.decidedEnd = .failed(.unexpectedResponse("the body goes on past byte \(end - 1), where it was announced to end"))
         }
         let failure = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> DownloadError? in
             do throws(DownloadError) {
@@ -152,7 +152,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             do {
                 try file.flush()
             } catch {
-                if case .finished = end { end = .failed(error) }
+                if end == .finished { end = .failed(error) }
             }
             file.close()
             sink.record.durableLength = file.writtenLength
@@ -163,7 +163,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         do {
             try sink.record.save(to: setup.location.recordURL)
         } catch {
-            if case .finished = end {} else { end = .failed(error) }
+            // Without its record the partial cannot be resumed; a complete file needs none.
+            if end != .finished { end = .failed(error) }
         }
         sink.file = nil
         onEnd(Result(end: end, record: sink.record))
