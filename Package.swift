@@ -30,7 +30,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DownstreamTests",
-            dependencies: ["Downstream", "DownstreamTestServer", "DownstreamTestClient"]
+            dependencies: ["Downstream", "DownstreamTestServer", "DownstreamTestClient", "dl"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -31,4 +31,20 @@ struct ChildProcess {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         return (status, String(decoding: data, as: UTF8.self))
     }
+
+    /// Reads `pipe` until its text contains `text` (true) or it ends (false), on a thread of its
+    /// own: the reads block.
+    static func waitForOutput(containing text: String, in pipe: Pipe) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var output = ""
+                while true {
+                    let data = pipe.fileHandleForReading.availableData
+                    if data.isEmpty { return continuation.resume(returning: false) }
+                    output += String(decoding: data, as: UTF8.self)
+                    if output.contains(text) { return continuation.resume(returning: true) }
+                }
+            }
+        }
+    }
 }
