@@ -36,7 +36,8 @@ struct Benchmark {
         var route = Route(body: body)
         route.etag = "\"benchmark\""
         server.setRoute("/file.bin", route)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("downstream-benchmark-\(getpid())")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "downstream-benchmark-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -49,7 +50,8 @@ struct Benchmark {
                 var samples: [Sample] = []
                 for _ in 0..<runs {
                     let destination = directory.appendingPathComponent("\(engine).bin")
-                    samples.append(try await measure(engine, url: server.url("/file.bin"), destination: destination, rate: rate))
+                    samples.append(
+                        try await measure(engine, url: server.url("/file.bin"), destination: destination, rate: rate))
                     if let mismatch = try body.firstMismatch(inFileAt: destination) {
                         throw BenchmarkError("\(engine) wrote a wrong file (first difference at byte \(mismatch))")
                     }

@@ -1,28 +1,28 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Thin wrappers over the BSD socket calls the server and the raw client need.
 enum POSIXSocket {
     #if canImport(Glibc)
-    static let streamType = Int32(SOCK_STREAM.rawValue)
-    static let sendFlags = Int32(MSG_NOSIGNAL)
+        static let streamType = Int32(SOCK_STREAM.rawValue)
+        static let sendFlags = Int32(MSG_NOSIGNAL)
     #else
-    static let streamType = SOCK_STREAM
-    static let sendFlags: Int32 = 0
+        static let streamType = SOCK_STREAM
+        static let sendFlags: Int32 = 0
     #endif
 
     /// A TCP socket with close-on-exec set and, where the platform has it, `SIGPIPE` off.
     static func makeTCPSocket() throws -> Int32 {
         #if canImport(Glibc)
-        // Atomically close-on-exec: tests spawn child processes, which must not inherit it.
-        let descriptor = socket(AF_INET, streamType | Int32(SOCK_CLOEXEC.rawValue), 0)
+            // Atomically close-on-exec: tests spawn child processes, which must not inherit it.
+            let descriptor = socket(AF_INET, streamType | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
-        let descriptor = socket(AF_INET, streamType, 0)
+            let descriptor = socket(AF_INET, streamType, 0)
         #endif
         guard descriptor >= 0 else { throw POSIXError.current }
         prepare(descriptor)
@@ -37,7 +37,7 @@ enum POSIXSocket {
             _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK)
         }
         #if canImport(Darwin)
-        setOption(descriptor, SOL_SOCKET, SO_NOSIGPIPE, 1)
+            setOption(descriptor, SOL_SOCKET, SO_NOSIGPIPE, 1)
         #endif
     }
 
@@ -46,9 +46,9 @@ enum POSIXSocket {
     /// is set is harmless because Foundation's `Process` closes inherited descriptors.)
     static func accept(_ listener: Int32) -> Int32 {
         #if canImport(Glibc)
-        let descriptor = Glibc.accept(listener, nil, nil)
+            let descriptor = Glibc.accept(listener, nil, nil)
         #else
-        let descriptor = Darwin.accept(listener, nil, nil)
+            let descriptor = Darwin.accept(listener, nil, nil)
         #endif
         if descriptor >= 0 {
             prepare(descriptor)
@@ -72,7 +72,7 @@ enum POSIXSocket {
     static func loopbackAddress(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         #if canImport(Darwin)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
         #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(truncatingIfNeeded: port).bigEndian
@@ -141,9 +141,9 @@ enum POSIXSocket {
         var sent = 0
         while sent < buffer.count {
             #if canImport(Glibc)
-            let result = Glibc.send(descriptor, base + sent, buffer.count - sent, sendFlags)
+                let result = Glibc.send(descriptor, base + sent, buffer.count - sent, sendFlags)
             #else
-            let result = Darwin.send(descriptor, base + sent, buffer.count - sent, sendFlags)
+                let result = Darwin.send(descriptor, base + sent, buffer.count - sent, sendFlags)
             #endif
             if result > 0 {
                 sent += result
@@ -187,18 +187,18 @@ enum POSIXSocket {
     /// Wakes any thread blocked in `recv`, `send` or `poll` on the socket.
     static func shutdown(_ descriptor: Int32, reading: Bool) {
         #if canImport(Glibc)
-        _ = Glibc.shutdown(descriptor, Int32(reading ? SHUT_RDWR : SHUT_WR))
+            _ = Glibc.shutdown(descriptor, Int32(reading ? SHUT_RDWR : SHUT_WR))
         #else
-        _ = Darwin.shutdown(descriptor, reading ? SHUT_RDWR : SHUT_WR)
+            _ = Darwin.shutdown(descriptor, reading ? SHUT_RDWR : SHUT_WR)
         #endif
     }
 
     /// Closes a descriptor.
     static func close(_ descriptor: Int32) {
         #if canImport(Glibc)
-        _ = Glibc.close(descriptor)
+            _ = Glibc.close(descriptor)
         #else
-        _ = Darwin.close(descriptor)
+            _ = Darwin.close(descriptor)
         #endif
     }
 
@@ -212,10 +212,10 @@ enum POSIXSocket {
     static func unacknowledgedByteCount(_ descriptor: Int32) -> Int? {
         var count: Int32 = 0
         #if canImport(Glibc)
-        guard ioctl(descriptor, UInt(TIOCOUTQ), &count) == 0 else { return nil }
+            guard ioctl(descriptor, UInt(TIOCOUTQ), &count) == 0 else { return nil }
         #else
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(descriptor, SOL_SOCKET, SO_NWRITE, &count, &length) == 0 else { return nil }
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(descriptor, SOL_SOCKET, SO_NWRITE, &count, &length) == 0 else { return nil }
         #endif
         return Int(count)
     }
@@ -227,9 +227,9 @@ enum POSIXSocket {
         while true {
             let result = entries.withUnsafeMutableBufferPointer { buffer in
                 #if canImport(Glibc)
-                Glibc.poll(buffer.baseAddress, nfds_t(buffer.count), timeout)
+                    Glibc.poll(buffer.baseAddress, nfds_t(buffer.count), timeout)
                 #else
-                Darwin.poll(buffer.baseAddress, nfds_t(buffer.count), timeout)
+                    Darwin.poll(buffer.baseAddress, nfds_t(buffer.count), timeout)
                 #endif
             }
             if result < 0 && errno == EINTR { continue }

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The engine behind a ``TestServer``: the listening socket, the accept thread, the
@@ -162,7 +162,8 @@ final class ServerCore: @unchecked Sendable {  // mutable state is only touched 
                     immediate.continuation.resume(returning: immediate.value)
                     return
                 }
-                let nanoseconds = timeout.components.seconds * 1_000_000_000
+                let nanoseconds =
+                    timeout.components.seconds * 1_000_000_000
                     + timeout.components.attoseconds / 1_000_000_000
                 let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds))
                 DispatchQueue.global().asyncAfter(deadline: deadline) { [weak self] in

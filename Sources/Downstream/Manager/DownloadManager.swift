@@ -69,7 +69,8 @@ public actor DownloadManager {
             }
             // Another URL to the same file: both would write the same partial file.
             requestError = .invalidRequest(
-                "\(location.partialURL.path) is in use by the download of \(existing.request.url?.absoluteString ?? "?")")
+                "\(location.partialURL.path) is in use by the download of \(existing.request.url?.absoluteString ?? "?")"
+            )
         }
 
         let download = Download(

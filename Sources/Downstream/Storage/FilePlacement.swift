@@ -53,7 +53,8 @@ enum FilePlacement {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw .fileSystem(path: directory.path, reason: "cannot create the directory: \(error.localizedDescription)")
+            throw .fileSystem(
+                path: directory.path, reason: "cannot create the directory: \(error.localizedDescription)")
         }
     }
 

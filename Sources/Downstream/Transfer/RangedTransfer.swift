@@ -109,7 +109,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             if length == 0 {
                 // An empty file: there is no range to ask for, and nothing to write.
                 do {
-                    try PartialFile(url: setup.location.partialURL, keepingFirst: 0, bufferCapacity: 0, throttle: nil).close()
+                    try PartialFile(url: setup.location.partialURL, keepingFirst: 0, bufferCapacity: 0, throttle: nil)
+                        .close()
                 } catch {
                     return reject(.failed(error))
                 }
@@ -127,7 +128,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         var count = data.count
         if let end = sink.body?.end, file.length + Int64(count) > end {
             count = Int(end - file.length)
-            sink.decidedEnd = .failed(.unexpectedResponse("the body goes on past byte \(end - 1), where it was announced to end"))
+            sink.decidedEnd = .failed(
+                .unexpectedResponse("the body goes on past byte \(end - 1), where it was announced to end"))
         }
         let failure = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> DownloadError? in
             do throws(DownloadError) {
@@ -227,7 +229,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             return .failed(.unexpectedResponse("the request ended without a response"))
         }
         if let end = body.end, file.length < end {
-            return .failed(.unexpectedResponse("the body ended after \(file.length - body.start) of \(end - body.start) bytes"))
+            return .failed(
+                .unexpectedResponse("the body ended after \(file.length - body.start) of \(end - body.start) bytes"))
         }
         let progressed = file.length > body.start
         if let total = body.totalLength {

@@ -138,7 +138,8 @@ enum ResponseDecision: Equatable, Sendable {
             guard plan.offset > 0 else {
                 return .fail(.unexpectedResponse("416 to a request from the first byte"))
             }
-            let reason = "416: the server's file has \(total.map(String.init) ?? "an unknown number of") bytes, the partial \(plan.offset)"
+            let reason =
+                "416: the server's file has \(total.map(String.init) ?? "an unknown number of") bytes, the partial \(plan.offset)"
             if let total, let expected = plan.expectedLength, total != expected, plan.onServerFileChange == .fail {
                 return .fail(.serverFileChanged(reason))
             }

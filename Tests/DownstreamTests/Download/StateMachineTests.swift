@@ -94,7 +94,10 @@ import Testing
         for attempt in 1...Machine.automaticAttemptLimit {
             #expect(machine.attemptEnded(attempt, .restart(reason: "odd")) == .startAttempt(attempt + 1, .restart))
         }
-        guard case .becomeFailed(let error) = machine.attemptEnded(Machine.automaticAttemptLimit + 1, .restart(reason: "odd")) else {
+        guard
+            case .becomeFailed(let error) = machine.attemptEnded(
+                Machine.automaticAttemptLimit + 1, .restart(reason: "odd"))
+        else {
             Issue.record("expected the download to give up")
             return
         }
@@ -105,7 +108,9 @@ import Testing
         var machine = Machine()
         _ = machine.start()
         for attempt in 1...50 {
-            #expect(machine.attemptEnded(attempt, .incomplete(progressed: true)) == .startAttempt(attempt + 1, .continuation))
+            #expect(
+                machine.attemptEnded(attempt, .incomplete(progressed: true))
+                    == .startAttempt(attempt + 1, .continuation))
         }
         #expect(machine.attemptEnded(51, .finished) == .finalize)
     }
@@ -114,9 +119,13 @@ import Testing
         var machine = Machine()
         _ = machine.start()
         for attempt in 1...Machine.automaticAttemptLimit {
-            #expect(machine.attemptEnded(attempt, .incomplete(progressed: false)) == .startAttempt(attempt + 1, .continuation))
+            #expect(
+                machine.attemptEnded(attempt, .incomplete(progressed: false))
+                    == .startAttempt(attempt + 1, .continuation))
         }
-        guard case .becomeFailed = machine.attemptEnded(Machine.automaticAttemptLimit + 1, .incomplete(progressed: false)) else {
+        guard
+            case .becomeFailed = machine.attemptEnded(Machine.automaticAttemptLimit + 1, .incomplete(progressed: false))
+        else {
             Issue.record("expected the download to give up")
             return
         }

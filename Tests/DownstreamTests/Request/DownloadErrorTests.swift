@@ -33,7 +33,10 @@ import Testing
         (DownloadError.httpStatus(404), ["404", "URL"]),
         (DownloadError.httpStatus(503), ["503", "resume"]),
         (DownloadError.network(.networkConnectionLost, reason: "reset by peer"), ["-1005", "reset by peer", "resume"]),
-        (DownloadError.fileSystem(path: "/data/x.partial", reason: "No space left"), ["/data/x.partial", "No space left"]),
+        (
+            DownloadError.fileSystem(path: "/data/x.partial", reason: "No space left"),
+            ["/data/x.partial", "No space left"]
+        ),
         (DownloadError.destinationExists(path: "/d/a.zip"), ["/d/a.zip", "conflict policy"]),
         (DownloadError.serverFileChanged("ETag changed"), ["ETag changed", "beginning"]),
         (DownloadError.unexpectedResponse("206 starts at byte 5"), ["206 starts at byte 5"]),

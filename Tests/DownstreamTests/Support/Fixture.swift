@@ -82,7 +82,9 @@ extension Body {
     /// Expects the file at `url` to hold exactly this body.
     func expectMatches(_ url: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let mismatch = try firstMismatch(inFileAt: url)
-        #expect(mismatch == nil, "the file differs from the served body at byte \(mismatch ?? -1)", sourceLocation: sourceLocation)
+        #expect(
+            mismatch == nil, "the file differs from the served body at byte \(mismatch ?? -1)",
+            sourceLocation: sourceLocation)
     }
 }
 

@@ -95,18 +95,19 @@ struct TestServerResponseTests {
 
     // MARK: Ranges
 
-    @Test(arguments: [
-        ("bytes=10-", 206, 10..<1000),
-        ("bytes=10-19", 206, 10..<20),
-        ("bytes=990-5000", 206, 990..<1000),
-        ("bytes=-5", 206, 995..<1000),
-        ("bytes=-5000", 206, 0..<1000),
-        ("bytes=0-0", 206, 0..<1),
-        ("bytes=5-1", 200, 0..<1000),
-        ("bytes=0-1,5-6", 200, 0..<1000),
-        ("items=0-1", 200, 0..<1000),
-        ("bytes=abc", 200, 0..<1000),
-    ] as [(String, Int, Range<Int64>)])
+    @Test(
+        arguments: [
+            ("bytes=10-", 206, 10..<1000),
+            ("bytes=10-19", 206, 10..<20),
+            ("bytes=990-5000", 206, 990..<1000),
+            ("bytes=-5", 206, 995..<1000),
+            ("bytes=-5000", 206, 0..<1000),
+            ("bytes=0-0", 206, 0..<1),
+            ("bytes=5-1", 200, 0..<1000),
+            ("bytes=0-1,5-6", 200, 0..<1000),
+            ("items=0-1", 200, 0..<1000),
+            ("bytes=abc", 200, 0..<1000),
+        ] as [(String, Int, Range<Int64>)])
     func rangeRequests(header: String, status: Int, expected: Range<Int64>) throws {
         let body = Body.pattern(count: 1000, seed: 3)
         let server = try ServerProbe.server(serving: Route(body: body))

@@ -171,7 +171,10 @@ struct RangedEngineTests {
             let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
             #expect(error == .httpStatus(404))
             #expect(await download.allEvents() == [.queued, .running, .failed(.httpStatus(404))])
-            #expect(fixture.listing().allSatisfy { !$0.hasPrefix("missing") || $0.hasSuffix(".resume") || $0.hasSuffix(".partial") })
+            #expect(
+                fixture.listing().allSatisfy {
+                    !$0.hasPrefix("missing") || $0.hasSuffix(".resume") || $0.hasSuffix(".partial")
+                })
             #expect(!fixture.listing().contains("missing"))
         }
     }

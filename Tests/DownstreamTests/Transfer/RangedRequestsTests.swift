@@ -16,9 +16,10 @@ struct RangedRequestsTests {
             try body.expectMatches(try await download.fileURL)
 
             let requests = fixture.server.requests("/large")
-            #expect(requests.map { $0.header("Range") } == [
-                "bytes=0-999999", "bytes=1000000-1999999", "bytes=2000000-2999999", "bytes=3000000-",
-            ])
+            #expect(
+                requests.map { $0.header("Range") } == [
+                    "bytes=0-999999", "bytes=1000000-1999999", "bytes=2000000-2999999", "bytes=3000000-",
+                ])
             #expect(requests.map(\.status) == [206, 206, 206, 206])
             #expect(requests.dropFirst().allSatisfy { $0.header("If-Range") == "\"\(StableHash.hex("/large"))\"" })
             // One request on one connection after the other.
@@ -37,9 +38,10 @@ struct RangedRequestsTests {
             await download.pause()
             await download.resume()
             try body.expectMatches(try await download.fileURL)
-            #expect(fixture.server.requests("/paused").map { $0.header("Range") } == [
-                "bytes=0-999999", "bytes=1000000-1999999", "bytes=1300000-2299999", "bytes=2300000-",
-            ])
+            #expect(
+                fixture.server.requests("/paused").map { $0.header("Range") } == [
+                    "bytes=0-999999", "bytes=1000000-1999999", "bytes=1300000-2299999", "bytes=2300000-",
+                ])
         }
     }
 
@@ -56,7 +58,8 @@ struct RangedRequestsTests {
         try await withFixture({ $0.network.maximumBytesPerRequest = nil }) { fixture in
             let body = Body.pattern(count: 2_500_000, seed: 83)
             let url = fixture.serve("/one", body)
-            try body.expectMatches(try await fixture.manager.downloadFile(from: url, to: .file(fixture.file("one.bin"))))
+            try body.expectMatches(
+                try await fixture.manager.downloadFile(from: url, to: .file(fixture.file("one.bin"))))
             let requests = fixture.server.requests("/one")
             #expect(requests.map(\.status) == [200])
             #expect(requests.first?.header("Range") == nil)

@@ -42,12 +42,14 @@ import Testing
 
     @Test func anEmptyFileAnswersAFirstRangeWith416() {
         let head = ResponseHead(status: 416, contentRange: "bytes */0")
-        #expect(ResponseDecision.decide(head, for: plan(offset: 0, end: 100, expected: nil)) == .alreadyComplete(length: 0))
+        #expect(
+            ResponseDecision.decide(head, for: plan(offset: 0, end: 100, expected: nil)) == .alreadyComplete(length: 0))
     }
 
     @Test func aFirstRangeOfANonEmptyFileIsSatisfiable() {
         let head = ResponseHead(status: 416, contentRange: "bytes */50")
-        guard case .fail(let error) = ResponseDecision.decide(head, for: plan(offset: 0, end: 100, expected: nil)) else {
+        guard case .fail(let error) = ResponseDecision.decide(head, for: plan(offset: 0, end: 100, expected: nil))
+        else {
             Issue.record("expected a failure")
             return
         }
@@ -122,7 +124,8 @@ import Testing
 
     @Test func failsOnAPartialContentResponseFromAnotherByteToAFirstRequest() {
         let head = ResponseHead(status: 206, contentRange: "bytes 10-99/100")
-        guard case .fail(let error) = ResponseDecision.decide(head, for: plan(offset: 0, end: 100, expected: nil)) else {
+        guard case .fail(let error) = ResponseDecision.decide(head, for: plan(offset: 0, end: 100, expected: nil))
+        else {
             Issue.record("expected a failure")
             return
         }
