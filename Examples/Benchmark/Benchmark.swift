@@ -82,7 +82,7 @@ struct Benchmark {
 
     private func measure(_ engine: String, url: URL, destination: URL, rate: Int) async throws -> Sample {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.executableURL = Bundle.main.executableURL
         process.arguments = [
             ChildRun.command, "--engine", engine, "--url", url.absoluteString, "--destination", destination.path,
             "--disk-bytes-per-second", String(rate),

@@ -219,7 +219,9 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
 
     private func endOfRequest(_ error: (any Error)?) -> Download.StateMachine.AttemptEnd {
         if let error {
-            let code = (error as? URLError)?.code ?? URLError.Code(rawValue: (error as NSError).code) ?? .unknown
+            // The initialiser is failable on Linux only; an optional-typed constant suits both.
+            let bridged: URLError.Code? = URLError.Code(rawValue: (error as NSError).code)
+            let code = (error as? URLError)?.code ?? bridged ?? .unknown
             if code == .cancelled, control.withLock({ $0.isStopRequested }) {
                 return .cancelled
             }
