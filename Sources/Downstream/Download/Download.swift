@@ -283,11 +283,13 @@ public actor Download {
         }
         if offset == 0 {
             record = ResumeRecord(url: url)
+            // Whatever the partial file holds is not to be continued until a response replaces it.
+            record.isResumable = false
         }
         // A large file comes in bounded ranges, one request after another (see
         // `maximumBytesPerRequest`); the last range is open-ended.
         var end: Int64?
-        if let length = settings.maximumBytesPerRequest, record.isResumable {
+        if let length = settings.maximumBytesPerRequest {
             let candidate = offset + length
             if record.expectedLength.map({ candidate < $0 }) ?? true {
                 end = candidate

@@ -18,7 +18,8 @@ struct ResumeRecord: Codable, Equatable, Sendable {
     var durableLength: Int64 = 0
     /// The file name the server suggested (`Content-Disposition`, else the final URL).
     var suggestedFileName: String?
-    /// False when the server's answer cannot be resumed with a range (a compressed body).
+    /// False when the partial file must not be continued: the server's answer cannot be resumed
+    /// with a range (a compressed body), or a request that starts over was not answered yet.
     var isResumable = true
 
     init(url: URL) {

@@ -80,32 +80,31 @@ struct RangedEngineTests {
         }
     }
 
-    @Test func neverWritesARangeThatStartsElsewhere() async throws {
+    /// A 206 from another offset, or with another total, is not written at all: the partial
+    /// keeps exactly its bytes (seen when the request that starts over fails), and the download
+    /// starts over.
+    @Test(arguments: [Fault.contentRangeStart(100_000), .contentRangeTotal(2_000_000)])
+    func neverWritesARangeThatDoesNotFit(_ misfit: Fault) async throws {
         try await withFixture { fixture in
             let body = Body.pattern(count: 1_000_000, seed: 12)
-            fixture.serve("/o", body) { $0.faults = [.holdAfter(300_000), .contentRangeStart(100_000)] }
+            fixture.serve("/o", body) { $0.faults = [.holdAfter(300_000), misfit, .status(503)] }
             let destination = fixture.file("o.bin")
+            let partial = destination.appendingPathExtension("partial")
             let download = await pausedDownload(fixture, path: "/o", heldBytes: 300_000, destination: destination)
 
             await download.resume()
-            try body.expectMatches(try await download.fileURL)
-            // The misplaced range was refused; the next request asked for the whole file.
-            let requests = fixture.server.requests("/o")
-            #expect(requests.map(\.rangeStart) == [0, 300_000, 0])
-            #expect(requests.map(\.status) == [206, 206, 206])
-        }
-    }
+            let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
+            #expect(error == .httpStatus(503))
+            #expect(try Data(contentsOf: partial) == body.bytes(0..<300_000))
+            #expect(fixture.server.requests("/o")[1].bodyBytesSent > 0)
 
-    @Test func restartsWhenTheTotalLengthChanged() async throws {
-        try await withFixture { fixture in
-            let body = Body.pattern(count: 1_000_000, seed: 13)
-            fixture.serve("/t", body) { $0.faults = [.holdAfter(300_000), .contentRangeTotal(2_000_000)] }
-            let destination = fixture.file("t.bin")
-            let download = await pausedDownload(fixture, path: "/t", heldBytes: 300_000, destination: destination)
-
+            // The bytes of a download that started over are not continued.
             await download.resume()
             try body.expectMatches(try await download.fileURL)
-            #expect(fixture.server.requests("/t").map(\.rangeStart) == [0, 300_000, 0])
+            let requests = fixture.server.requests("/o")
+            #expect(requests.map(\.rangeStart) == [0, 300_000, 0, 0])
+            #expect(requests.map(\.status) == [206, 206, 503, 206])
+            #expect(await download.allEvents().contains(.restarted))
         }
     }
 
