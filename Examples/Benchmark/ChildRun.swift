@@ -42,8 +42,10 @@ enum ChildRun {
     }
 
     static func downloadWithDownstream(_ url: URL, to destination: URL, diskRate: Int) async throws {
-        let manager = DownloadManager(
-            configuration: .init(identifier: "benchmark-\(getpid())") {
+        let manager = try DownloadManager(
+            configuration: .init(identifier: "benchmark") {
+                $0.storage.directory = destination.deletingLastPathComponent().appendingPathComponent(
+                    ".store-\(getpid())")
                 $0.storage.simulatedDiskBytesPerSecond = diskRate > 0 ? diskRate : nil
             })
         _ = try await manager.downloadFile(from: url, to: .file(destination, ifExists: .replace))

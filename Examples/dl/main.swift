@@ -20,7 +20,13 @@ guard let address = arguments.first, let url = URL(string: address), url.scheme 
 let directory = URL(
     fileURLWithPath: arguments.count > 1 ? arguments[1] : FileManager.default.currentDirectoryPath, isDirectory: true)
 
-let manager = DownloadManager(configuration: .init(identifier: "dl") { $0.progress.interval = .milliseconds(250) })
+let manager: DownloadManager
+do {
+    manager = try DownloadManager(configuration: .init(identifier: "dl") { $0.progress.interval = .milliseconds(250) })
+} catch {
+    print("cannot start: \(error)")
+    exit(1)
+}
 let work = Task { try await manager.downloadFile(from: url, to: .directory(directory)) }
 
 // Ctrl-C cancels the download but keeps what it received, for the next run.

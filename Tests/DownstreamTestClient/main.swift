@@ -29,11 +29,12 @@ func peakResidentKiB() -> Int {
     return -1
 }
 
-let manager = DownloadManager(
-    configuration: .init(identifier: "test-client-\(getpid())") {
-        $0.storage.simulatedDiskBytesPerSecond = diskRate
-    })
 do {
+    let manager = try DownloadManager(
+        configuration: .init(identifier: "test-client") {
+            $0.storage.directory = destination.deletingLastPathComponent().appendingPathComponent(".store")
+            $0.storage.simulatedDiskBytesPerSecond = diskRate
+        })
     let file = try await manager.downloadFile(from: url, to: .file(destination, ifExists: .replace))
     let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? -1
     print("ok peak-kib=\(peakResidentKiB()) bytes=\(size)")

@@ -68,9 +68,15 @@ extension Download {
         /// continuations that received nothing) before it gives up.
         static let automaticAttemptLimit = 5
 
-        private(set) var state: State = .queued
+        private(set) var state: State
         private var lastAttempt = 0
         private var automaticAttempts = 0
+
+        /// A machine in `state`: `.queued` for a new download, `.paused` for one restored from the
+        /// store.
+        init(state: State = .queued) {
+            self.state = state
+        }
 
         /// The state users see.
         var publicState: DownloadState {

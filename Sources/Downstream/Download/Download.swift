@@ -34,6 +34,15 @@ public actor Download {
             rawValue = UUID()
         }
 
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(UUID.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+
         public var description: String { rawValue.uuidString }
     }
 
@@ -42,6 +51,7 @@ public actor Download {
         var progressInterval: Duration
         var maximumBytesPerRequest: Int64?
         var writeBufferCapacity: Int
+        var checkpoints: DownloadManager.Configuration.Checkpoints
         var diskThrottle: DiskThrottle?
     }
 
@@ -51,40 +61,45 @@ public actor Download {
     public nonisolated let request: DownloadRequest
 
     nonisolated let location: PartialLocation
-    private let session: TransferSession
-    private let settings: Settings
-    private let requestError: DownloadError?
-    private let progressReporter: ProgressReporter
-    private let eventBroadcast = Broadcast<DownloadEvent>(replayLimit: 64)
-    private let result = ResultWaiters<URL>()
-    private let stateSnapshot = Locked(DownloadState.queued)
+    let session: TransferSession
+    let settings: Settings
+    /// The download's record in the store; nil for a request that cannot be downloaded.
+    nonisolated let recordFile: DownloadRecordFile?
+    let requestError: DownloadError?
+    let progressReporter: ProgressReporter
+    let eventBroadcast = Broadcast<DownloadEvent>(replayLimit: 64)
+    let result = ResultWaiters<URL>()
+    let stateSnapshot: Locked<DownloadState>
 
-    private var machine = StateMachine()
-    private var record: ResumeRecord?
-    private var transfer: RangedTransfer?
-    private var settleWaiters: [CheckedContinuation<Void, Never>] = []
+    var machine: StateMachine
+    var transfer: RangedTransfer?
+    var settleWaiters: [CheckedContinuation<Void, Never>] = []
 
+    /// - Parameter startsPaused: whether the download starts paused (restored from the store at
+    ///   launch, or asked for so) instead of queued.
     init(
-        request: DownloadRequest, location: PartialLocation, session: TransferSession, settings: Settings,
-        requestError: DownloadError?
+        id: ID, request: DownloadRequest, location: PartialLocation, session: TransferSession, settings: Settings,
+        recordFile: DownloadRecordFile?, requestError: DownloadError?, startsPaused: Bool = false
     ) {
-        self.id = ID()
+        self.id = id
         self.request = request
         self.location = location
         self.session = session
         self.settings = settings
+        self.recordFile = recordFile
         self.requestError = requestError
+        machine = StateMachine(state: startsPaused ? .paused : .queued)
+        stateSnapshot = Locked(machine.publicState)
 
         var initialBytes: Int64 = 0
-        var expectedBytes: Int64?
-        if let url = request.url, let stored = ResumeRecord.load(from: location.recordURL), stored.url == url {
-            record = stored
+        let resume = recordFile?.record.resume
+        if let resume, resume.isResumable {
+            // The partial file's real length wins over the record's: bytes are only appended.
             initialBytes = POSIXFile.length(of: location.partialURL) ?? 0
-            expectedBytes = stored.expectedLength
         }
         progressReporter = ProgressReporter(
-            interval: settings.progressInterval, bytesReceived: initialBytes, expectedBytes: expectedBytes)
-        eventBroadcast.publish(.queued)
+            interval: settings.progressInterval, bytesReceived: initialBytes, expectedBytes: resume?.expectedLength)
+        eventBroadcast.publish(startsPaused ? .paused : .queued)
     }
 
     // MARK: - Observing
@@ -174,7 +189,7 @@ public actor Download {
 
     // MARK: - Performing actions
 
-    private func handle(_ action: StateMachine.Action) {
+    func handle(_ action: StateMachine.Action) {
         // The snapshot changes before the action's effects, so that a waiter woken by them
         // already reads the new state.
         stateSnapshot.withLock { $0 = machine.publicState }
@@ -186,7 +201,7 @@ public actor Download {
         }
     }
 
-    private func perform(_ action: StateMachine.Action) {
+    func perform(_ action: StateMachine.Action) {
         switch action {
         case .none:
             break
@@ -197,13 +212,20 @@ public actor Download {
         case .finalize:
             finalize()
         case .becomePaused:
+            saveIntent(.paused)
             progressReporter.stop(finishing: false)
             eventBroadcast.publish(.paused)
         case .becomeFailed(let error):
+            saveIntent(.failed)
             end(with: .failure(error), event: .failed(error))
         case .becomeCancelled(let keepingPartialData):
-            if !keepingPartialData {
-                location.removeFiles()
+            if keepingPartialData {
+                saveIntent(.kept)
+            } else {
+                // Marked first, so that a process killed in between finishes the job at launch.
+                saveIntent(.cancelled)
+                POSIXFile.remove(location.partialURL)
+                recordFile?.remove()
             }
             end(with: .failure(.cancelled), event: .cancelled)
         case .becomeCompleted(let url):
@@ -211,7 +233,7 @@ public actor Download {
         }
     }
 
-    private func end(with outcome: Result<URL, DownloadError>, event: DownloadEvent) {
+    func end(with outcome: Result<URL, DownloadError>, event: DownloadEvent) {
         transfer = nil
         // A failed download that is then cancelled ends a second time: reopen so that its last
         // event and progress are the cancellation's.
@@ -222,106 +244,14 @@ public actor Download {
         result.resolve(outcome)
     }
 
-    private func reopenForNewRun() {
+    func reopenForNewRun() {
         result.reset()
         progressReporter.reopen()
         eventBroadcast.reopen()
     }
 
-    private func waitUntilSettled() async {
+    func waitUntilSettled() async {
         guard !machine.isSettled else { return }
         await withCheckedContinuation { settleWaiters.append($0) }
-    }
-
-    private func attemptEnded(_ attempt: Int, _ outcome: RangedTransfer.Result) {
-        record = outcome.record
-        if transfer?.setup.attempt == attempt {
-            transfer = nil
-        }
-        handle(machine.attemptEnded(attempt, outcome.end))
-    }
-
-    private func startAttempt(_ attempt: Int, _ kind: StateMachine.AttemptKind) {
-        switch kind {
-        case .run: eventBroadcast.publish(.running)
-        case .restart: eventBroadcast.publish(.restarted)
-        case .continuation: break
-        }
-        let setup: RangedTransfer.Setup
-        let urlRequest: URLRequest
-        do {
-            (setup, urlRequest) = try prepareAttempt(attempt, kind)
-        } catch {
-            handle(machine.attemptEnded(attempt, .failed(error)))
-            return
-        }
-        let transfer = RangedTransfer(
-            setup, session: session, progress: progressReporter,
-            publish: { [eventBroadcast] in eventBroadcast.publish($0) },
-            onEnd: { [weak self] outcome in
-                Task { await self?.attemptEnded(attempt, outcome) }
-            })
-        self.transfer = transfer
-        session.start(urlRequest, handler: transfer)
-    }
-
-    /// Decides where the request starts (the partial file's real length, if its record says
-    /// it belongs to this URL) and where it ends, and builds it.
-    private func prepareAttempt(
-        _ attempt: Int, _ kind: StateMachine.AttemptKind
-    ) throws(DownloadError) -> (RangedTransfer.Setup, URLRequest) {
-        if let requestError { throw requestError }
-        guard let url = request.url else { throw .invalidRequest("the request has no URL") }
-        try FilePlacement.prepare(request.destination)
-        try FilePlacement.createDirectory(location.partialURL.deletingLastPathComponent())
-
-        var record = self.record ?? ResumeRecord(url: url)
-        var offset: Int64 = 0
-        if kind != .restart, record.url == url, record.isResumable {
-            offset = POSIXFile.length(of: location.partialURL) ?? 0
-            if let expected = record.expectedLength, offset > expected { offset = 0 }
-        }
-        if offset == 0 {
-            record = ResumeRecord(url: url)
-            // Whatever the partial file holds is not to be continued until a response replaces it.
-            record.isResumable = false
-        }
-        // A large file comes in bounded ranges, one request after another (see
-        // `maximumBytesPerRequest`); the last range is open-ended.
-        var end: Int64?
-        if let length = settings.maximumBytesPerRequest {
-            let candidate = offset + length
-            if record.expectedLength.map({ candidate < $0 }) ?? true {
-                end = candidate
-            }
-        }
-        let plan = AttemptPlan(
-            offset: offset, end: end, validator: record.validator, expectedLength: record.expectedLength,
-            onServerFileChange: request.onServerFileChange)
-
-        var urlRequest = request.urlRequest
-        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
-        urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")
-        if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            // Byte offsets must be the file's own: ask for the body as it is stored.
-            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        }
-        let setup = RangedTransfer.Setup(
-            attempt: attempt, plan: plan, announcesResume: kind == .run, location: location, record: record,
-            writeBufferCapacity: settings.writeBufferCapacity, diskThrottle: settings.diskThrottle)
-        return (setup, urlRequest)
-    }
-
-    private func finalize() {
-        let name = record?.suggestedFileName ?? FileName.suggested(contentDisposition: nil, url: request.url)
-        do {
-            let url = try FilePlacement.place(location.partialURL, at: request.destination, suggestedName: name)
-            POSIXFile.remove(location.recordURL)
-            record = nil
-            handle(machine.finalized(.success(url)))
-        } catch {
-            handle(machine.finalized(.failure(error)))
-        }
     }
 }

@@ -20,8 +20,10 @@ extension DownloadManager {
         public var identifier: String
         /// Network settings.
         public var network = Network()
-        /// Where partial files go.
+        /// Where records and partial files go, and how often progress is saved.
         public var storage = Storage()
+        /// What happens to stored downloads when the manager starts.
+        public var restoration = Restoration()
         /// How often progress is reported.
         public var progress = ProgressReporting()
 
@@ -67,11 +69,17 @@ extension DownloadManager.Configuration {
         public init() {}
     }
 
-    /// Where partial files go.
+    /// Where records and partial files go, and how often progress is saved.
     public struct Storage: Sendable {
-        /// A directory for the partial files and their resume records. When nil (the default),
-        /// a partial file lives beside its destination.
+        /// The directory of the manager's store: one record per download, which is how
+        /// downloads survive a relaunch. When nil (the default), `Downstream/<identifier>` in the
+        /// application-support directory (on Linux, `$XDG_DATA_HOME` or `~/.local/share`).
+        public var directory: URL?
+        /// A directory for the partial files. When nil (the default), a partial file lives beside
+        /// its destination, as `<name>.partial`.
         public var partialsDirectory: URL?
+        /// How often a running download saves how far it got.
+        public var checkpoints = Checkpoints()
         /// Slows every write to the partial file down to this rate, as a slow disk would. For
         /// tests and benchmarks of memory under backpressure.
         @_spi(Testing) public var simulatedDiskBytesPerSecond: Int?
@@ -79,6 +87,31 @@ extension DownloadManager.Configuration {
         var writeBufferCapacity = 256 * 1024
 
         /// Default storage settings.
+        public init() {}
+    }
+
+    /// How often a running download saves how far it got: its buffered bytes go to the partial
+    /// file and its record is rewritten, after `bytes` bytes or `interval`, whichever comes
+    /// first, and whenever it pauses or stops. A process killed at any instant loses at most that
+    /// much, which a relaunch asks the server for again.
+    public struct Checkpoints: Sendable {
+        /// Default: 8 MiB.
+        public var bytes: Int64 = 8 << 20
+        /// Default: 2 seconds.
+        public var interval: Duration = .seconds(2)
+
+        /// Default checkpoints.
+        public init() {}
+    }
+
+    /// What happens to stored downloads when the manager starts.
+    public struct Restoration: Sendable {
+        /// Whether downloads that were running when the process ended resume at once. By default
+        /// every restored download is paused until you resume it; downloads the user paused stay
+        /// paused either way.
+        public var resumesInterruptedDownloads = false
+
+        /// Default restoration.
         public init() {}
     }
 
@@ -98,8 +131,28 @@ extension DownloadManager.Configuration {
         Download.Settings(
             progressInterval: progress.interval,
             maximumBytesPerRequest: network.maximumBytesPerRequest.flatMap { $0 > 0 ? $0 : nil },
-            writeBufferCapacity: storage.writeBufferCapacity,
+            writeBufferCapacity: storage.writeBufferCapacity, checkpoints: storage.checkpoints,
             diskThrottle: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) })
+    }
+
+    /// The store directory: the configured one, else `Downstream/<identifier>` in the
+    /// application-support directory.
+    var storeDirectory: URL {
+        if let directory = storage.directory { return directory }
+        let base: URL
+        #if os(Linux)
+            let environment = ProcessInfo.processInfo.environment
+            if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+                base = URL(fileURLWithPath: data, isDirectory: true)
+            } else {
+                base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+            }
+        #else
+            base =
+                FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+                ?? FileManager.default.temporaryDirectory
+        #endif
+        return base.appendingPathComponent("Downstream").appendingPathComponent(FileName.sanitize(identifier))
     }
 
     func makeURLSessionConfiguration() -> URLSessionConfiguration {

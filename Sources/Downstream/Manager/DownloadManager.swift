@@ -6,31 +6,69 @@ import Foundation
 
 /// Starts downloads and holds them: the entry point of Downstream.
 ///
-/// A manager owns one URLSession and its delegate; each download it starts is a ``Download``
-/// actor with its own progress and events.
+/// A manager owns one URL session and its delegate, and a store on disk with one record per
+/// download; each download it starts is a ``Download`` actor with its own progress and events.
+/// A manager made with the identifier of an earlier one (after a relaunch, a crash or a kill)
+/// finds that one's unfinished downloads again.
 ///
 /// ```swift
-/// let manager = DownloadManager(configuration: .init(identifier: "com.example.app"))
+/// let manager = try DownloadManager(configuration: .init(identifier: "com.example.app"))
 /// let download = await manager.download(from: url, to: .directory(downloads))
 /// let file = try await download.fileURL
 /// ```
 public actor DownloadManager {
     /// The configuration the manager was made with.
     public nonisolated let configuration: Configuration
+    /// Stored records that could not be restored when the manager started; each was renamed
+    /// aside in the store, and the other downloads were restored without it.
+    public nonisolated let restorationIssues: [RestorationIssue]
 
-    private let session: TransferSession
-    private let settings: Download.Settings
+    let session: TransferSession
+    let settings: Download.Settings
+    let store: DownloadStore
     private var ordered: [Download] = []
     private var byID: [Download.ID: Download] = [:]
     private var byLocation: [PartialLocation: Download] = [:]
+    /// Records of downloads cancelled with their data kept, found at launch: a new download of
+    /// the same URL to the same place continues from their bytes.
+    private var kept: [PartialLocation: StoredDownload] = [:]
 
-    /// Creates a manager and its URL session.
-    public init(configuration: Configuration) {
+    /// Creates a manager, its URL session and its store, and restores the downloads of an
+    /// earlier manager with the same identifier.
+    ///
+    /// Restored downloads are paused, unless
+    /// ``Configuration/Restoration/resumesInterruptedDownloads`` is set; their progress is what
+    /// their partial files hold.
+    ///
+    /// - Throws: ``DownloadError/Kind/managerUnavailable`` if another manager with this
+    ///   identifier exists in this process, another process uses the store, or the store's
+    ///   directory cannot be created.
+    public init(configuration: Configuration) throws(DownloadError) {
         self.configuration = configuration
         settings = configuration.makeDownloadSettings()
+        do {
+            store = try DownloadStore(identifier: configuration.identifier, directory: configuration.storeDirectory)
+        } catch  where error.kind == .fileSystem {
+            throw .managerUnavailable("its store cannot be created: \(error.reason)")
+        }
         session = TransferSession(
             identifier: configuration.identifier, configuration: configuration.makeURLSessionConfiguration(),
             pendingCallbackLimit: configuration.pendingCallbackLimit)
+
+        let restoration = Restoration(store: store, session: session, settings: settings)
+        restorationIssues = restoration.issues
+        kept = restoration.kept
+        for download in restoration.downloads {
+            ordered.append(download)
+            byID[download.id] = download
+            byLocation[download.location] = download
+        }
+        if configuration.restoration.resumesInterruptedDownloads {
+            let interrupted = restoration.interrupted
+            Task {
+                for download in interrupted { await download.resume() }
+            }
+        }
     }
 
     // MARK: - Starting downloads
@@ -38,12 +76,11 @@ public actor DownloadManager {
     /// Downloads `url` (a `GET`) to `destination`.
     ///
     /// If this manager already has an unfinished download of the same URL to the same
-    /// destination, that download is returned (and resumed if it was paused or failed); an
-    /// unfinished download of another URL to the same file makes this one fail with
-    /// ``DownloadError/Kind/invalidRequest``. If a
-    /// partial file of an earlier download of the same URL to the same destination is on disk
-    /// (cancelled with ``Download/cancel(keepingPartialData:)``, interrupted, or left by another
-    /// run of the app), the new download continues from it.
+    /// destination (started in this process or restored from the store), that download is
+    /// returned, and resumed if it was paused or failed; an unfinished download of another URL to
+    /// the same file makes this one fail with ``DownloadError/Kind/invalidRequest``. If an earlier
+    /// download of the same URL to the same destination was cancelled with its data kept, the new
+    /// download continues from that data.
     @discardableResult
     public func download(from url: URL, to destination: Destination) async -> Download {
         await download(DownloadRequest(url: url, to: destination))
@@ -53,8 +90,11 @@ public actor DownloadManager {
     ///
     /// A request that cannot be downloaded (not HTTP or HTTPS, not `GET`) gives a download that
     /// fails with ``DownloadError/Kind/invalidRequest``.
+    ///
+    /// - Parameter startsPaused: whether the download waits, paused, for
+    ///   ``Download/resume()`` instead of starting. It is stored either way.
     @discardableResult
-    public func download(_ request: DownloadRequest) async -> Download {
+    public func download(_ request: DownloadRequest, startsPaused: Bool = false) async -> Download {
         var requestError = Self.validate(request)
         let location = PartialLocation(
             url: request.url ?? URL(fileURLWithPath: "/invalid"), destination: request.destination,
@@ -64,7 +104,7 @@ public actor DownloadManager {
             existing.state != .cancelled
         {
             if existing.request.url == request.url {
-                await existing.resume()
+                if !startsPaused { await existing.resume() }
                 return existing
             }
             // Another URL to the same file: both would write the same partial file.
@@ -73,15 +113,27 @@ public actor DownloadManager {
             )
         }
 
+        let id = Download.ID()
+        var recordFile: DownloadRecordFile?
+        if requestError == nil, let url = request.url {
+            do {
+                recordFile = try makeRecord(
+                    id: id, request: request, url: url, location: location, startsPaused: startsPaused)
+            } catch {
+                requestError = error
+            }
+        }
         let download = Download(
-            request: request, location: location, session: session, settings: settings,
-            requestError: requestError)
+            id: id, request: request, location: location, session: session, settings: settings,
+            recordFile: recordFile, requestError: requestError, startsPaused: startsPaused)
         ordered.append(download)
         byID[download.id] = download
         if requestError == nil {
             byLocation[location] = download
         }
-        await download.start()
+        if !startsPaused {
+            await download.start()
+        }
         return download
     }
 
@@ -107,7 +159,8 @@ public actor DownloadManager {
 
     // MARK: - Finding downloads
 
-    /// Every download this manager started, oldest first.
+    /// Every download this manager holds, oldest first: those restored from the store, then
+    /// those started since.
     public var downloads: [Download] {
         ordered
     }
@@ -140,6 +193,25 @@ public actor DownloadManager {
                 group.addTask { await body(download) }
             }
         }
+    }
+
+    /// Writes the record of a new download, continuing from the data of a cancelled download of
+    /// the same URL to the same place if one was kept.
+    private func makeRecord(
+        id: Download.ID, request: DownloadRequest, url: URL, location: PartialLocation, startsPaused: Bool
+    ) throws(DownloadError) -> DownloadRecordFile {
+        var record = StoredDownload(id: id, request: request, url: url, location: location)
+        record.intent = startsPaused ? .paused : .active
+        let keptRecord = kept.removeValue(forKey: location) ?? byLocation[location]?.recordFile?.record
+        if let keptRecord, keptRecord.intent == .kept, keptRecord.request.url == url {
+            record.resume = keptRecord.resume
+        }
+        try store.save(record)
+        if let keptRecord, keptRecord.intent == .kept {
+            // Saved first: a process killed in between still has one record for the data.
+            store.remove(keptRecord.id)
+        }
+        return DownloadRecordFile(store: store, record: record)
     }
 
     private static func validate(_ request: DownloadRequest) -> DownloadError? {

@@ -4,7 +4,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Why a download failed, and what you can do about it.
+/// Why a download failed (or a manager could not start), and what you can do about it.
 ///
 /// `DownloadError` is a struct so that new kinds of failure can be added without breaking your
 /// code. Compare its ``kind`` with the static members of ``Kind``, and read the details that
@@ -32,6 +32,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             case fileSystem = "file system error"
             case destinationExists = "destination exists"
             case invalidRequest = "invalid request"
+            case managerUnavailable = "manager unavailable"
         }
 
         fileprivate let code: Code
@@ -56,6 +57,9 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let destinationExists = Kind(code: .destinationExists)
         /// The request cannot be downloaded (for example a URL that is not HTTP or HTTPS).
         public static let invalidRequest = Kind(code: .invalidRequest)
+        /// A ``DownloadManager`` could not start: its identifier or its store is in use, or its
+        /// store cannot be created.
+        public static let managerUnavailable = Kind(code: .managerUnavailable)
 
         public var description: String { code.rawValue }
     }
@@ -93,7 +97,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         case .httpStatus:
             guard let statusCode else { return false }
             return statusCode >= 500 || statusCode == 408 || statusCode == 429
-        case .cancelled, .invalidRequest:
+        case .cancelled, .invalidRequest, .managerUnavailable:
             return false
         }
     }
@@ -126,6 +130,8 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
                 + "The downloaded data is kept: move the existing file away and resume, or choose another conflict policy."
         case .invalidRequest:
             return "The request cannot be downloaded (\(reason)). Fix the request and start a new download."
+        case .managerUnavailable:
+            return "The download manager cannot start: \(reason)."
         }
     }
 }
@@ -167,5 +173,10 @@ extension DownloadError {
     /// The request cannot be downloaded.
     public static func invalidRequest(_ reason: String) -> DownloadError {
         DownloadError(.invalidRequest, reason: reason)
+    }
+
+    /// A download manager cannot start.
+    public static func managerUnavailable(_ reason: String) -> DownloadError {
+        DownloadError(.managerUnavailable, reason: reason)
     }
 }

@@ -7,7 +7,9 @@ import Foundation
 /// What to download and where to put it.
 ///
 /// Carries a `URLRequest`, so the request's headers (authorisation, cookies, user agent) go with
-/// every request the download sends, including the ranged ones that resume it.
+/// every request the download sends, including the ranged ones that resume it. The request is
+/// stored with the download (headers included, in a file only the user can read) so that the
+/// download survives a relaunch.
 ///
 /// ```swift
 /// var urlRequest = URLRequest(url: url)
@@ -21,15 +23,23 @@ public struct DownloadRequest: Sendable {
     public var destination: Destination
     /// What to do when a resumed download finds that the server's file changed.
     public var onServerFileChange: ServerFileChangePolicy
+    /// How urgent the download is.
+    public var priority: Priority
+    /// A small payload of your own (an identifier in your database, a title): kept with the
+    /// download across relaunches and available as `download.request.metadata`.
+    public var metadata: [String: String]
 
     /// A request for `urlRequest`, saved at `destination`.
     public init(
         _ urlRequest: URLRequest, to destination: Destination,
-        onServerFileChange: ServerFileChangePolicy = .restart
+        onServerFileChange: ServerFileChangePolicy = .restart, priority: Priority = .normal,
+        metadata: [String: String] = [:]
     ) {
         self.urlRequest = urlRequest
         self.destination = destination
         self.onServerFileChange = onServerFileChange
+        self.priority = priority
+        self.metadata = metadata
     }
 
     /// A `GET` request for `url`, saved at `destination`.

@@ -43,6 +43,18 @@ enum POSIXFile {
         }
     }
 
+    /// Creates `directory` (and its parents) if needed; a directory it creates is readable by
+    /// its owner only.
+    static func createPrivateDirectory(_ directory: URL) throws(DownloadError) {
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .fileSystem(
+                path: directory.path, reason: "cannot create the directory: \(error.localizedDescription)")
+        }
+    }
+
     static func close(_ descriptor: Int32) {
         _ = closeDescriptor(descriptor)
     }
@@ -92,9 +104,17 @@ enum POSIXFile {
 
 /// Writes whole files atomically: write a temporary file beside the target, then rename it.
 enum AtomicFile {
+    private static let temporarySuffix = ".downstream-tmp"
+
+    /// Whether `name` is a temporary file of ``write(_:to:)``, left behind if the process died
+    /// while writing.
+    static func isTemporary(_ name: String) -> Bool {
+        name.hasPrefix(".") && name.hasSuffix(temporarySuffix)
+    }
+
     static func write(_ data: Data, to url: URL) throws(DownloadError) {
         let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: .min ... .max)).tmp")
+            .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: .min ... .max))\(temporarySuffix)")
         let descriptor = try POSIXFile.openForWriting(temporary, exclusive: true)
         var failure: DownloadError?
         data.withUnsafeBytes { bytes in

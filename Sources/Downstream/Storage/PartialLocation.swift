@@ -1,23 +1,17 @@
 import Foundation
 
-/// Where a download keeps its partial file and the resume record beside it.
+/// Where a download keeps its partial file.
 ///
-/// The location depends only on the request's URL and destination, so a new download of the same
-/// URL to the same place (after a cancel that kept the data, a crash, or a rerun of a command-line
-/// tool) finds the bytes received before:
+/// The location depends only on the request's URL and destination, so that a new download of the
+/// same URL to the same place (after a cancel that kept the data) finds the bytes received before:
 /// - a file destination `movie.mp4`: `movie.mp4.partial` beside it;
 /// - a directory destination (the name is known only from the response): `<url name>.<hash>.partial`
 ///   in that directory;
 /// - with a partials directory configured: `<name>.<hash>.partial` there.
 struct PartialLocation: Hashable, Sendable {
     static let partialExtension = "partial"
-    static let recordExtension = "resume"
 
     let partialURL: URL
-
-    var recordURL: URL {
-        partialURL.appendingPathExtension(Self.recordExtension)
-    }
 
     init(partialURL: URL) {
         self.partialURL = partialURL
@@ -45,11 +39,5 @@ struct PartialLocation: Hashable, Sendable {
             partialURL = destination.directoryURL.appendingPathComponent(
                 "\(shortName).\(key.prefix(8)).\(Self.partialExtension)")
         }
-    }
-
-    /// Removes the partial file and its record.
-    func removeFiles() {
-        POSIXFile.remove(partialURL)
-        POSIXFile.remove(recordURL)
     }
 }

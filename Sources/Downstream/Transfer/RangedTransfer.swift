@@ -15,22 +15,19 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
     // Safe: `sink` is only touched on the session's serial delegate queue (all
     // `SessionTaskHandler` methods); `control` is guarded by its lock; the rest is immutable.
 
-    /// How a request ended.
-    struct Result: Sendable {
-        var end: Download.StateMachine.AttemptEnd
-        /// The record as it was saved at the end of the request.
-        var record: ResumeRecord
-    }
-
     struct Setup: Sendable {
         var attempt: Int
         var plan: AttemptPlan
         /// Whether to publish `resumed(at:)` when the response continues the partial file (not
         /// for each range of a file that comes in several).
         var announcesResume: Bool
-        var location: PartialLocation
+        var partialURL: URL
+        /// What the engine knows of the partial file as the request starts.
         var record: ResumeRecord
+        /// Where that knowledge is saved: on each response, at checkpoints and at the end.
+        var recordFile: DownloadRecordFile
         var writeBufferCapacity: Int
+        var checkpoints: DownloadManager.Configuration.Checkpoints
         var diskThrottle: DiskThrottle?
     }
 
@@ -47,19 +44,23 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         /// Set when this transfer decided how the request ends (a rejected response, a failed
         /// write); later body bytes are dropped.
         var decidedEnd: Download.StateMachine.AttemptEnd?
+        /// When the next checkpoint is due: at this length of the partial file, or at this time.
+        var nextCheckpointLength: Int64 = 0
+        var nextCheckpointTime = ContinuousClock.now
     }
 
     let setup: Setup
     private let session: TransferSession
     private let progress: ProgressReporter
     private let publish: @Sendable (DownloadEvent) -> Void
-    private let onEnd: @Sendable (Result) -> Void
+    private let onEnd: @Sendable (Download.StateMachine.AttemptEnd) -> Void
     private let control = Locked(Control())
     private var sink: Sink
 
     init(
         _ setup: Setup, session: TransferSession, progress: ProgressReporter,
-        publish: @escaping @Sendable (DownloadEvent) -> Void, onEnd: @escaping @Sendable (Result) -> Void
+        publish: @escaping @Sendable (DownloadEvent) -> Void,
+        onEnd: @escaping @Sendable (Download.StateMachine.AttemptEnd) -> Void
     ) {
         self.setup = setup
         self.session = session
@@ -106,10 +107,11 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             accept(body, head: head)
         case .alreadyComplete(let length):
             sink.record.expectedLength = length
+            sink.record.durableLength = length
             if length == 0 {
                 // An empty file: there is no range to ask for, and nothing to write.
                 do {
-                    try PartialFile(url: setup.location.partialURL, keepingFirst: 0, bufferCapacity: 0, throttle: nil)
+                    try PartialFile(url: setup.partialURL, keepingFirst: 0, bufferCapacity: 0, throttle: nil)
                         .close()
                 } catch {
                     return reject(.failed(error))
@@ -143,6 +145,11 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             sink.decidedEnd = .failed(failure)
         }
         progress.add(count)
+        if sink.decidedEnd == nil,
+            file.length >= sink.nextCheckpointLength || ContinuousClock.now >= sink.nextCheckpointTime
+        {
+            checkpoint(file)
+        }
         if sink.decidedEnd != nil {
             stopTask()
         }
@@ -163,13 +170,13 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             }
         }
         do {
-            try sink.record.save(to: setup.location.recordURL)
+            try saveRecord()
         } catch {
             // Without its record the partial cannot be resumed; a complete file needs none.
             if end != .finished { end = .failed(error) }
         }
         sink.file = nil
-        onEnd(Result(end: end, record: sink.record))
+        onEnd(end)
     }
 
     // MARK: - Private
@@ -178,21 +185,20 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         let kept = body.discardsPartial ? 0 : body.start
         do {
             sink.file = try PartialFile(
-                url: setup.location.partialURL, keepingFirst: kept,
+                url: setup.partialURL, keepingFirst: kept,
                 bufferCapacity: setup.writeBufferCapacity, throttle: setup.diskThrottle)
         } catch {
             return reject(.failed(error))
         }
         sink.body = body
-        var record = sink.record
-        record.validator = head.validator
-        record.expectedLength = body.totalLength
-        record.durableLength = kept
-        record.isResumable = body.isResumable
-        record.suggestedFileName = FileName.suggested(contentDisposition: head.contentDisposition, url: head.url)
-        sink.record = record
+        sink.record.validator = head.validator
+        sink.record.expectedLength = body.totalLength
+        sink.record.durableLength = kept
+        sink.record.isResumable = body.isResumable
+        sink.record.suggestedFileName = FileName.suggested(contentDisposition: head.contentDisposition, url: head.url)
+        scheduleCheckpoint(after: kept)
         do {
-            try record.save(to: setup.location.recordURL)
+            try saveRecord()
         } catch {
             return reject(.failed(error))
         }
@@ -202,6 +208,29 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         } else if kept > 0, setup.announcesResume {
             publish(.resumed(at: kept))
         }
+    }
+
+    /// Hands the buffered bytes to the file system and saves how many are there, so that a
+    /// process killed now resumes from them.
+    private func checkpoint(_ file: PartialFile) {
+        do {
+            try file.flush()
+            sink.record.durableLength = file.writtenLength
+            try saveRecord()
+            scheduleCheckpoint(after: file.writtenLength)
+        } catch {
+            reject(.failed(error))
+        }
+    }
+
+    private func scheduleCheckpoint(after length: Int64) {
+        sink.nextCheckpointLength = length + max(setup.checkpoints.bytes, 1)
+        sink.nextCheckpointTime = ContinuousClock.now + setup.checkpoints.interval
+    }
+
+    private func saveRecord() throws(DownloadError) {
+        let record = sink.record
+        try setup.recordFile.update { $0.resume = record }
     }
 
     private func reject(_ end: Download.StateMachine.AttemptEnd) {

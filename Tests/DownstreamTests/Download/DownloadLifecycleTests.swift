@@ -20,8 +20,9 @@ struct DownloadLifecycleTests {
             #expect(await download.allEvents() == [.queued, .running, .completed(destination)])
             #expect(download.currentProgress.bytesReceived == body.count)
             #expect(download.currentProgress.fractionCompleted == 1)
-            // The partial file and its record are gone: only the file is left.
+            // The partial file and the record are gone: only the file is left.
             #expect(fixture.listing(fixture.file("out")) == ["file.bin"])
+            #expect(fixture.storedRecords().isEmpty)
             let requests = fixture.server.requests("/file.bin")
             // One request, for the first range (the file is smaller than a range).
             #expect(requests.count == 1)
@@ -92,7 +93,9 @@ struct DownloadLifecycleTests {
             #expect(download.state == .paused)
             let location = PartialLocation(url: url, destination: .file(destination), partialsDirectory: nil)
             #expect(fileLength(location.partialURL) == 1_000_000)
-            #expect(ResumeRecord.load(from: location.recordURL)?.durableLength == 1_000_000)
+            let record = try #require(fixture.storedRecord(download.id))
+            #expect(record.resume.durableLength == 1_000_000)
+            #expect(record.intent == .paused)
             #expect(!FileManager.default.fileExists(atPath: destination.path))
 
             await download.resume()
@@ -120,6 +123,7 @@ struct DownloadLifecycleTests {
             await download.cancel()
 
             #expect(download.state == .cancelled)
+            #expect(fixture.storedRecords().isEmpty)
             await #expect(throws: DownloadError.cancelled) { try await download.fileURL }
             #expect(fixture.listing().isEmpty)
             // Cancelled is final.
@@ -137,12 +141,17 @@ struct DownloadLifecycleTests {
             await first.waitForBytes(700_000)
 
             await first.cancel(keepingPartialData: true)
-            #expect(fixture.listing() == ["k.bin.partial", "k.bin.partial.resume"])
+            #expect(fixture.listing() == ["k.bin.partial"])
+            #expect(fixture.storedRecord(first.id)?.intent == .kept)
 
             let second = await fixture.manager.download(from: url, to: .file(destination))
             #expect(second.id != first.id)
             #expect(second.currentProgress.bytesReceived == 700_000)
+            // The kept record became the new download's.
+            #expect(fixture.storedRecord(first.id) == nil)
+            #expect(fixture.storedRecord(second.id)?.resume.durableLength == 700_000)
             try body.expectMatches(try await second.fileURL)
+            #expect(fixture.storedRecords().isEmpty)
             #expect(fixture.server.requests("/k.bin").map(\.rangeStart) == [0, 700_000])
         }
     }
@@ -169,7 +178,7 @@ struct DownloadLifecycleTests {
             let body = Body.pattern(count: 3_000_000, seed: 6)
             let url = fixture.serve("/t.bin", body) { $0.faults = [.holdAfter(1_200_000)] }
             let destination = fixture.file("t.bin")
-            let manager = fixture.manager
+            let manager: DownloadManager = fixture.manager
             let task = Task { try await manager.downloadFile(from: url, to: .file(destination)) }
             await fixture.server.waitForRequests(1, path: "/t.bin")
             let download = try #require(await manager.downloads.first)
@@ -178,7 +187,7 @@ struct DownloadLifecycleTests {
             task.cancel()
             await #expect(throws: DownloadError.cancelled) { try await task.value }
             #expect(download.state == .cancelled)
-            #expect(fixture.listing() == ["t.bin.partial", "t.bin.partial.resume"])
+            #expect(fixture.listing() == ["t.bin.partial"])
 
             let file = try await manager.downloadFile(from: url, to: .file(destination))
             try body.expectMatches(file)

@@ -11,9 +11,10 @@ import Testing
 /// the loopback server where it can be.
 @Suite(.timeLimit(.minutes(2)))
 struct CodeSamplesTests {
-    // README.md and Downstream.md: the quick start.
-    func quickStart(url: URL, downloads: URL) async throws -> URL {
-        let manager = DownloadManager(configuration: .init(identifier: "com.example.app.\(UUID().uuidString)"))
+    // README.md and Downstream.md: the quick start (with the test's configuration, which keeps
+    // the store in a temporary directory).
+    func quickStart(url: URL, downloads: URL, configuration: DownloadManager.Configuration) async throws -> URL {
+        let manager = try DownloadManager(configuration: configuration)
         let download = await manager.download(from: url, to: .directory(downloads))
 
         Task {
@@ -26,11 +27,12 @@ struct CodeSamplesTests {
     }
 
     // GettingStarted.md: configuration.
-    func configuredManager() -> DownloadManager {
-        DownloadManager(
-            configuration: .init(identifier: "com.example.app.media") {
+    func configuredManager(store: URL) throws -> DownloadManager {
+        try DownloadManager(
+            configuration: .init(identifier: "com.example.app.media.\(UUID().uuidString)") {
                 $0.network.maximumConnectionsPerHost = 4
                 $0.network.requestTimeout = .seconds(30)
+                $0.storage.directory = store
             })
     }
 
@@ -73,20 +75,22 @@ struct CodeSamplesTests {
     }
 
     @Test func theQuickStartDownloadsAFile() async throws {
-        try await withFixture { fixture in
+        try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 100_000, seed: 70)
             let url = fixture.serve("/quick.bin", body)
-            let file = try await quickStart(url: url, downloads: fixture.directory)
+            let file = try await quickStart(
+                url: url, downloads: fixture.directory, configuration: fixture.configuration)
             #expect(file.lastPathComponent == "quick.bin")
             try body.expectMatches(file)
         }
     }
 
     @Test func theGettingStartedCodeRuns() async throws {
-        try await withFixture { fixture in
+        try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 100_000, seed: 71)
             let url = fixture.serve("/movie.mp4", body)
-            let file = try await gettingStarted(manager: configuredManager(), url: url, downloads: fixture.directory)
+            let manager = try configuredManager(store: fixture.storeDirectory)
+            let file = try await gettingStarted(manager: manager, url: url, downloads: fixture.directory)
             try body.expectMatches(file)
             try body.expectMatches(fixture.file("movie.mp4"))
         }

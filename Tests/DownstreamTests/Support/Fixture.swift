@@ -3,12 +3,24 @@ import DownstreamTestServer
 import Foundation
 import Testing
 
-/// What an integration test owns: a loopback server, a temporary directory and a manager with
-/// an identifier of its own. Made and torn down by ``withFixture(_:_:)``.
+/// What an integration test owns: a loopback server, a temporary directory for files, a store
+/// directory, and a manager with an identifier of its own. Made and torn down by
+/// ``withFixture(startsManager:_:_:)``.
 struct Fixture {
     let server: TestServer
     let directory: URL
-    let manager: DownloadManager
+    let storeDirectory: URL
+    let configuration: DownloadManager.Configuration
+    /// The fixture's manager; nil when the test makes its own (see ``makeManager()``).
+    let manager: DownloadManager!
+
+    /// A manager with the fixture's identifier and store: a relaunch, once every earlier manager
+    /// of the fixture and its downloads are gone.
+    func makeManager(_ configure: (inout DownloadManager.Configuration) -> Void = { _ in }) throws -> DownloadManager {
+        var configuration = configuration
+        configure(&configuration)
+        return try DownloadManager(configuration: configuration)
+    }
 
     /// Serves `body` at `path`, with a strong ETag, changed by `configure`.
     @discardableResult
@@ -32,23 +44,74 @@ struct Fixture {
     func listing(_ directory: URL? = nil) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: (directory ?? self.directory).path)) ?? []).sorted()
     }
+
+    /// The names of the records in the store.
+    func storedRecords() -> [String] {
+        listing(storeDirectory).filter { !$0.hasPrefix(".") }
+    }
+
+    /// The record of download `id`, as it is on disk.
+    func storedRecord(_ id: Download.ID) -> StoredDownload? {
+        let file = storeDirectory.appendingPathComponent("\(id.rawValue.uuidString).json")
+        guard let data = try? Data(contentsOf: file) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try? decoder.decode(StoredDownload.self, from: data)
+    }
+
+    /// Leaves in the store what a process that ended during a download of `url` to `destination`
+    /// would: a record, changed by `configure`, and a partial file of the first `length` bytes of
+    /// `body` (none if nil). Call it before making a manager.
+    @discardableResult
+    func leaveInterruptedDownload(
+        of url: URL, to destination: Destination, partial body: Body?, length: Int64 = 0,
+        _ configure: (inout StoredDownload) -> Void = { _ in }
+    ) throws -> StoredDownload {
+        let location = PartialLocation(
+            url: url, destination: destination, partialsDirectory: configuration.storage.partialsDirectory)
+        var record = StoredDownload(
+            id: Download.ID(), request: DownloadRequest(url: url, to: destination), url: url, location: location)
+        record.intent = .active
+        if let body {
+            try FileManager.default.createDirectory(
+                at: location.partialURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try body.bytes(0..<length).write(to: location.partialURL)
+            record.resume.isResumable = true
+            record.resume.validator = Validator(etag: "\"\(StableHash.hex(url.path))\"")
+            record.resume.expectedLength = body.count
+            record.resume.durableLength = length
+        }
+        configure(&record)
+        let store = try DownloadStore(identifier: configuration.identifier, directory: storeDirectory)
+        try store.save(record)
+        return record
+    }
 }
 
-/// Runs `body` with a fresh server, directory and manager, and removes them afterwards.
+/// Runs `body` with a fresh server, directories and manager, and removes them afterwards.
+///
+/// - Parameter startsManager: whether to make the fixture's manager; tests that relaunch make
+///   their own with ``Fixture/makeManager(_:)``.
 func withFixture<Result>(
+    startsManager: Bool = true,
     _ configure: (inout DownloadManager.Configuration) -> Void = { _ in },
     _ body: (Fixture) async throws -> Result
 ) async throws -> Result {
     let server = try TestServer()
     defer { server.shutdown() }
-    let directory = FileManager.default.temporaryDirectory
+    let root = FileManager.default.temporaryDirectory
         .appendingPathComponent("downstream-tests-\(UUID().uuidString)", isDirectory: true)
+    let directory = root.appendingPathComponent("files", isDirectory: true)
+    let storeDirectory = root.appendingPathComponent("store", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
+    defer { try? FileManager.default.removeItem(at: root) }
     var configuration = DownloadManager.Configuration(identifier: "test-\(UUID().uuidString)")
+    configuration.storage.directory = storeDirectory
     configuration.progress.interval = .milliseconds(10)
     configure(&configuration)
-    let fixture = Fixture(server: server, directory: directory, manager: DownloadManager(configuration: configuration))
+    let fixture = Fixture(
+        server: server, directory: directory, storeDirectory: storeDirectory, configuration: configuration,
+        manager: startsManager ? try DownloadManager(configuration: configuration) : nil)
     return try await body(fixture)
 }
 

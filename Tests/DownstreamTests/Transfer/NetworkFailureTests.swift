@@ -73,20 +73,6 @@ struct NetworkFailureTests {
         }
     }
 
-    @Test func anotherManagerContinuesFromTheDiskToo() async throws {
-        try await withFixture { fixture in
-            let body = Body.pattern(count: 1_000_000, seed: 32)
-            let url = fixture.serve("/other", body) { $0.faults = [.closeAfter(654_321)] }
-            let destination = fixture.file("other.bin")
-            await #expect(throws: DownloadError.self) {
-                try await fixture.manager.downloadFile(from: url, to: .file(destination))
-            }
-            let manager = DownloadManager(configuration: .init(identifier: "other-\(UUID().uuidString)"))
-            try body.expectMatches(try await manager.downloadFile(from: url, to: .file(destination)))
-            #expect(fixture.server.requests("/other").map(\.rangeStart) == [0, 654_321])
-        }
-    }
-
     @Test func aServerThatCannotBeReachedFailsWithANetworkError() async throws {
         try await withFixture { fixture in
             let url = fixture.server.url("/gone")

@@ -109,13 +109,15 @@ struct RangedEngineTests {
     }
 
     @Test func aRangeNotSatisfiableCompletesAWholePartialWithoutDownloadingAgain() async throws {
-        try await withFixture { fixture in
+        try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 800_000, seed: 14)
             let url = fixture.serve("/whole", body)
             let destination = fixture.file("whole.bin")
-            try writePartial(body, length: body.count, for: url, at: destination, fixture: fixture)
+            try fixture.leaveInterruptedDownload(of: url, to: .file(destination), partial: body, length: body.count)
 
-            let download = await fixture.manager.download(from: url, to: .file(destination))
+            let manager = try fixture.makeManager()
+            let download = try #require(await manager.downloads.first)
+            await download.resume()
             try body.expectMatches(try await download.fileURL)
             let requests = fixture.server.requests("/whole")
             #expect(requests.map(\.rangeStart) == [800_000])
@@ -125,14 +127,17 @@ struct RangedEngineTests {
     }
 
     @Test func aRangeNotSatisfiableRestartsAnIncompletePartial() async throws {
-        try await withFixture { fixture in
+        try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 500_000, seed: 15)
             let url = fixture.serve("/shrunk", body)
             let destination = fixture.file("shrunk.bin")
             // The partial is longer than the file is now: the server's file shrank.
-            try writePartial(.pattern(count: 900_000), length: 700_000, for: url, at: destination, fixture: fixture)
+            try fixture.leaveInterruptedDownload(
+                of: url, to: .file(destination), partial: .pattern(count: 900_000), length: 700_000)
 
-            let download = await fixture.manager.download(from: url, to: .file(destination))
+            let manager = try fixture.makeManager()
+            let download = try #require(await manager.downloads.first)
+            await download.resume()
             try body.expectMatches(try await download.fileURL)
             let requests = fixture.server.requests("/shrunk")
             #expect(requests.map(\.rangeStart) == [700_000, 0])
@@ -244,17 +249,5 @@ struct RangedEngineTests {
             }
             #expect(fixture.server.requests("/cacheable").map(\.status) == [206, 206])
         }
-    }
-
-    /// Leaves a partial file of `length` bytes of `body` with a record, as an interrupted
-    /// download of `url` to `destination` would.
-    func writePartial(_ body: Body, length: Int64, for url: URL, at destination: URL, fixture: Fixture) throws {
-        let location = PartialLocation(url: url, destination: .file(destination), partialsDirectory: nil)
-        try body.bytes(0..<length).write(to: location.partialURL)
-        var record = ResumeRecord(url: url)
-        record.validator = Validator(etag: "\"\(StableHash.hex(url.path))\"")
-        record.expectedLength = body.count
-        record.durableLength = length
-        try record.save(to: location.recordURL)
     }
 }

@@ -1,0 +1,112 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension Download {
+    /// Records what should become of the download, so that a relaunch knows. A record that cannot
+    /// be written does not stop the download; it only will not survive the process as it is now.
+    func saveIntent(_ intent: StoredDownload.Intent) {
+        try? recordFile?.update { $0.intent = intent }
+    }
+
+    func startAttempt(_ attempt: Int, _ kind: StateMachine.AttemptKind) {
+        switch kind {
+        case .run:
+            saveIntent(.active)
+            eventBroadcast.publish(.running)
+        case .restart:
+            eventBroadcast.publish(.restarted)
+        case .continuation:
+            break
+        }
+        let setup: RangedTransfer.Setup
+        let urlRequest: URLRequest
+        do {
+            (setup, urlRequest) = try prepareAttempt(attempt, kind)
+        } catch {
+            handle(machine.attemptEnded(attempt, .failed(error)))
+            return
+        }
+        let transfer = RangedTransfer(
+            setup, session: session, progress: progressReporter,
+            publish: { [eventBroadcast] in eventBroadcast.publish($0) },
+            onEnd: { [weak self] outcome in
+                Task { await self?.attemptEnded(attempt, outcome) }
+            })
+        self.transfer = transfer
+        session.start(urlRequest, handler: transfer)
+    }
+
+    func attemptEnded(_ attempt: Int, _ end: StateMachine.AttemptEnd) {
+        if transfer?.setup.attempt == attempt {
+            transfer = nil
+        }
+        handle(machine.attemptEnded(attempt, end))
+    }
+
+    /// Decides where the request starts (the partial file's real length, if its record says
+    /// it can be continued) and where it ends, and builds it.
+    private func prepareAttempt(
+        _ attempt: Int, _ kind: StateMachine.AttemptKind
+    ) throws(DownloadError) -> (RangedTransfer.Setup, URLRequest) {
+        if let requestError { throw requestError }
+        guard let url = request.url, let recordFile else { throw .invalidRequest("the request has no URL") }
+        try FilePlacement.prepare(request.destination)
+        try FilePlacement.createDirectory(location.partialURL.deletingLastPathComponent())
+
+        var record = recordFile.record.resume
+        var offset: Int64 = 0
+        if kind != .restart, record.url == url, record.isResumable {
+            offset = POSIXFile.length(of: location.partialURL) ?? 0
+            if let expected = record.expectedLength, offset > expected { offset = 0 }
+        }
+        if offset == 0 {
+            record = ResumeRecord(url: url)
+            // Whatever the partial file holds is not to be continued until a response replaces it.
+            record.isResumable = false
+        }
+        // A large file comes in bounded ranges, one request after another (see
+        // `maximumBytesPerRequest`); the last range is open-ended.
+        var end: Int64?
+        if let length = settings.maximumBytesPerRequest {
+            let candidate = offset + length
+            if record.expectedLength.map({ candidate < $0 }) ?? true {
+                end = candidate
+            }
+        }
+        let plan = AttemptPlan(
+            offset: offset, end: end, validator: record.validator, expectedLength: record.expectedLength,
+            onServerFileChange: request.onServerFileChange)
+
+        var urlRequest = request.urlRequest
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
+        urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")
+        if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            // Byte offsets must be the file's own: ask for the body as it is stored.
+            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+        let setup = RangedTransfer.Setup(
+            attempt: attempt, plan: plan, announcesResume: kind == .run, partialURL: location.partialURL,
+            record: record, recordFile: recordFile, writeBufferCapacity: settings.writeBufferCapacity,
+            checkpoints: settings.checkpoints, diskThrottle: settings.diskThrottle)
+        return (setup, urlRequest)
+    }
+
+    /// Moves the complete partial file into place, then forgets the record (in that order: a
+    /// process killed in between finds a record whose bytes were all received and no partial
+    /// file, and knows the file was delivered).
+    func finalize() {
+        let record = recordFile?.record.resume
+        let name = record?.suggestedFileName ?? FileName.suggested(contentDisposition: nil, url: request.url)
+        do {
+            let url = try FilePlacement.place(location.partialURL, at: request.destination, suggestedName: name)
+            recordFile?.remove()
+            handle(machine.finalized(.success(url)))
+        } catch {
+            handle(machine.finalized(.failure(error)))
+        }
+    }
+}

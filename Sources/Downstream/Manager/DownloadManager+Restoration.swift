@@ -1,0 +1,72 @@
+import Foundation
+
+extension DownloadManager {
+    /// A stored record that could not be restored.
+    public struct RestorationIssue: Sendable, Hashable, CustomStringConvertible {
+        /// Where the record is now: renamed aside in the store (`.corrupt` for a damaged record,
+        /// `.unsupported` for one written by a newer version of Downstream), so that it is not
+        /// read again and can be inspected.
+        public let recordURL: URL
+        /// Why it could not be restored.
+        public let reason: String
+
+        public var description: String {
+            "\(recordURL.lastPathComponent): \(reason)"
+        }
+    }
+
+    /// The downloads rebuilt from the store at launch, after repairing what a process that died
+    /// at any instant can leave behind.
+    struct Restoration {
+        var downloads: [Download] = []
+        /// The restored downloads that were running when the process ended.
+        var interrupted: [Download] = []
+        var kept: [PartialLocation: StoredDownload] = [:]
+        var issues: [RestorationIssue] = []
+
+        init(store: DownloadStore, session: TransferSession, settings: Download.Settings) {
+            let contents = store.load()
+            issues = contents.issues
+            for var record in contents.records {
+                let location = record.location
+                let partialLength = POSIXFile.length(of: location.partialURL)
+                switch record.intent {
+                case .cancelled:
+                    // A cancellation that did not finish: finish it.
+                    POSIXFile.remove(location.partialURL)
+                    store.remove(record.id)
+                    continue
+                case .kept:
+                    if partialLength != nil {
+                        kept[location] = record
+                    } else {
+                        store.remove(record.id)
+                    }
+                    continue
+                case .active, .paused, .failed:
+                    break
+                }
+                if partialLength == nil, record.resume.isResumable, record.resume.durableLength > 0 {
+                    if record.resume.durableLength == record.resume.expectedLength {
+                        // Every byte was received and the partial file is gone: it was delivered,
+                        // and the process ended before the record was removed.
+                        store.remove(record.id)
+                        continue
+                    }
+                    // The bytes are gone: start again from the first.
+                    record.resume = ResumeRecord(url: record.request.url)
+                    record.resume.isResumable = false
+                    try? store.save(record)
+                }
+                let download = Download(
+                    id: record.id, request: record.downloadRequest, location: location, session: session,
+                    settings: settings, recordFile: DownloadRecordFile(store: store, record: record), requestError: nil,
+                    startsPaused: true)
+                downloads.append(download)
+                if record.intent == .active {
+                    interrupted.append(download)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Everything needed to rebuild a download after the process ended, as kept in the store: one
+/// file per download, rewritten atomically when it changes.
+struct StoredDownload: Codable, Equatable, Sendable {
+    static let currentVersion = 1
+
+    /// What should become of the download.
+    enum Intent: String, Codable, Sendable {
+        /// Queued or running: resume it (if the configuration says so) after a relaunch.
+        case active
+        /// Paused by the user.
+        case paused
+        /// Stopped by an error; resumable.
+        case failed
+        /// Cancelled with its data kept for a later download of the same URL and destination.
+        case kept
+        /// Being cancelled: its partial file is to be deleted.
+        case cancelled
+    }
+
+    var version = StoredDownload.currentVersion
+    var id: Download.ID
+    var request: Request
+    var destination: StoredDestination
+    var partialPath: String
+    var intent: Intent
+    /// What the ranged engine knows of the partial file.
+    var resume: ResumeRecord
+    /// Opaque resume data of a system download task, when one was used.
+    var systemResumeData: Data?
+    var created: Date
+
+    /// The parts of a `DownloadRequest` that are stored.
+    struct Request: Codable, Equatable, Sendable {
+        var url: URL
+        /// The request's own headers; `Range` and `If-Range` are the engine's and not stored.
+        var headers: [String: String]
+        var onServerFileChange: DownloadRequest.ServerFileChangePolicy.Code
+        var priority: Int
+        var metadata: [String: String]
+    }
+
+    struct StoredDestination: Codable, Equatable, Sendable {
+        var isDirectory: Bool
+        var path: String
+        var conflictPolicy: Destination.ConflictPolicy.Code
+    }
+
+    init(id: Download.ID, request: DownloadRequest, url: URL, location: PartialLocation, created: Date = Date()) {
+        self.id = id
+        var headers = request.urlRequest.allHTTPHeaderFields ?? [:]
+        for name in headers.keys where ["range", "if-range"].contains(name.lowercased()) {
+            headers[name] = nil
+        }
+        self.request = Request(
+            url: url, headers: headers, onServerFileChange: request.onServerFileChange.code,
+            priority: request.priority.value, metadata: request.metadata)
+        switch request.destination.location {
+        case .file(let file):
+            destination = StoredDestination(
+                isDirectory: false, path: file.path, conflictPolicy: request.destination.conflictPolicy.code)
+        case .directory(let directory):
+            destination = StoredDestination(
+                isDirectory: true, path: directory.path, conflictPolicy: request.destination.conflictPolicy.code)
+        }
+        partialPath = location.partialURL.path
+        intent = .active
+        resume = ResumeRecord(url: url)
+        self.created = created
+    }
+
+    /// The request as the app made it.
+    var downloadRequest: DownloadRequest {
+        var urlRequest = URLRequest(url: request.url)
+        for (name, value) in request.headers {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        let policy = Destination.ConflictPolicy(code: destination.conflictPolicy)
+        let target = URL(fileURLWithPath: destination.path, isDirectory: destination.isDirectory)
+        return DownloadRequest(
+            urlRequest,
+            to: destination.isDirectory ? .directory(target, ifExists: policy) : .file(target, ifExists: policy),
+            onServerFileChange: .init(code: request.onServerFileChange),
+            priority: .init(value: request.priority), metadata: request.metadata)
+    }
+
+    var location: PartialLocation {
+        PartialLocation(partialURL: URL(fileURLWithPath: partialPath))
+    }
+}
