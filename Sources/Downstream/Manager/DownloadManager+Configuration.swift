@@ -139,20 +139,28 @@ extension DownloadManager.Configuration {
     /// application-support directory.
     var storeDirectory: URL {
         if let directory = storage.directory { return directory }
-        let base: URL
         #if os(Linux)
-            let environment = ProcessInfo.processInfo.environment
-            if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-                base = URL(fileURLWithPath: data, isDirectory: true)
-            } else {
-                base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
-            }
+            let base = Self.linuxDataDirectory(
+                environment: ProcessInfo.processInfo.environment,
+                home: FileManager.default.homeDirectoryForCurrentUser)
         #else
-            base =
+            let base =
                 FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
                 ?? FileManager.default.temporaryDirectory
         #endif
-        return base.appendingPathComponent("Downstream").appendingPathComponent(FileName.sanitize(identifier))
+        // Separators become part of the name: identifiers must not collide or climb out.
+        let name = FileName.sanitize(
+            identifier.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\\", with: "_"))
+        return base.appendingPathComponent("Downstream").appendingPathComponent(name)
+    }
+
+    /// `$XDG_DATA_HOME` when it is an absolute path (as the XDG base directory specification
+    /// requires), else `~/.local/share`.
+    static func linuxDataDirectory(environment: [String: String], home: URL) -> URL {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return URL(fileURLWithPath: data, isDirectory: true)
+        }
+        return home.appendingPathComponent(".local/share", isDirectory: true)
     }
 
     func makeURLSessionConfiguration() -> URLSessionConfiguration {

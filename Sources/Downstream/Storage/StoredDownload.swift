@@ -71,6 +71,8 @@ struct StoredDownload: Codable, Equatable, Sendable {
         partialPath = location.partialURL.path
         intent = .active
         resume = ResumeRecord(url: url)
+        // A partial file already there is of unknown origin: it is not continued.
+        resume.isResumable = false
         self.created = created
     }
 

@@ -1,0 +1,329 @@
+@_spi(Testing) @testable import Downstream
+import DownstreamTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A manager made with the identifier of an earlier one finds its downloads again, and repairs
+/// what a process that ended at any instant leaves behind.
+@Suite(.timeLimit(.minutes(2)))
+struct RestorationTests {
+    @Test func aRelaunchFindsEveryUnfinishedDownloadPausedWithItsProgress() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let first = Body.pattern(count: 900_000, seed: 100)
+            let second = Body.pattern(count: 700_000, seed: 101)
+            let firstURL = fixture.serve("/first.bin", first)
+            let secondURL = fixture.serve("/second.bin", second)
+            try fixture.leaveInterruptedDownload(
+                of: firstURL, to: .file(fixture.file("first.bin"), ifExists: .replace), partial: first, length: 300_000
+            ) {
+                $0.request.headers = ["Authorization": "Bearer secret"]
+                $0.request.metadata = ["episode": "12"]
+                $0.request.priority = DownloadRequest.Priority.high.value
+            }
+            try fixture.leaveInterruptedDownload(
+                of: secondURL, to: .directory(fixture.directory), partial: second, length: 100_000
+            ) { $0.intent = .paused }
+
+            let manager = try fixture.makeManager()
+            let downloads = await manager.downloads
+            #expect(downloads.count == 2)
+            #expect(downloads.allSatisfy { $0.state == .paused })
+            #expect(downloads.map(\.currentProgress.bytesReceived) == [300_000, 100_000])
+            #expect(downloads.map(\.currentProgress.expectedBytes) == [900_000, 700_000])
+            let restored = try #require(downloads.first)
+            #expect(restored.request.metadata == ["episode": "12"])
+            #expect(restored.request.priority == .high)
+            #expect(restored.request.destination == .file(fixture.file("first.bin"), ifExists: .replace))
+            var events = restored.events.makeAsyncIterator()
+            #expect(await events.next() == .paused)
+
+            await manager.resumeAll()
+            try first.expectMatches(try await downloads[0].fileURL)
+            try second.expectMatches(try await downloads[1].fileURL)
+            let firstRequest = try #require(fixture.server.requests("/first.bin").first)
+            #expect(firstRequest.rangeStart == 300_000)
+            #expect(firstRequest.header("If-Range") == "\"\(StableHash.hex("/first.bin"))\"")
+            #expect(firstRequest.header("Authorization") == "Bearer secret")
+            #expect(fixture.server.requests("/second.bin").first?.rangeStart == 100_000)
+            #expect(fixture.storedRecords().isEmpty)
+        }
+    }
+
+    @Test func interruptedDownloadsResumeByThemselvesWhenConfigured() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 400_000, seed: 102)
+            let interrupted = fixture.serve("/interrupted.bin", body)
+            let paused = fixture.serve("/paused.bin", body)
+            try fixture.leaveInterruptedDownload(
+                of: interrupted, to: .directory(fixture.directory), partial: body, length: 50_000)
+            try fixture.leaveInterruptedDownload(
+                of: paused, to: .directory(fixture.directory), partial: body, length: 50_000
+            ) { $0.intent = .paused }
+
+            let manager = try fixture.makeManager { $0.restoration.resumesInterruptedDownloads = true }
+            let downloads = await manager.downloads
+            try body.expectMatches(try await downloads[0].fileURL)
+            #expect(downloads[1].state == .paused)
+            #expect(fixture.server.requests("/paused.bin").isEmpty)
+        }
+    }
+
+    @Test func aPausedDownloadSurvivesItsManager() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 103)
+            let url = fixture.serve("/pause.bin", body) { $0.faults = [.holdAfter(600_000)] }
+            let destination = fixture.file("pause.bin")
+            do {
+                let manager = try fixture.makeManager()
+                let download = await manager.download(from: url, to: .file(destination))
+                await download.waitForBytes(600_000)
+                await download.pause()
+            }
+            // Everything of the first manager is gone: the identifier is free again.
+            let manager = try fixture.makeManager()
+            let download = try #require(await manager.downloads.first)
+            #expect(download.state == .paused)
+            #expect(download.currentProgress.bytesReceived == 600_000)
+            // Asking for the same download again joins and resumes the restored one.
+            let joined = await manager.download(from: url, to: .file(destination))
+            #expect(joined === download)
+            try body.expectMatches(try await download.fileURL)
+            #expect(fixture.server.requests("/pause.bin").map(\.rangeStart) == [0, 600_000])
+        }
+    }
+
+    @Test func thePartialsRealLengthWinsOverAStaleRecord() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 800_000, seed: 104)
+            let url = fixture.serve("/stale.bin", body)
+            try fixture.leaveInterruptedDownload(
+                of: url, to: .directory(fixture.directory), partial: body, length: 450_000
+            ) { $0.resume.durableLength = 100_000 }
+
+            let manager = try fixture.makeManager()
+            let download = try #require(await manager.downloads.first)
+            #expect(download.currentProgress.bytesReceived == 450_000)
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            #expect(fixture.server.requests("/stale.bin").map(\.rangeStart) == [450_000])
+        }
+    }
+
+    @Test func damagedTruncatedAndNewerRecordsAreSetAsideAndTheOthersRestored() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 300_000, seed: 105)
+            let url = fixture.serve("/good.bin", body)
+            let good = try fixture.leaveInterruptedDownload(
+                of: url, to: .directory(fixture.directory), partial: body, length: 1000)
+            let store = fixture.storeDirectory
+            let valid = try Data(contentsOf: store.appendingPathComponent("\(good.id.rawValue.uuidString).json"))
+            let truncated = store.appendingPathComponent("\(UUID().uuidString).json")
+            try valid.prefix(valid.count / 2).write(to: truncated)
+            let garbage = store.appendingPathComponent("\(UUID().uuidString).json")
+            try Data("not json at all \u{0}\u{1}".utf8).write(to: garbage)
+            let newer = store.appendingPathComponent("\(UUID().uuidString).json")
+            try Data(#"{"version": 99, "somethingNew": true}"#.utf8).write(to: newer)
+
+            let manager = try fixture.makeManager()
+            #expect(await manager.downloads.map(\.id) == [good.id])
+            let issues = manager.restorationIssues.sorted { $0.recordURL.path < $1.recordURL.path }
+            #expect(issues.count == 3)
+            #expect(
+                Set(issues.map(\.recordURL.lastPathComponent)) == [
+                    truncated.lastPathComponent + ".corrupt", garbage.lastPathComponent + ".corrupt",
+                    newer.lastPathComponent + ".unsupported",
+                ])
+            #expect(issues.contains { $0.reason.contains("newer version") })
+            #expect(!FileManager.default.fileExists(atPath: truncated.path))
+
+            let download = try #require(await manager.downloads.first)
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+        }
+    }
+
+    @Test func setAsideRecordsAreReportedOnce() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            try FileManager.default.createDirectory(at: fixture.storeDirectory, withIntermediateDirectories: true)
+            try Data("{".utf8).write(to: fixture.storeDirectory.appendingPathComponent("\(UUID().uuidString).json"))
+            do {
+                let manager = try fixture.makeManager()
+                #expect(manager.restorationIssues.count == 1)
+            }
+            let manager = try fixture.makeManager()
+            #expect(manager.restorationIssues.isEmpty)
+        }
+    }
+
+    @Test func temporaryFilesOfInterruptedWritesAreRemoved() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            try FileManager.default.createDirectory(at: fixture.storeDirectory, withIntermediateDirectories: true)
+            let leftover = fixture.storeDirectory.appendingPathComponent(
+                ".\(UUID().uuidString).json.12345.downstream-tmp")
+            try Data("{\"version\":".utf8).write(to: leftover)
+            let manager = try fixture.makeManager()
+            #expect(!FileManager.default.fileExists(atPath: leftover.path))
+            #expect(manager.restorationIssues.isEmpty)
+            #expect(await manager.downloads.isEmpty)
+        }
+    }
+
+    @Test func aRecordWhosePartialIsGoneStartsAgainFromTheFirstByte() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 600_000, seed: 106)
+            let url = fixture.serve("/gone.bin", body)
+            let record = try fixture.leaveInterruptedDownload(
+                of: url, to: .directory(fixture.directory), partial: body, length: 200_000)
+            try FileManager.default.removeItem(atPath: record.partialPath)
+
+            let manager = try fixture.makeManager()
+            let download = try #require(await manager.downloads.first)
+            #expect(download.currentProgress.bytesReceived == 0)
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            #expect(fixture.server.requests("/gone.bin").map { $0.header("If-Range") } == [nil])
+        }
+    }
+
+    @Test func aRecordOfADeliveredFileIsRemoved() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 10_000, seed: 107)
+            let url = fixture.serve("/delivered.bin", body)
+            // The process ended after the rename into place and before the record was removed.
+            let record = try fixture.leaveInterruptedDownload(
+                of: url, to: .directory(fixture.directory), partial: body, length: body.count)
+            try FileManager.default.moveItem(atPath: record.partialPath, toPath: fixture.file("delivered.bin").path)
+
+            let manager = try fixture.makeManager()
+            #expect(await manager.downloads.isEmpty)
+            #expect(fixture.storedRecords().isEmpty)
+            try body.expectMatches(fixture.file("delivered.bin"))
+        }
+    }
+
+    @Test func anInterruptedCancellationIsFinished() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 10_000, seed: 108)
+            let url = fixture.serve("/cancelled.bin", body)
+            try fixture.leaveInterruptedDownload(
+                of: url, to: .directory(fixture.directory), partial: body, length: 5000
+            ) { $0.intent = .cancelled }
+
+            let manager = try fixture.makeManager()
+            #expect(await manager.downloads.isEmpty)
+            #expect(fixture.storedRecords().isEmpty)
+            #expect(fixture.listing().isEmpty)
+        }
+    }
+
+    @Test func keptDataIsContinuedByTheNextDownloadAfterARelaunch() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 500_000, seed: 109)
+            let url = fixture.serve("/kept.bin", body)
+            let kept = try fixture.leaveInterruptedDownload(
+                of: url, to: .directory(fixture.directory), partial: body, length: 123_456
+            ) { $0.intent = .kept }
+
+            let manager = try fixture.makeManager()
+            #expect(await manager.downloads.isEmpty)
+            let download = await manager.download(from: url, to: .directory(fixture.directory))
+            #expect(download.currentProgress.bytesReceived == 123_456)
+            try body.expectMatches(try await download.fileURL)
+            #expect(fixture.server.requests("/kept.bin").map(\.rangeStart) == [123_456])
+            #expect(fixture.storedRecord(kept.id) == nil)
+            #expect(fixture.storedRecords().isEmpty)
+        }
+    }
+
+    @Test func keptRecordsWithoutDataAreRemoved() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/nothing.bin", .pattern(count: 10))
+            let kept = try fixture.leaveInterruptedDownload(of: url, to: .directory(fixture.directory), partial: nil) {
+                $0.intent = .kept
+            }
+            _ = try fixture.makeManager()
+            #expect(fixture.storedRecord(kept.id) == nil)
+        }
+    }
+
+    @Test func aPartialFileWithoutARecordIsNotContinued() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 300_000, seed: 110)
+            let url = fixture.serve("/orphan.bin", body)
+            let destination = fixture.file("orphan.bin")
+            // Bytes of unknown origin where the partial file would go.
+            try Data(repeating: 0xAA, count: 200_000).write(to: destination.appendingPathExtension("partial"))
+
+            let download = await fixture.manager.download(from: url, to: .file(destination))
+            #expect(download.currentProgress.bytesReceived == 0)
+            try body.expectMatches(try await download.fileURL)
+            #expect(fixture.server.requests("/orphan.bin").map(\.rangeStart) == [0])
+        }
+    }
+
+    @Test func twoManagersCannotShareAnIdentifier() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            do {
+                let first = try fixture.makeManager()
+                let error = try #require(throws: DownloadError.self) { try fixture.makeManager() }
+                #expect(error.kind == .managerUnavailable)
+                #expect(error.description.contains(fixture.configuration.identifier))
+                _ = first
+            }
+            _ = try fixture.makeManager()
+        }
+    }
+
+    @Test func aStoreLockedByAnotherProcessIsAClearError() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            try FileManager.default.createDirectory(at: fixture.storeDirectory, withIntermediateDirectories: true)
+            let lockFile = fixture.storeDirectory.appendingPathComponent(".lock").path
+            let descriptor = open(lockFile, O_RDWR | O_CREAT, 0o600)
+            #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+            defer { close(descriptor) }
+
+            let error = try #require(throws: DownloadError.self) {
+                try fixture.makeManager { $0.identifier = "another-\(UUID().uuidString)" }
+            }
+            #expect(error.kind == .managerUnavailable)
+            #expect(error.description.contains(fixture.storeDirectory.path))
+        }
+    }
+
+    @Test func progressIsSavedAtCheckpointsNotForEveryChunk() async throws {
+        try await withFixture({ $0.storage.checkpoints.bytes = 1 << 20 }) { fixture in
+            let body = Body.pattern(count: 6_000_000, seed: 111)
+            let url = fixture.serve("/checkpoints.bin", body) { $0.faults = [.holdAfter(4_500_000)] }
+            let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
+            await download.waitForBytes(4_500_000)
+            let durable = try #require(fixture.storedRecord(download.id)?.resume.durableLength)
+            // The last checkpoint was at 4 MiB; the bytes after it are not in the record yet.
+            #expect(durable >= 4 << 20)
+            #expect(durable < 4_500_000)
+            await download.pause()
+            #expect(fixture.storedRecord(download.id)?.resume.durableLength == 4_500_000)
+        }
+    }
+
+    @Test func theStoreLivesInTheDataDirectoryByDefault() {
+        let home = URL(fileURLWithPath: "/home/someone", isDirectory: true)
+        typealias Configuration = DownloadManager.Configuration
+        #expect(
+            Configuration.linuxDataDirectory(environment: [:], home: home).path == "/home/someone/.local/share")
+        #expect(
+            Configuration.linuxDataDirectory(environment: ["XDG_DATA_HOME": "/data/xdg"], home: home).path
+                == "/data/xdg")
+        #expect(
+            Configuration.linuxDataDirectory(environment: ["XDG_DATA_HOME": "relative"], home: home).path
+                == "/home/someone/.local/share")
+        #if os(Linux)
+            let store = Configuration(identifier: "com.example/../app").storeDirectory
+            #expect(store.lastPathComponent == "com.example_.._app")
+            #expect(store.deletingLastPathComponent().lastPathComponent == "Downstream")
+        #endif
+    }
+}
