@@ -59,7 +59,7 @@ final class DownloadStore: Sendable {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-                        data = try encoder.encode(record)
+            data = try encoder.encode(record)
         } catch {
             throw .fileSystem(path: fileURL(for: record.id).path, reason: "cannot encode the record: \(error)")
         }
@@ -83,7 +83,7 @@ final class DownloadStore: Sendable {
         var contents = Contents()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         let decoder = JSONDecoder()
-                for name in names {
+        for name in names {
             let file = directory.appendingPathComponent(name)
             if AtomicFile.isTemporary(name) {
                 POSIXFile.remove(file)

@@ -55,7 +55,7 @@ struct Fixture {
         let file = storeDirectory.appendingPathComponent("\(id.rawValue.uuidString).json")
         guard let data = try? Data(contentsOf: file) else { return nil }
         let decoder = JSONDecoder()
-                return try? decoder.decode(StoredDownload.self, from: data)
+        return try? decoder.decode(StoredDownload.self, from: data)
     }
 
     /// Leaves in the store what a process that ended during a download of `url` to `destination`
