@@ -1,26 +1,20 @@
-// A child process for tests that must observe a download from the outside: its peak memory
-// (measured by the kernel) while it downloads one URL.
+// A child process for tests that observe downloads from the outside.
 //
-//     DownstreamTestClient <url> <destination-file> [--disk-bytes-per-second N]
+//     DownstreamTestClient single <url> <destination-file> [--disk-bytes-per-second N]
+//         Downloads one URL; prints `ok peak-kib=<VmHWM> bytes=<size>` (peak memory as the
+//         kernel counts it).
 //
-// Prints one line `ok peak-kib=<VmHWM> bytes=<size>` and exits 0, or `failed <error>` and exits 1.
+//     DownstreamTestClient many --store <dir> --directory <dir> [--checkpoint-bytes N]
+//                               [--record-write-delay-ms N] <url>...
+//         Restores the downloads of its store, then downloads every URL whose file is not in the
+//         directory yet (joining restored downloads); prints `ok`. Tests kill it at random
+//         moments and run it again.
+//
+// Exits 0 on success, 1 with `failed <error>` on failure, 2 on bad arguments.
 
 @_spi(Testing) import Downstream
 import Foundation
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-var diskRate: Int?
-if let index = arguments.firstIndex(of: "--disk-bytes-per-second"), index + 1 < arguments.count {
-    diskRate = Int(arguments[index + 1])
-    arguments.removeSubrange(index...(index + 1))
-}
-guard arguments.count == 2, let url = URL(string: arguments[0]) else {
-    print("usage: DownstreamTestClient <url> <destination-file> [--disk-bytes-per-second N]")
-    exit(2)
-}
-let destination = URL(fileURLWithPath: arguments[1])
-
-/// The process's peak resident memory in KiB, as the kernel counts it.
 func peakResidentKiB() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
     for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
@@ -29,15 +23,80 @@ func peakResidentKiB() -> Int {
     return -1
 }
 
-do {
+/// `--name value` options, and the other arguments in order.
+struct Arguments {
+    var options: [String: String] = [:]
+    var positional: [String] = []
+
+    init(_ arguments: [String]) {
+        var index = 0
+        while index < arguments.count {
+            if arguments[index].hasPrefix("--"), index + 1 < arguments.count {
+                options[String(arguments[index].dropFirst(2))] = arguments[index + 1]
+                index += 2
+            } else {
+                positional.append(arguments[index])
+                index += 1
+            }
+        }
+    }
+}
+
+func single(_ arguments: Arguments) async throws {
+    guard arguments.positional.count == 2, let url = URL(string: arguments.positional[0]) else {
+        print("usage: DownstreamTestClient single <url> <destination-file> [--disk-bytes-per-second N]")
+        exit(2)
+    }
+    let destination = URL(fileURLWithPath: arguments.positional[1])
     let manager = try DownloadManager(
         configuration: .init(identifier: "test-client") {
             $0.storage.directory = destination.deletingLastPathComponent().appendingPathComponent(".store")
-            $0.storage.simulatedDiskBytesPerSecond = diskRate
+            $0.storage.simulatedDiskBytesPerSecond = arguments.options["disk-bytes-per-second"].flatMap { Int($0) }
         })
     let file = try await manager.downloadFile(from: url, to: .file(destination, ifExists: .replace))
     let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? -1
     print("ok peak-kib=\(peakResidentKiB()) bytes=\(size)")
+}
+
+func many(_ arguments: Arguments) async throws {
+    guard let store = arguments.options["store"], let directory = arguments.options["directory"] else {
+        print("usage: DownstreamTestClient many --store <dir> --directory <dir> [--checkpoint-bytes N] <url>...")
+        exit(2)
+    }
+    let manager = try DownloadManager(
+        configuration: .init(identifier: "test-client-many") {
+            $0.storage.directory = URL(fileURLWithPath: store)
+            if let bytes = arguments.options["checkpoint-bytes"].flatMap({ Int64($0) }) {
+                $0.storage.checkpoints.bytes = bytes
+                $0.storage.checkpoints.interval = .milliseconds(50)
+            }
+            if let milliseconds = arguments.options["record-write-delay-ms"].flatMap({ Int($0) }) {
+                $0.storage.simulatedRecordWriteDelay = .milliseconds(milliseconds)
+            }
+        })
+    let target = URL(fileURLWithPath: directory, isDirectory: true)
+    var downloads: [Download] = []
+    for address in arguments.positional {
+        guard let url = URL(string: address) else { continue }
+        let file = target.appendingPathComponent(url.lastPathComponent)
+        guard !FileManager.default.fileExists(atPath: file.path) else { continue }
+        downloads.append(await manager.download(from: url, to: .file(file)))
+    }
+    for download in downloads {
+        _ = try await download.fileURL
+    }
+    print("ok")
+}
+
+let arguments = Arguments(Array(CommandLine.arguments.dropFirst(2)))
+do {
+    switch CommandLine.arguments.dropFirst().first {
+    case "single": try await single(arguments)
+    case "many": try await many(arguments)
+    default:
+        print("usage: DownstreamTestClient single|many …")
+        exit(2)
+    }
     exit(0)
 } catch {
     print("failed \(error)")

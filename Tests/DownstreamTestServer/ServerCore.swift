@@ -119,7 +119,10 @@ final class ServerCore: @unchecked Sendable {  // mutable state is only touched 
 
     /// Counts body bytes sent for the response at `logPosition`.
     func addBodyBytes(_ count: Int, logPosition: Int) {
-        withState { $0.addBodyBytes(count, logPosition: logPosition) }
+        let satisfied = withState { $0.addBodyBytes(count, logPosition: logPosition) }
+        for continuation in satisfied {
+            continuation.resume(returning: true)
+        }
     }
 
     /// Forgets a connection; its thread closes the socket afterwards.
@@ -147,16 +150,16 @@ final class ServerCore: @unchecked Sendable {  // mutable state is only touched 
         }
     }
 
-    // MARK: Waiting for requests
+    // MARK: Waiting
 
-    /// Suspends until `count` requests (for `path`) arrived, the timeout passes, the task is
-    /// cancelled or the server stops. Returns whether the count was reached.
-    func waitForRequests(_ count: Int, path: String?, timeout: Duration) async -> Bool {
+    /// Suspends until `condition` holds, the timeout passes, the task is cancelled or the server
+    /// stops. Returns whether the condition holds.
+    func wait(for condition: ServerState.Condition, timeout: Duration) async -> Bool {
         let id = withState { $0.makeWaiterID() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: ServerState.Continuation) in
                 let immediate = withState { state in
-                    state.addWaiter(id: id, count: count, path: path, continuation: continuation)
+                    state.addWaiter(id: id, condition: condition, continuation: continuation)
                 }
                 if let immediate {
                     immediate.continuation.resume(returning: immediate.value)

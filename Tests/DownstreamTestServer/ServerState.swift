@@ -4,10 +4,18 @@
 struct ServerState {
     typealias Continuation = CheckedContinuation<Bool, Never>
 
-    /// A task suspended in ``TestServer/waitForRequests(_:path:timeout:)``.
+    /// What a waiter waits for.
+    enum Condition {
+        /// At least `count` requests (for `path`, or for all paths).
+        case requests(count: Int, path: String?)
+        /// At least `count` body bytes sent, on all paths.
+        case bodyBytes(Int64)
+    }
+
+    /// A task suspended in ``TestServer/waitForRequests(_:path:timeout:)`` or
+    /// ``TestServer/waitForBodyBytes(_:timeout:)``.
     struct Waiter {
-        var count: Int
-        var path: String?
+        var condition: Condition
         var continuation: Continuation
     }
 
@@ -82,18 +90,24 @@ struct ServerState {
         log.append(recorded)
         receivedCounts[path, default: 0] += 1
 
+        return (plan, log.count - 1, takeSatisfiedWaiters())
+    }
+
+    /// Counts body bytes written for the response logged at `logPosition`; returns the waiters
+    /// this satisfies.
+    mutating func addBodyBytes(_ count: Int, logPosition: Int) -> [Continuation] {
+        log[logPosition].bodyBytesSent += Int64(count)
+        totalBodyBytesSent += Int64(count)
+        return waiters.isEmpty ? [] : takeSatisfiedWaiters()
+    }
+
+    private mutating func takeSatisfiedWaiters() -> [Continuation] {
         var satisfied: [Continuation] = []
-        for (id, waiter) in waiters where isSatisfied(waiter.count, path: waiter.path) {
+        for (id, waiter) in waiters where isSatisfied(waiter.condition) {
             satisfied.append(waiter.continuation)
             waiters[id] = nil
         }
-        return (plan, log.count - 1, satisfied)
-    }
-
-    /// Counts body bytes written for the response logged at `logPosition`.
-    mutating func addBodyBytes(_ count: Int, logPosition: Int) {
-        log[logPosition].bodyBytesSent += Int64(count)
-        totalBodyBytesSent += Int64(count)
+        return satisfied
     }
 
     // MARK: Connections
@@ -153,22 +167,21 @@ struct ServerState {
     /// Returns the continuation to resume at once (with the returned value), if any.
     mutating func addWaiter(
         id: UInt64,
-        count: Int,
-        path: String?,
+        condition: Condition,
         continuation: Continuation
     ) -> (continuation: Continuation, value: Bool)? {
-        if isSatisfied(count, path: path) {
+        if isSatisfied(condition) {
             return (continuation, true)
         }
         if cancelledWaiters.remove(id) != nil || isShutDown {
             return (continuation, false)
         }
-        waiters[id] = Waiter(count: count, path: path, continuation: continuation)
+        waiters[id] = Waiter(condition: condition, continuation: continuation)
         return nil
     }
 
     /// Removes a waiter that was cancelled or timed out; remembers the id if it was not
-    /// parked yet, so that ``addWaiter(id:count:path:continuation:)`` does not park it.
+    /// parked yet, so that ``addWaiter(id:condition:continuation:)`` does not park it.
     mutating func removeWaiter(id: UInt64, rememberIfAbsent: Bool) -> Continuation? {
         if let waiter = waiters.removeValue(forKey: id) {
             return waiter.continuation
@@ -179,10 +192,15 @@ struct ServerState {
         return nil
     }
 
-    /// Whether at least `count` requests arrived (for `path`, or for all paths).
-    func isSatisfied(_ count: Int, path: String?) -> Bool {
-        let received = path.map { receivedCounts[$0, default: 0] } ?? log.count
-        return received >= count
+    /// Whether `condition` holds.
+    func isSatisfied(_ condition: Condition) -> Bool {
+        switch condition {
+        case .requests(let count, let path):
+            let received = path.map { receivedCounts[$0, default: 0] } ?? log.count
+            return received >= count
+        case .bodyBytes(let count):
+            return totalBodyBytesSent >= count
+        }
     }
 
     // MARK: Shutdown

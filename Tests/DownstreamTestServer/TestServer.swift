@@ -73,7 +73,17 @@ public final class TestServer: Sendable {
         path: String? = nil,
         timeout: Duration = .seconds(60)
     ) async -> Bool {
-        await core.waitForRequests(count, path: path, timeout: timeout)
+        await core.wait(for: .requests(count: count, path: path), timeout: timeout)
+    }
+
+    /// Returns once at least `count` body bytes were sent (on all paths), without polling.
+    ///
+    /// Also returns when `timeout` passes, the task is cancelled or the server shuts down.
+    ///
+    /// - Returns: Whether `count` bytes were sent.
+    @discardableResult
+    public func waitForBodyBytes(_ count: Int64, timeout: Duration = .seconds(60)) async -> Bool {
+        await core.wait(for: .bodyBytes(count), timeout: timeout)
     }
 
     /// Stops the server: closes the listener, disconnects every client (waking held and

@@ -83,6 +83,9 @@ extension DownloadManager.Configuration {
         /// Slows every write to the partial file down to this rate, as a slow disk would. For
         /// tests and benchmarks of memory under backpressure.
         @_spi(Testing) public var simulatedDiskBytesPerSecond: Int?
+        /// Pauses inside every record write, between the temporary file and its rename. For
+        /// tests that kill the process while records are written.
+        @_spi(Testing) public var simulatedRecordWriteDelay: Duration?
         /// Bytes gathered before one write to the partial file.
         var writeBufferCapacity = 256 * 1024
 

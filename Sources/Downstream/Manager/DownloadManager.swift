@@ -47,7 +47,9 @@ public actor DownloadManager {
         self.configuration = configuration
         settings = configuration.makeDownloadSettings()
         do {
-            store = try DownloadStore(identifier: configuration.identifier, directory: configuration.storeDirectory)
+            store = try DownloadStore(
+                identifier: configuration.identifier, directory: configuration.storeDirectory,
+                writeDelay: configuration.storage.simulatedRecordWriteDelay)
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store cannot be created: \(error.reason)")
         }

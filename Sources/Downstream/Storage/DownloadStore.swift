@@ -25,9 +25,13 @@ final class DownloadStore: Sendable {
     let directory: URL
     private let identifier: String
     private let lockDescriptor: Int32
+    private let writeDelay: Duration?
 
     /// Claims `identifier` in this process and the store at `directory` among processes.
-    init(identifier: String, directory: URL) throws(DownloadError) {
+    ///
+    /// - Parameter writeDelay: a pause inside every record write, between writing the temporary
+    ///   file and renaming it into place: a test seam that widens the window a kill can hit.
+    init(identifier: String, directory: URL, writeDelay: Duration? = nil) throws(DownloadError) {
         let claimed = Self.identifiersInUse.withLock { $0.insert(identifier).inserted }
         guard claimed else {
             throw .managerUnavailable(
@@ -43,6 +47,7 @@ final class DownloadStore: Sendable {
         }
         self.identifier = identifier
         self.directory = directory
+        self.writeDelay = writeDelay
     }
 
     deinit {
@@ -63,7 +68,9 @@ final class DownloadStore: Sendable {
         } catch {
             throw .fileSystem(path: fileURL(for: record.id).path, reason: "cannot encode the record: \(error)")
         }
-        try AtomicFile.write(data, to: fileURL(for: record.id))
+        try AtomicFile.write(
+            data, to: fileURL(for: record.id),
+            beforeRename: writeDelay.map { delay in { Thread.sleep(forTimeInterval: delay.inSeconds) } })
     }
 
     func remove(_ id: Download.ID) {

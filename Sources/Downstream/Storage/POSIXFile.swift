@@ -112,7 +112,7 @@ enum AtomicFile {
         name.hasPrefix(".") && name.hasSuffix(temporarySuffix)
     }
 
-    static func write(_ data: Data, to url: URL) throws(DownloadError) {
+    static func write(_ data: Data, to url: URL, beforeRename: (() -> Void)? = nil) throws(DownloadError) {
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: .min ... .max))\(temporarySuffix)")
         let descriptor = try POSIXFile.openForWriting(temporary, exclusive: true)
@@ -123,6 +123,7 @@ enum AtomicFile {
             }
         }
         POSIXFile.close(descriptor)
+        beforeRename?()
         if failure == nil, rename(temporary.path, url.path) != 0 {
             failure = POSIXFile.failure(url, "cannot rename \(temporary.lastPathComponent) into place")
         }

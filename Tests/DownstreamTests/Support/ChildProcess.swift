@@ -13,6 +13,40 @@ struct ChildProcess {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
     }
 
+    /// A started child process.
+    struct Running {
+        let process: Process
+        private let exits: AsyncStream<Int32>
+
+        init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
+            process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            if let environment {
+                process.environment = environment
+            }
+            process.standardOutput = FileHandle.nullDevice
+            let (exits, continuation) = AsyncStream<Int32>.makeStream()
+            self.exits = exits
+            process.terminationHandler = {
+                continuation.yield($0.terminationStatus)
+                continuation.finish()
+            }
+            try process.run()
+        }
+
+        /// Kills the process with SIGKILL: no cleanup, no flushing, as a crash or the system would.
+        func kill() {
+            _ = Foundation.kill(process.processIdentifier, SIGKILL)
+        }
+
+        /// Waits for the process to end; returns its exit status (or signal number).
+        func exitStatus() async -> Int32 {
+            for await status in exits { return status }
+            return process.terminationStatus
+        }
+    }
+
     /// Runs `executable` with `arguments` and returns its exit status and standard output.
     static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = Process()

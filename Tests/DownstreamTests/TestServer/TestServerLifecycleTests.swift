@@ -83,6 +83,26 @@ struct TestServerLifecycleTests {
         #expect(await server.waitForRequests(1, path: "/never", timeout: .milliseconds(50)) == false)
     }
 
+    @Test func waitForBodyBytesWakesWhenTheBytesAreSent() async throws {
+        var route = Route(body: .pattern(count: 200_000))
+        route.faults = [.holdAfter(120_000)]
+        let server = try ServerProbe.server(serving: route)
+        defer { server.shutdown() }
+        let port = server.port
+
+        let client = Task.detached {
+            let connection = try RawHTTPConnection(port: port)
+            try connection.sendRequest("/file")
+            return try connection.readResponse()
+        }
+        #expect(await server.waitForBodyBytes(100_000))
+        #expect(server.totalBodyBytesSent >= 100_000)
+        #expect(await server.waitForBodyBytes(150_000, timeout: .milliseconds(50)) == false)
+        server.release("/file")
+        #expect(await server.waitForBodyBytes(200_000))
+        #expect(try await client.value.body.count == 200_000)
+    }
+
     @Test func waitForRequestsReturnsOnShutdownAndCancellation() async throws {
         let server = try TestServer()
         let waiting = Task { await server.waitForRequests(1) }

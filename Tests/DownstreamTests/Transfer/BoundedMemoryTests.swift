@@ -25,7 +25,7 @@ struct BoundedMemoryTests {
         // The disk takes 100 MB/s, a quarter of what loopback delivers.
         let (status, output) = try await ChildProcess.run(
             try ChildProcess.executable("DownstreamTestClient"),
-            [server.url("/big.bin").absoluteString, destination.path, "--disk-bytes-per-second", "100000000"])
+            ["single", server.url("/big.bin").absoluteString, destination.path, "--disk-bytes-per-second", "100000000"])
 
         #expect(status == 0, "\(output)")
         let peak = try #require(Self.value(of: "peak-kib", in: output))

@@ -1,0 +1,121 @@
+@testable import Downstream
+import DownstreamTestServer
+import Foundation
+import Testing
+
+/// A process killed with SIGKILL at random moments, again and again, loses nothing: each launch
+/// finds the downloads of the last one, continues every file from the bytes on disk, and the
+/// files end byte-identical to the server's.
+@Suite(.timeLimit(.minutes(3)))
+struct CrashTests {
+    static let fileCount = 3
+    static let fileSize: Int64 = 4_000_000
+    static let kills = 12
+
+    @Test func aProcessKilledAtRandomMomentsLosesNothing() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let bodies = (0..<Self.fileCount).map { Body.pattern(count: Self.fileSize, seed: 200 + UInt64($0)) }
+        let paths = (0..<Self.fileCount).map { "/crash/file\($0).bin" }
+        for (path, body) in zip(paths, bodies) {
+            var route = Route(body: body)
+            route.etag = "\"\(path)\""
+            route.bytesPerSecond = 4_000_000
+            route.writeSize = 16_384
+            server.setRoute(path, route)
+        }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString)")
+        let files = root.appendingPathComponent("files")
+        let store = root.appendingPathComponent("store")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let client = try ChildProcess.executable("DownstreamTestClient")
+        // Checkpoints every 64 KiB or 50 ms, and record writes that take 5 ms between the
+        // temporary file and its rename: kills land in record writes.
+        let arguments =
+            [
+                "many", "--store", store.path, "--directory", files.path, "--checkpoint-bytes", "65536",
+                "--record-write-delay-ms", "5",
+            ]
+            + paths.map { server.url($0).absoluteString }
+
+        // Kill at random points of the transfer (by bytes the server sent), all before the end.
+        let total = Self.fileSize * Int64(Self.fileCount)
+        let thresholds = (0..<Self.kills).map { _ in Int64.random(in: total / 20...(total * 9 / 10)) }.sorted()
+        var kills = 0
+        var killsDuringRecordWrites = 0
+        var largestResend: Int64 = 0
+        for threshold in thresholds {
+            let expectedStarts = Self.expectedStarts(paths: paths, files: files, store: store, server: server)
+            let logged = server.requests().count
+            let run = try ChildProcess.Running(client, arguments)
+            #expect(await server.waitForBodyBytes(threshold, timeout: .seconds(60)))
+            run.kill()
+            kills += 1
+            _ = await run.exitStatus()
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? []
+            if names.contains(where: { $0.hasSuffix(".downstream-tmp") }) {
+                killsDuringRecordWrites += 1
+            }
+
+            // Every launch asked each unfinished file for exactly the bytes missing on disk.
+            let launched = server.requests().dropFirst(logged)
+            for (path, expected) in expectedStarts {
+                guard let first = launched.first(where: { $0.path == path }) else { continue }
+                #expect(first.rangeStart == expected.start, "\(path) after \(kills - 1) kills")
+                largestResend = max(largestResend, expected.sentEnd - expected.start)
+            }
+        }
+
+        let expectedStarts = Self.expectedStarts(paths: paths, files: files, store: store, server: server)
+        let logged = server.requests().count
+        let (status, output) = try await ChildProcess.run(client, arguments)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("ok"))
+        for (path, expected) in expectedStarts {
+            let first = server.requests().dropFirst(logged).first { $0.path == path }
+            #expect(first?.rangeStart == expected.start)
+        }
+
+        #expect(kills >= 10)
+        #expect(killsDuringRecordWrites >= 1, "no kill landed in a record write")
+        for (path, body) in zip(paths, bodies) {
+            try body.expectMatches(files.appendingPathComponent(URL(fileURLWithPath: path).lastPathComponent))
+        }
+        // Nothing left over: no partial files, no records, no temporary files; only the lock.
+        let fileNames = try FileManager.default.contentsOfDirectory(atPath: files.path).sorted()
+        #expect(fileNames == ["file0.bin", "file1.bin", "file2.bin"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.path) == [".lock"])
+        // A relaunch re-sends only what was in flight or not yet flushed when the process died.
+        #expect(largestResend <= 1 << 20, "a relaunch asked again for \(largestResend) bytes already sent")
+    }
+
+    /// Where each unfinished file's next request must start, judging from the disk alone, and
+    /// how far the server already sent it.
+    static func expectedStarts(
+        paths: [String], files: URL, store: URL, server: TestServer
+    ) -> [String: (start: Int64, sentEnd: Int64)] {
+        let decoder = JSONDecoder()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? []
+        let records = names.filter { $0.hasSuffix(".json") }.compactMap {
+            try? decoder.decode(StoredDownload.self, from: Data(contentsOf: store.appendingPathComponent($0)))
+        }
+        var starts: [String: (start: Int64, sentEnd: Int64)] = [:]
+        for path in paths {
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            let destination = files.appendingPathComponent(name)
+            guard !FileManager.default.fileExists(atPath: destination.path) else { continue }
+            let partial = destination.appendingPathExtension("partial")
+            let record = records.first { $0.partialPath == partial.path }
+            var start: Int64 = 0
+            if let record, record.resume.isResumable, record.intent != .cancelled,
+                let length = fileLength(partial), length <= record.resume.expectedLength ?? .max
+            {
+                start = length
+            }
+            let sentEnd = server.requests(path).map { ($0.rangeStart ?? 0) + $0.bodyBytesSent }.max() ?? 0
+            starts[path] = (start, sentEnd)
+        }
+        return starts
+    }
+}
