@@ -48,10 +48,15 @@ struct ChildProcess {
     }
 
     /// Runs `executable` with `arguments` and returns its exit status and standard output.
-    static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil
+    ) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment {
+            process.environment = environment
+        }
         let output = Pipe()
         process.standardOutput = output
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
