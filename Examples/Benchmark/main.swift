@@ -1,16 +1,22 @@
-// downstream-benchmark: throughput, CPU time and peak memory of a loopback download through
-// Downstream, next to a plain URLSession delegate download measured in the same run.
+// downstream-benchmark: what Downstream costs, measured.
 //
 //     swift run -c release downstream-benchmark [--mib 1024] [--runs 3] [--slow-disk-mbps 100]
+//         Throughput, CPU time and peak memory of a loopback download through Downstream, next to
+//         a plain URLSession delegate download measured in the same run. The server runs in this
+//         process; every download runs in a child process of its own, which reports its wall
+//         time, CPU time (getrusage) and peak resident memory (VmHWM), so the figures are the
+//         client's alone.
 //
-// The server runs in this process; every download runs in a child process of its own, which
-// reports its wall time, CPU time (getrusage) and peak resident memory (VmHWM), so the figures
-// are the client's alone.
+//     swift run -c release downstream-benchmark store [--count 10000]
+//         The time to enqueue that many new downloads, and to restore them in a new manager.
 
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == ChildRun.command {
     exit(await ChildRun.main(Array(arguments.dropFirst())))
+}
+if arguments.first == "store" {
+    exit(await StoreBenchmark(arguments: Array(arguments.dropFirst())).run())
 }
 exit(await Benchmark(arguments: arguments).run())
