@@ -74,6 +74,59 @@ struct CodeSamplesTests {
         }
     }
 
+    // SurvivingRelaunch.md: the app's download center (with the test's configuration).
+    final class DownloadCenter: Sendable {
+        let manager: DownloadManager
+
+        init(configuration: DownloadManager.Configuration) throws {
+            manager = try DownloadManager(configuration: configuration)
+        }
+
+        func download(episode: String, from url: URL, to folder: URL) async -> Download {
+            await manager.download(
+                DownloadRequest(URLRequest(url: url), to: .directory(folder), metadata: ["episode": episode]))
+        }
+
+        func restoredEpisodes() async -> [String: Download] {
+            var episodes: [String: Download] = [:]
+            for download in await manager.downloads {
+                if let episode = download.request.metadata["episode"] {
+                    episodes[episode] = download
+                }
+            }
+            return episodes
+        }
+    }
+
+    // SurvivingRelaunch.md: resuming interrupted downloads by themselves.
+    func resumingManager(store: URL) throws -> DownloadManager {
+        try DownloadManager(
+            configuration: .init(identifier: "com.example.app.media.\(UUID().uuidString)") {
+                $0.restoration.resumesInterruptedDownloads = true
+                $0.storage.directory = store
+            })
+    }
+
+    @Test func theDownloadCenterFindsItsEpisodesAfterARelaunch() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 300_000, seed: 72)
+            let url = fixture.serve("/episode12.mp3", body) { $0.faults = [.holdAfter(100_000)] }
+            do {
+                let center = try DownloadCenter(configuration: fixture.configuration)
+                let download = await center.download(episode: "12", from: url, to: fixture.directory)
+                await download.waitForBytes(100_000)
+                await download.pause()
+            }
+            let center = try DownloadCenter(configuration: fixture.configuration)
+            let episodes = await center.restoredEpisodes()
+            let download = try #require(episodes["12"])
+            #expect(download.currentProgress.bytesReceived == 100_000)
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            _ = try resumingManager(store: fixture.file("other-store"))
+        }
+    }
+
     @Test func theQuickStartDownloadsAFile() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 100_000, seed: 70)
