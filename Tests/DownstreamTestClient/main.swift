@@ -5,10 +5,11 @@
 //         kernel counts it).
 //
 //     DownstreamTestClient many --store <dir> --directory <dir> [--checkpoint-bytes N]
-//                               [--record-write-delay-ms N] <url>...
+//                               [--stall-in-record-write N] <url>...
 //         Restores the downloads of its store, then downloads every URL whose file is not in the
 //         directory yet (joining restored downloads); prints `ok`. Tests kill it at random
-//         moments and run it again.
+//         moments and run it again. With --stall-in-record-write, the Nth record write of the run
+//         prints `stalled in record write` and never finishes: the test kills it there.
 //
 // Exits 0 on success, 1 with `failed <error>` on failure, 2 on bad arguments.
 
@@ -58,6 +59,29 @@ func single(_ arguments: Arguments) async throws {
     print("ok peak-kib=\(peakResidentKiB()) bytes=\(size)")
 }
 
+/// Stops the process inside its `number`th record write, between the temporary file and the
+/// rename, and says so.
+final class RecordWriteStall: @unchecked Sendable {
+    // Safe: `count` is only touched under `lock`.
+    private let lock = NSLock()
+    private var count = 0
+    private let number: Int
+
+    init(at number: Int) {
+        self.number = number
+    }
+
+    func observe() {
+        lock.lock()
+        count += 1
+        let stalls = count == number
+        lock.unlock()
+        guard stalls else { return }
+        FileHandle.standardOutput.write(Data("stalled in record write\n".utf8))
+        while true { Thread.sleep(forTimeInterval: 3600) }
+    }
+}
+
 func many(_ arguments: Arguments) async throws {
     guard let store = arguments.options["store"], let directory = arguments.options["directory"] else {
         print("usage: DownstreamTestClient many --store <dir> --directory <dir> [--checkpoint-bytes N] <url>...")
@@ -70,8 +94,8 @@ func many(_ arguments: Arguments) async throws {
                 $0.storage.checkpoints.bytes = bytes
                 $0.storage.checkpoints.interval = .milliseconds(50)
             }
-            if let milliseconds = arguments.options["record-write-delay-ms"].flatMap({ Int($0) }) {
-                $0.storage.simulatedRecordWriteDelay = .milliseconds(milliseconds)
+            if let stallAt = arguments.options["stall-in-record-write"].flatMap({ Int($0) }) {
+                $0.storage.recordWriteObserver = RecordWriteStall(at: stallAt).observe
             }
         })
     let target = URL(fileURLWithPath: directory, isDirectory: true)

@@ -83,9 +83,9 @@ extension DownloadManager.Configuration {
         /// Slows every write to the partial file down to this rate, as a slow disk would. For
         /// tests and benchmarks of memory under backpressure.
         @_spi(Testing) public var simulatedDiskBytesPerSecond: Int?
-        /// Pauses inside every record write, between the temporary file and its rename. For
-        /// tests that kill the process while records are written.
-        @_spi(Testing) public var simulatedRecordWriteDelay: Duration?
+        /// Called inside every record write, between writing the temporary file and renaming it
+        /// into place. For tests that kill the process while a record is written.
+        @_spi(Testing) public var recordWriteObserver: (@Sendable () -> Void)?
         /// Bytes gathered before one write to the partial file.
         var writeBufferCapacity = 256 * 1024
 

@@ -49,7 +49,7 @@ public actor DownloadManager {
         do {
             store = try DownloadStore(
                 identifier: configuration.identifier, directory: configuration.storeDirectory,
-                writeDelay: configuration.storage.simulatedRecordWriteDelay)
+                beforeRename: configuration.storage.recordWriteObserver)
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store cannot be created: \(error.reason)")
         }

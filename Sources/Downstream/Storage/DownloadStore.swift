@@ -25,13 +25,15 @@ final class DownloadStore: Sendable {
     let directory: URL
     private let identifier: String
     private let lockDescriptor: Int32
-    private let writeDelay: Duration?
+    private let beforeRename: (@Sendable () -> Void)?
 
     /// Claims `identifier` in this process and the store at `directory` among processes.
     ///
-    /// - Parameter writeDelay: a pause inside every record write, between writing the temporary
-    ///   file and renaming it into place: a test seam that widens the window a kill can hit.
-    init(identifier: String, directory: URL, writeDelay: Duration? = nil) throws(DownloadError) {
+    /// - Parameter beforeRename: called inside every record write, between writing the temporary
+    ///   file and renaming it: a test seam for kills in the middle of a write.
+    init(
+        identifier: String, directory: URL, beforeRename: (@Sendable () -> Void)? = nil
+    ) throws(DownloadError) {
         let claimed = Self.identifiersInUse.withLock { $0.insert(identifier).inserted }
         guard claimed else {
             throw .managerUnavailable(
@@ -47,7 +49,7 @@ final class DownloadStore: Sendable {
         }
         self.identifier = identifier
         self.directory = directory
-        self.writeDelay = writeDelay
+        self.beforeRename = beforeRename
     }
 
     deinit {
@@ -68,9 +70,7 @@ final class DownloadStore: Sendable {
         } catch {
             throw .fileSystem(path: fileURL(for: record.id).path, reason: "cannot encode the record: \(error)")
         }
-        try AtomicFile.write(
-            data, to: fileURL(for: record.id),
-            beforeRename: writeDelay.map { delay in { Thread.sleep(forTimeInterval: delay.inSeconds) } })
+        try AtomicFile.write(data, to: fileURL(for: record.id), beforeRename: beforeRename)
     }
 
     func remove(_ id: Download.ID) {

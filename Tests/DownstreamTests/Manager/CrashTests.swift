@@ -30,33 +30,38 @@ struct CrashTests {
         try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let client = try ChildProcess.executable("DownstreamTestClient")
-        // Checkpoints every 64 KiB or 50 ms, and record writes that take 5 ms between the
-        // temporary file and its rename: kills land in record writes.
+        // Checkpoints every 64 KiB or 50 ms: record writes all the time.
         let arguments =
-            [
-                "many", "--store", store.path, "--directory", files.path, "--checkpoint-bytes", "65536",
-                "--record-write-delay-ms", "5",
-            ]
+            ["many", "--store", store.path, "--directory", files.path, "--checkpoint-bytes", "65536"]
             + paths.map { server.url($0).absoluteString }
 
-        // Kill at random points of the transfer (by bytes the server sent), all before the end.
+        // Kill at random points of the transfer (by bytes the server sent), all before the end;
+        // every third run instead stops inside a random record write and is killed there.
         let total = Self.fileSize * Int64(Self.fileCount)
         let thresholds = (0..<Self.kills).map { _ in Int64.random(in: total / 20...(total * 9 / 10)) }.sorted()
         var kills = 0
         var killsDuringRecordWrites = 0
         var largestResend: Int64 = 0
-        for threshold in thresholds {
+        for (index, threshold) in thresholds.enumerated() {
             let expectedStarts = Self.expectedStarts(paths: paths, files: files, store: store, server: server)
             let logged = server.requests().count
-            let run = try ChildProcess.Running(client, arguments)
-            #expect(await server.waitForBodyBytes(threshold, timeout: .seconds(60)))
-            run.kill()
-            kills += 1
-            _ = await run.exitStatus()
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? []
-            if names.contains(where: { $0.hasSuffix(".downstream-tmp") }) {
+            if index % 3 == 2 {
+                let stallAt = String(Int.random(in: 1...30))
+                let run = try ChildProcess.Running(
+                    client, arguments + ["--stall-in-record-write", stallAt], capturingOutput: true)
+                #expect(await run.waitForOutput(containing: "stalled in record write"))
+                run.kill()
+                _ = await run.exitStatus()
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? []
+                #expect(names.contains { AtomicFile.isTemporary($0) }, "the kill came in the middle of a record write")
                 killsDuringRecordWrites += 1
+            } else {
+                let run = try ChildProcess.Running(client, arguments)
+                #expect(await server.waitForBodyBytes(threshold, timeout: .seconds(60)))
+                run.kill()
+                _ = await run.exitStatus()
             }
+            kills += 1
 
             // Every launch asked each unfinished file for exactly the bytes missing on disk.
             let launched = server.requests().dropFirst(logged)
@@ -78,7 +83,7 @@ struct CrashTests {
         }
 
         #expect(kills >= 10)
-        #expect(killsDuringRecordWrites >= 1, "no kill landed in a record write")
+        #expect(killsDuringRecordWrites >= 3)
         for (path, body) in zip(paths, bodies) {
             try body.expectMatches(files.appendingPathComponent(URL(fileURLWithPath: path).lastPathComponent))
         }

@@ -16,16 +16,21 @@ struct ChildProcess {
     /// A started child process.
     struct Running {
         let process: Process
+        private let output: Pipe?
         private let exits: AsyncStream<Int32>
 
-        init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
+        init(
+            _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+            capturingOutput: Bool = false
+        ) throws {
             process = Process()
             process.executableURL = executable
             process.arguments = arguments
             if let environment {
                 process.environment = environment
             }
-            process.standardOutput = FileHandle.nullDevice
+            output = capturingOutput ? Pipe() : nil
+            process.standardOutput = output ?? FileHandle.nullDevice
             let (exits, continuation) = AsyncStream<Int32>.makeStream()
             self.exits = exits
             process.terminationHandler = {
@@ -38,6 +43,12 @@ struct ChildProcess {
         /// Kills the process with SIGKILL: no cleanup, no flushing, as a crash or the system would.
         func kill() {
             _ = Foundation.kill(process.processIdentifier, SIGKILL)
+        }
+
+        /// Reads the output (see `capturingOutput`) until it contains `text`; false if it ended first.
+        func waitForOutput(containing text: String) async -> Bool {
+            guard let output else { return false }
+            return await ChildProcess.waitForOutput(containing: text, in: output)
         }
 
         /// Waits for the process to end; returns its exit status (or signal number).
