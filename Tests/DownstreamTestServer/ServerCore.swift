@@ -157,9 +157,9 @@ final class ServerCore: @unchecked Sendable {  // mutable state is only touched 
     func wait(for condition: ServerState.Condition, timeout: Duration) async -> Bool {
         let id = withState { $0.makeWaiterID() }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: ServerState.Continuation) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let immediate = withState { state in
-                    state.addWaiter(id: id, condition: condition, continuation: continuation)
+                    state.addWaiter(id: id, condition: condition, continuation: ServerState.Wake(continuation))
                 }
                 if let immediate {
                     immediate.continuation.resume(returning: immediate.value)
@@ -178,6 +178,18 @@ final class ServerCore: @unchecked Sendable {  // mutable state is only touched 
             let cancelled = withState { $0.removeWaiter(id: id, rememberIfAbsent: true) }
             cancelled?.resume(returning: false)
         }
+    }
+
+    /// Runs `action` on the server thread that makes `condition` hold, at that moment (or at
+    /// once if it holds already); never if the server stops first.
+    func whenSatisfied(_ condition: ServerState.Condition, perform action: @escaping @Sendable () -> Void) {
+        let wake = ServerState.Wake(action: { holds in
+            if holds { action() }
+        })
+        let immediate = withState { state in
+            state.addWaiter(id: state.makeWaiterID(), condition: condition, continuation: wake)
+        }
+        immediate?.continuation.resume(returning: immediate?.value ?? false)
     }
 
     // MARK: Shutdown

@@ -2,7 +2,25 @@
 /// responses and `waitForRequests` waiters. A plain value mutated only under the server's
 /// lock; methods return what must happen outside the lock (continuations to resume).
 struct ServerState {
-    typealias Continuation = CheckedContinuation<Bool, Never>
+    typealias Continuation = Wake
+
+    /// Whom to tell whether a waiter's condition came to hold: a suspended task, or an action
+    /// run at once on the thread that made it hold.
+    struct Wake: Sendable {
+        private let body: @Sendable (Bool) -> Void
+
+        init(_ continuation: CheckedContinuation<Bool, Never>) {
+            body = { continuation.resume(returning: $0) }
+        }
+
+        init(action: @escaping @Sendable (Bool) -> Void) {
+            body = action
+        }
+
+        func resume(returning value: Bool) {
+            body(value)
+        }
+    }
 
     /// What a waiter waits for.
     enum Condition {

@@ -86,6 +86,14 @@ public final class TestServer: Sendable {
         await core.wait(for: .bodyBytes(count), timeout: timeout)
     }
 
+    /// Runs `action` the moment at least `count` body bytes were sent (on all paths), on the
+    /// server's connection thread that sent them, before it sends more; at once if that many
+    /// were sent already; never if the server shuts down first. For tests that must act at an
+    /// exact point of a transfer (killing a client, say), whatever the load on the machine.
+    public func whenBodyBytesReach(_ count: Int64, perform action: @escaping @Sendable () -> Void) {
+        core.whenSatisfied(.bodyBytes(count), perform: action)
+    }
+
     /// Stops the server: closes the listener, disconnects every client (waking held and
     /// stalled responses), resumes waiters, and waits up to 5 seconds for its threads to
     /// end. Safe to call more than once; also called on `deinit`.

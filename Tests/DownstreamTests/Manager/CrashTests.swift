@@ -45,22 +45,29 @@ struct CrashTests {
         for (index, threshold) in thresholds.enumerated() {
             let expectedStarts = Self.expectedStarts(paths: paths, files: files, store: store, server: server)
             let logged = server.requests().count
+            let run: ChildProcess.Running
             if index % 3 == 2 {
-                let stallAt = String(Int.random(in: 1...30))
-                let run = try ChildProcess.Running(
+                // A run writes at least three records (the download's state, the response, the
+                // end) while a file is unfinished: stop in one of them.
+                let stallAt = String(Int.random(in: 1...3))
+                run = try ChildProcess.Running(
                     client, arguments + ["--stall-in-record-write", stallAt], capturingOutput: true)
-                #expect(await run.waitForOutput(containing: "stalled in record write"))
+                let output = await run.readOutput(until: "stalled in record write")
+                #expect(output.contains("stalled in record write"), "the client said: \(output)")
                 run.kill()
                 _ = await run.exitStatus()
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? []
                 #expect(names.contains { AtomicFile.isTemporary($0) }, "the kill came in the middle of a record write")
                 killsDuringRecordWrites += 1
             } else {
-                let run = try ChildProcess.Running(client, arguments)
-                #expect(await server.waitForBodyBytes(threshold, timeout: .seconds(60)))
-                run.kill()
+                run = try ChildProcess.Running(client, arguments)
+                // Killed by the server's thread the moment it has sent that much: on time however
+                // loaded the machine is.
+                let pid = run.process.processIdentifier
+                server.whenBodyBytesReach(threshold) { _ = kill(pid, SIGKILL) }
                 _ = await run.exitStatus()
             }
+            #expect(run.wasKilled)
             kills += 1
 
             // Every launch asked each unfinished file for exactly the bytes missing on disk.

@@ -45,10 +45,16 @@ struct ChildProcess {
             _ = Foundation.kill(process.processIdentifier, SIGKILL)
         }
 
-        /// Reads the output (see `capturingOutput`) until it contains `text`; false if it ended first.
-        func waitForOutput(containing text: String) async -> Bool {
-            guard let output else { return false }
-            return await ChildProcess.waitForOutput(containing: text, in: output)
+        /// Reads the output (see `capturingOutput`) until it contains `text` or ends; returns
+        /// what it read.
+        func readOutput(until text: String) async -> String {
+            guard let output else { return "" }
+            return await ChildProcess.readOutput(until: text, in: output)
+        }
+
+        /// Whether the process ended by SIGKILL.
+        var wasKilled: Bool {
+            !process.isRunning && process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
         }
 
         /// Waits for the process to end; returns its exit status (or signal number).
@@ -82,19 +88,23 @@ struct ChildProcess {
         return (status, String(decoding: data, as: UTF8.self))
     }
 
-    /// Reads `pipe` until its text contains `text` (true) or it ends (false), on a thread of its
-    /// own: the reads block.
-    static func waitForOutput(containing text: String, in pipe: Pipe) async -> Bool {
+    /// Reads `pipe` until its text contains `text` or it ends, on a thread of its own (the reads
+    /// block); returns what it read.
+    static func readOutput(until text: String, in pipe: Pipe) async -> String {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 var output = ""
                 while true {
                     let data = pipe.fileHandleForReading.availableData
-                    if data.isEmpty { return continuation.resume(returning: false) }
                     output += String(decoding: data, as: UTF8.self)
-                    if output.contains(text) { return continuation.resume(returning: true) }
+                    if data.isEmpty || output.contains(text) { return continuation.resume(returning: output) }
                 }
             }
         }
+    }
+
+    /// Reads `pipe` until its text contains `text` (true) or it ends (false).
+    static func waitForOutput(containing text: String, in pipe: Pipe) async -> Bool {
+        await readOutput(until: text, in: pipe).contains(text)
     }
 }

@@ -103,6 +103,30 @@ struct TestServerLifecycleTests {
         #expect(try await client.value.body.count == 200_000)
     }
 
+    @Test func whenBodyBytesReachActsBeforeMoreIsSent() async throws {
+        var route = Route(body: .pattern(count: 1_000_000))
+        route.writeSize = 10_000
+        let server = try ServerProbe.server(serving: route)
+        defer { server.shutdown() }
+        let port = server.port
+        let sentWhenActed = LockedBox<Int64>(-1)
+        server.whenBodyBytesReach(300_000) { [server] in sentWhenActed.value = server.totalBodyBytesSent }
+
+        let response = try await Task.detached {
+            let connection = try RawHTTPConnection(port: port)
+            try connection.sendRequest("/file")
+            return try connection.readResponse()
+        }.value
+        #expect(response.body.count == 1_000_000)
+        // The action ran as the write that crossed 300,000 bytes was counted, before the next one.
+        #expect(sentWhenActed.value >= 300_000)
+        #expect(sentWhenActed.value < 300_000 + 10_000)
+        // Reached already: at once.
+        let late = LockedBox(false)
+        server.whenBodyBytesReach(10) { late.value = true }
+        #expect(late.value)
+    }
+
     @Test func waitForRequestsReturnsOnShutdownAndCancellation() async throws {
         let server = try TestServer()
         let waiting = Task { await server.waitForRequests(1) }
@@ -219,5 +243,21 @@ struct TestServerLifecycleTests {
         #expect(throws: (any Error).self) {
             try small.firstMismatch(inFileAt: URL(fileURLWithPath: "/nonexistent/file"))
         }
+    }
+}
+
+/// A value shared with a closure that another thread runs.
+final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    // Safe: `stored` is only touched under `lock`.
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) {
+        stored = value
+    }
+
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }
