@@ -93,8 +93,10 @@ public actor DownloadManager {
     /// A request that cannot be downloaded (not HTTP or HTTPS, not `GET`) gives a download that
     /// fails with ``DownloadError/Kind/invalidRequest``.
     ///
-    /// - Parameter startsPaused: whether the download waits, paused, for
-    ///   ``Download/resume()`` instead of starting. It is stored either way.
+    /// - Parameters:
+    ///   - request: what to download, and where to.
+    ///   - startsPaused: whether the download waits, paused, for ``Download/resume()`` instead
+    ///     of starting. It is stored either way.
     @discardableResult
     public func download(_ request: DownloadRequest, startsPaused: Bool = false) async -> Download {
         var requestError = Self.validate(request)
