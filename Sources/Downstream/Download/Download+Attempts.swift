@@ -91,7 +91,8 @@ extension Download {
         let setup = RangedTransfer.Setup(
             attempt: attempt, plan: plan, announcesResume: kind == .run, partialURL: location.partialURL,
             record: record, recordFile: recordFile, writeBufferCapacity: settings.writeBufferCapacity,
-            checkpoints: settings.checkpoints, diskThrottle: settings.diskThrottle)
+            checkpoints: settings.checkpoints, synchronizesToDisk: settings.synchronizesToDisk,
+            diskThrottle: settings.diskThrottle)
         return (setup, urlRequest)
     }
 
@@ -103,6 +104,10 @@ extension Download {
         let name = record?.suggestedFileName ?? FileName.suggested(contentDisposition: nil, url: request.url)
         do {
             let url = try FilePlacement.place(location.partialURL, at: request.destination, suggestedName: name)
+            if settings.synchronizesToDisk {
+                // The rename itself is on the disk once its directory is.
+                try? POSIXFile.synchronize(url.deletingLastPathComponent())
+            }
             recordFile?.remove()
             handle(machine.finalized(.success(url)))
         } catch {

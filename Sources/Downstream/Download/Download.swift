@@ -52,6 +52,7 @@ public actor Download {
         var maximumBytesPerRequest: Int64?
         var writeBufferCapacity: Int
         var checkpoints: DownloadManager.Configuration.Checkpoints
+        var synchronizesToDisk: Bool
         var diskThrottle: DiskThrottle?
     }
 

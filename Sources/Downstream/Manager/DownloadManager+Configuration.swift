@@ -76,10 +76,15 @@ extension DownloadManager.Configuration {
         /// application-support directory (on Linux, `$XDG_DATA_HOME` or `~/.local/share`).
         public var directory: URL?
         /// A directory for the partial files. When nil (the default), a partial file lives beside
-        /// its destination, as `<name>.partial`.
+        /// its destination, as `<name>.partial`. The directory belongs to this manager: at launch,
+        /// partial files there that none of its downloads knows are deleted.
         public var partialsDirectory: URL?
         /// How often a running download saves how far it got.
         public var checkpoints = Checkpoints()
+        /// Whether records, checkpoints and delivered files are forced to the disk (`fsync`), so
+        /// that they also survive a power cut or a crash of the system, not only of the process.
+        /// Costs a disk flush per record write and checkpoint. Default: false.
+        public var synchronizesToDisk = false
         /// Slows every write to the partial file down to this rate, as a slow disk would. For
         /// tests and benchmarks of memory under backpressure.
         @_spi(Testing) public var simulatedDiskBytesPerSecond: Int?
@@ -135,6 +140,7 @@ extension DownloadManager.Configuration {
             progressInterval: progress.interval,
             maximumBytesPerRequest: network.maximumBytesPerRequest.flatMap { $0 > 0 ? $0 : nil },
             writeBufferCapacity: storage.writeBufferCapacity, checkpoints: storage.checkpoints,
+            synchronizesToDisk: storage.synchronizesToDisk,
             diskThrottle: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) })
     }
 

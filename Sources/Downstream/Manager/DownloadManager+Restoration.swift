@@ -24,9 +24,16 @@ extension DownloadManager {
         var kept: [PartialLocation: StoredDownload] = [:]
         var issues: [RestorationIssue] = []
 
-        init(store: DownloadStore, session: TransferSession, settings: Download.Settings) {
+        /// - Parameter partialsDirectory: the manager's own directory of partial files, if it has
+        ///   one: partial files there that no record knows are deleted.
+        init(store: DownloadStore, session: TransferSession, settings: Download.Settings, partialsDirectory: URL?) {
             let contents = store.load()
             issues = contents.issues
+            defer {
+                if let partialsDirectory {
+                    removeUnknownPartials(in: partialsDirectory)
+                }
+            }
             for var record in contents.records {
                 let location = record.location
                 let partialLength = POSIXFile.length(of: location.partialURL)
@@ -65,6 +72,19 @@ extension DownloadManager {
                 downloads.append(download)
                 if record.intent == .active {
                     interrupted.append(download)
+                }
+            }
+        }
+
+        /// Deletes the partial files in `directory` that belong to no restored download and to no
+        /// kept data: left by a download whose record was lost.
+        private func removeUnknownPartials(in directory: URL) {
+            let known = Set(downloads.map(\.location.partialURL.path) + kept.keys.map(\.partialURL.path))
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            for name in names where name.hasSuffix(".\(PartialLocation.partialExtension)") {
+                let file = directory.appendingPathComponent(name)
+                if !known.contains(file.path) {
+                    POSIXFile.remove(file)
                 }
             }
         }

@@ -49,6 +49,7 @@ public actor DownloadManager {
         do {
             store = try DownloadStore(
                 identifier: configuration.identifier, directory: configuration.storeDirectory,
+                synchronizes: configuration.storage.synchronizesToDisk,
                 beforeRename: configuration.storage.recordWriteObserver)
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store cannot be created: \(error.reason)")
@@ -57,7 +58,9 @@ public actor DownloadManager {
             identifier: configuration.identifier, configuration: configuration.makeURLSessionConfiguration(),
             pendingCallbackLimit: configuration.pendingCallbackLimit)
 
-        let restoration = Restoration(store: store, session: session, settings: settings)
+        let restoration = Restoration(
+            store: store, session: session, settings: settings,
+            partialsDirectory: configuration.storage.partialsDirectory)
         restorationIssues = restoration.issues
         kept = restoration.kept
         for download in restoration.downloads {

@@ -25,14 +25,17 @@ final class DownloadStore: Sendable {
     let directory: URL
     private let identifier: String
     private let lockDescriptor: Int32
+    private let synchronizes: Bool
     private let beforeRename: (@Sendable () -> Void)?
 
     /// Claims `identifier` in this process and the store at `directory` among processes.
     ///
-    /// - Parameter beforeRename: called inside every record write, between writing the temporary
-    ///   file and renaming it: a test seam for kills in the middle of a write.
+    /// - Parameters:
+    ///   - synchronizes: whether each record is on the disk (`fsync`) before it replaces the old one.
+    ///   - beforeRename: called inside every record write, between writing the temporary file and
+    ///     renaming it: a test seam for kills in the middle of a write.
     init(
-        identifier: String, directory: URL, beforeRename: (@Sendable () -> Void)? = nil
+        identifier: String, directory: URL, synchronizes: Bool = false, beforeRename: (@Sendable () -> Void)? = nil
     ) throws(DownloadError) {
         let claimed = Self.identifiersInUse.withLock { $0.insert(identifier).inserted }
         guard claimed else {
@@ -49,6 +52,7 @@ final class DownloadStore: Sendable {
         }
         self.identifier = identifier
         self.directory = directory
+        self.synchronizes = synchronizes
         self.beforeRename = beforeRename
     }
 
@@ -70,7 +74,7 @@ final class DownloadStore: Sendable {
         } catch {
             throw .fileSystem(path: fileURL(for: record.id).path, reason: "cannot encode the record: \(error)")
         }
-        try AtomicFile.write(data, to: fileURL(for: record.id), beforeRename: beforeRename)
+        try AtomicFile.write(data, to: fileURL(for: record.id), synchronize: synchronizes, beforeRename: beforeRename)
     }
 
     func remove(_ id: Download.ID) {

@@ -55,6 +55,21 @@ enum POSIXFile {
         }
     }
 
+    /// Asks the file system to put the file's data and size on the disk (`fsync`).
+    static func synchronize(_ descriptor: Int32, path: String) throws(DownloadError) {
+        guard retryingOnInterrupt({ fsync(descriptor) }) == 0 else {
+            throw failure(path, "cannot write to the disk")
+        }
+    }
+
+    /// Synchronizes the file at `url`.
+    static func synchronize(_ url: URL) throws(DownloadError) {
+        let descriptor = retryingOnInterrupt { open(url.path, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { throw failure(url, "cannot open to write it to the disk") }
+        defer { close(descriptor) }
+        try synchronize(descriptor, path: url.path)
+    }
+
     static func close(_ descriptor: Int32) {
         _ = closeDescriptor(descriptor)
     }
@@ -112,7 +127,11 @@ enum AtomicFile {
         name.hasPrefix(".") && name.hasSuffix(temporarySuffix)
     }
 
-    static func write(_ data: Data, to url: URL, beforeRename: (() -> Void)? = nil) throws(DownloadError) {
+    /// - Parameter synchronize: whether the new file is on the disk (`fsync`) before it replaces
+    ///   the old one, so that a power cut leaves the old file or the new one, never an empty one.
+    static func write(
+        _ data: Data, to url: URL, synchronize: Bool = false, beforeRename: (() -> Void)? = nil
+    ) throws(DownloadError) {
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: .min ... .max))\(temporarySuffix)")
         let descriptor = try POSIXFile.openForWriting(temporary, exclusive: true)
@@ -120,6 +139,13 @@ enum AtomicFile {
         data.withUnsafeBytes { bytes in
             if let errorNumber = POSIXFile.write(descriptor, bytes, at: 0).errorNumber {
                 failure = POSIXFile.failure(temporary, "cannot write", errorNumber: errorNumber)
+            }
+        }
+        if failure == nil, synchronize {
+            do {
+                try POSIXFile.synchronize(descriptor, path: temporary.path)
+            } catch {
+                failure = error
             }
         }
         POSIXFile.close(descriptor)

@@ -64,6 +64,14 @@ final class PartialFile {
         try writeThrough(pending)
     }
 
+    /// Flushes and puts the bytes on the disk (`fsync`).
+    func synchronize() throws(DownloadError) {
+        try flush()
+        if let descriptor {
+            try POSIXFile.synchronize(descriptor, path: url.path)
+        }
+    }
+
     /// Closes the file. Buffered bytes that were not flushed are dropped.
     func close() {
         if let descriptor {

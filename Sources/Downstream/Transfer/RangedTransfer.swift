@@ -28,6 +28,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         var recordFile: DownloadRecordFile
         var writeBufferCapacity: Int
         var checkpoints: DownloadManager.Configuration.Checkpoints
+        /// Whether checkpoints and ends put the bytes on the disk (`fsync`), not only in the file.
+        var synchronizesToDisk: Bool
         var diskThrottle: DiskThrottle?
     }
 
@@ -159,7 +161,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         var end = sink.decidedEnd ?? endOfRequest(error)
         if let file = sink.file {
             do {
-                try file.flush()
+                try setup.synchronizesToDisk ? file.synchronize() : file.flush()
             } catch {
                 if end == .finished { end = .failed(error) }
             }
@@ -214,7 +216,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
     /// process killed now resumes from them.
     private func checkpoint(_ file: PartialFile) {
         do {
-            try file.flush()
+            try setup.synchronizesToDisk ? file.synchronize() : file.flush()
             sink.record.durableLength = file.writtenLength
             try saveRecord()
             scheduleCheckpoint(after: file.writtenLength)

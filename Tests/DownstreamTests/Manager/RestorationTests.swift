@@ -265,6 +265,45 @@ struct RestorationTests {
         }
     }
 
+    @Test func unknownPartialsInTheManagersPartialsDirectoryAreDeleted() async throws {
+        let partials = FileManager.default.temporaryDirectory.appendingPathComponent("partials-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: partials) }
+        try await withFixture(startsManager: false, { $0.storage.partialsDirectory = partials }) { fixture in
+            let body = Body.pattern(count: 100_000, seed: 112)
+            let url = fixture.serve("/known.bin", body)
+            let known = try fixture.leaveInterruptedDownload(
+                of: url, to: .directory(fixture.directory), partial: body, length: 1000)
+            let orphan = partials.appendingPathComponent("lost.bin.0123456789abcdef.partial")
+            try Data(count: 10).write(to: orphan)
+            let unrelated = partials.appendingPathComponent("notes.txt")
+            try Data(count: 10).write(to: unrelated)
+
+            let manager = try fixture.makeManager()
+            #expect(await manager.downloads.count == 1)
+            #expect(FileManager.default.fileExists(atPath: known.partialPath))
+            #expect(!FileManager.default.fileExists(atPath: orphan.path))
+            #expect(FileManager.default.fileExists(atPath: unrelated.path))
+        }
+    }
+
+    @Test func downloadsSynchronizedToTheDiskWorkAndSurviveARelaunch() async throws {
+        try await withFixture(startsManager: false, { $0.storage.synchronizesToDisk = true }) { fixture in
+            let body = Body.pattern(count: 3_000_000, seed: 113)
+            let url = fixture.serve("/synced.bin", body) { $0.faults = [.holdAfter(1_000_000)] }
+            do {
+                let manager = try fixture.makeManager { $0.storage.checkpoints.bytes = 256 << 10 }
+                let download = await manager.download(from: url, to: .directory(fixture.directory))
+                await download.waitForBytes(1_000_000)
+                await download.pause()
+            }
+            let manager = try fixture.makeManager()
+            let download = try #require(await manager.downloads.first)
+            #expect(download.currentProgress.bytesReceived == 1_000_000)
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+        }
+    }
+
     @Test func twoManagersCannotShareAnIdentifier() async throws {
         try await withFixture(startsManager: false) { fixture in
             do {
