@@ -1,6 +1,6 @@
 // downstream-benchmark: what Downstream costs, measured.
 //
-//     swift run -c release downstream-benchmark [--mib 1024] [--runs 3] [--slow-disk-mbps 100]
+//     swift run -c release downstream-benchmark [--mib 1024] [--runs 5] [--slow-disk-mbps 100]
 //         Throughput, CPU time and peak memory of a loopback download through Downstream, next to
 //         a plain URLSession delegate download measured in the same run. The server runs in this
 //         process; every download runs in a child process of its own, which reports its wall
