@@ -105,26 +105,32 @@ final class DownloadStore: Sendable {
                 contents.issues.append(setAside(file, as: Self.corruptExtension, because: "it cannot be read"))
                 continue
             }
-            if let version = try? decoder.decode(VersionProbe.self, from: data).version,
-                version > StoredDownload.currentVersion
-            {
+            // The common case parses once; the version decides between damaged and newer.
+            var record: StoredDownload?
+            var damage = ""
+            do {
+                record = try decoder.decode(StoredDownload.self, from: data)
+            } catch {
+                damage = "\(error)"
+            }
+            let version = record?.version ?? (try? decoder.decode(VersionProbe.self, from: data))?.version
+            if let version, version > StoredDownload.currentVersion {
                 contents.issues.append(
                     setAside(
                         file, as: Self.unsupportedExtension,
                         because: "it was written by a newer version of Downstream (record version \(version))"))
                 continue
             }
-            do {
-                let record = try decoder.decode(StoredDownload.self, from: data)
-                guard file.deletingPathExtension().lastPathComponent == record.id.rawValue.uuidString else {
-                    contents.issues.append(
-                        setAside(file, as: Self.corruptExtension, because: "its name does not match its identifier"))
-                    continue
-                }
-                contents.records.append(record)
-            } catch {
-                contents.issues.append(setAside(file, as: Self.corruptExtension, because: "it is damaged: \(error)"))
+            guard let record else {
+                contents.issues.append(setAside(file, as: Self.corruptExtension, because: "it is damaged: \(damage)"))
+                continue
             }
+            guard file.deletingPathExtension().lastPathComponent == record.id.rawValue.uuidString else {
+                contents.issues.append(
+                    setAside(file, as: Self.corruptExtension, because: "its name does not match its identifier"))
+                continue
+            }
+            contents.records.append(record)
         }
         contents.records.sort { ($0.created, $0.id.rawValue.uuidString) < ($1.created, $1.id.rawValue.uuidString) }
         return contents
