@@ -21,6 +21,10 @@ extension Download {
         case .continuation:
             break
         }
+        if let system = engines.system, usesSystemEngine(for: kind) {
+            startSystemAttempt(attempt, kind, on: system)
+            return
+        }
         let setup: RangedTransfer.Setup
         let urlRequest: URLRequest
         do {
@@ -30,17 +34,17 @@ extension Download {
             return
         }
         let transfer = RangedTransfer(
-            setup, session: session, progress: progressReporter,
+            setup, session: engines.ranged, progress: progressReporter,
             publish: { [eventBroadcast] in eventBroadcast.publish($0) },
             onEnd: { [weak self] outcome in
                 Task { await self?.attemptEnded(attempt, outcome) }
             })
         self.transfer = transfer
-        session.start(urlRequest, handler: transfer)
+        engines.ranged.start(urlRequest, handler: transfer)
     }
 
     func attemptEnded(_ attempt: Int, _ end: StateMachine.AttemptEnd) {
-        if transfer?.setup.attempt == attempt {
+        if transfer?.attemptNumber == attempt {
             transfer = nil
         }
         handle(machine.attemptEnded(attempt, end))

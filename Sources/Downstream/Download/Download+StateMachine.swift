@@ -161,6 +161,21 @@ extension Download {
             }
         }
 
+        /// Takes on a request this process did not start (a system task found after a relaunch).
+        /// Returns its attempt number, or nil if the download already runs one or has ended: the
+        /// task is then not wanted.
+        mutating func adopt() -> Int? {
+            switch state {
+            case .queued, .paused, .failed:
+                automaticAttempts = 0
+                lastAttempt += 1
+                state = .running(attempt: lastAttempt)
+                return lastAttempt
+            case .running, .stopping, .finalizing, .completed, .cancelled:
+                return nil
+            }
+        }
+
         mutating func finalized(_ result: Result<URL, DownloadError>) -> Action {
             guard state == .finalizing else { return .none }
             switch result {

@@ -62,7 +62,7 @@ public actor Download {
     public nonisolated let request: DownloadRequest
 
     nonisolated let location: PartialLocation
-    let session: TransferSession
+    let engines: Engines
     let settings: Settings
     /// The download's record in the store; nil for a request that cannot be downloaded.
     nonisolated let recordFile: DownloadRecordFile?
@@ -73,19 +73,21 @@ public actor Download {
     let stateSnapshot: Locked<DownloadState>
 
     var machine: StateMachine
-    var transfer: RangedTransfer?
+    var transfer: (any AttemptTransfer)?
     var settleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Whether a batch of background events waits for this download to finish with its file.
+    var holdsBackgroundWork = false
 
     /// - Parameter startsPaused: whether the download starts paused (restored from the store at
     ///   launch, or asked for so) instead of queued.
     init(
-        id: ID, request: DownloadRequest, location: PartialLocation, session: TransferSession, settings: Settings,
+        id: ID, request: DownloadRequest, location: PartialLocation, engines: Engines, settings: Settings,
         recordFile: DownloadRecordFile?, requestError: DownloadError?, startsPaused: Bool = false
     ) {
         self.id = id
         self.request = request
         self.location = location
-        self.session = session
+        self.engines = engines
         self.settings = settings
         self.recordFile = recordFile
         self.requestError = requestError
@@ -163,10 +165,12 @@ public actor Download {
         await waitUntilSettled()
     }
 
-    /// Resumes a paused or failed download from the bytes on disk, with a range request.
+    /// Resumes a paused or failed download from the bytes on disk, with a range request (or, in
+    /// a background session, from the system's resume data).
     ///
     /// Does nothing for a download that is running, completed or cancelled.
-    public func resume() {
+    public func resume() async {
+        await engines.waitUntilReady()
         if case .failed = machine.state {
             reopenForNewRun()
         }
@@ -184,7 +188,8 @@ public actor Download {
     }
 
     /// Starts the download if it is queued.
-    func start() {
+    func start() async {
+        await engines.waitUntilReady()
         handle(machine.start())
     }
 
@@ -209,7 +214,12 @@ public actor Download {
         case .startAttempt(let attempt, let kind):
             startAttempt(attempt, kind)
         case .stopAttempt:
-            transfer?.stop()
+            // A pause keeps what the system can resume from; a cancel only if asked to.
+            var keepsResumeData = true
+            if case .stopping(_, .cancel(let keepingPartialData)) = machine.state {
+                keepsResumeData = keepingPartialData
+            }
+            transfer?.stop(keepingResumeData: keepsResumeData)
         case .finalize:
             finalize()
         case .becomePaused:
@@ -219,6 +229,7 @@ public actor Download {
         case .becomeFailed(let error):
             saveIntent(.failed)
             end(with: .failure(error), event: .failed(error))
+            finishBackgroundWork()
         case .becomeCancelled(let keepingPartialData):
             if keepingPartialData {
                 saveIntent(.kept)
@@ -229,8 +240,16 @@ public actor Download {
                 recordFile?.remove()
             }
             end(with: .failure(.cancelled), event: .cancelled)
+            finishBackgroundWork()
         case .becomeCompleted(let url):
             end(with: .success(url), event: .completed(url))
+            let handlers = engines.completionHandlers.all
+            Task {
+                for handler in handlers {
+                    await handler(self, url)
+                }
+                self.finishBackgroundWork()
+            }
         }
     }
 

@@ -48,6 +48,20 @@ final class ProgressReporter: Sendable {
         }
     }
 
+    /// The file now has `totalBytes` bytes (a system download task counts them itself), of
+    /// `expectedBytes`.
+    func update(totalBytes: Int64, expectedBytes: Int64?) {
+        let delta = state.withLock { state -> Int64? in
+            state.expectedBytes = expectedBytes ?? state.expectedBytes
+            return totalBytes >= state.bytesReceived ? totalBytes - state.bytesReceived : nil
+        }
+        if let delta {
+            add(Int(delta))
+        } else {
+            begin(bytesReceived: totalBytes, expectedBytes: expectedBytes)
+        }
+    }
+
     /// `count` more bytes arrived.
     func add(_ count: Int) {
         let delay: Duration? = state.withLock { state in

@@ -26,6 +26,13 @@ extension DownloadManager {
         public var restoration = Restoration()
         /// How often progress is reported.
         public var progress = ProgressReporting()
+        /// A background session for the downloads, on Apple platforms; nil (the default) for an
+        /// ordinary session of data tasks.
+        public var background: Background?
+
+        /// Makes the system session in place of a real URLSession: a seam for tests that replay
+        /// recorded session events.
+        var makeSystemSession: (@Sendable (SystemTaskRouter) -> any SystemSession)?
 
         /// How many URLSession callbacks may wait for the delegate queue before URLSession is
         /// held back (about 16 KiB each).

@@ -26,7 +26,7 @@ extension DownloadManager {
 
         /// - Parameter partialsDirectory: the manager's own directory of partial files, if it has
         ///   one: partial files there that no record knows are deleted.
-        init(store: DownloadStore, session: TransferSession, settings: Download.Settings, partialsDirectory: URL?) {
+        init(store: DownloadStore, engines: Download.Engines, settings: Download.Settings, partialsDirectory: URL?) {
             let contents = store.load()
             issues = contents.issues
             defer {
@@ -66,9 +66,10 @@ extension DownloadManager {
                     try? store.save(record)
                 }
                 let download = Download(
-                    id: record.id, request: record.downloadRequest, location: location, session: session,
+                    id: record.id, request: record.downloadRequest, location: location, engines: engines,
                     settings: settings, recordFile: DownloadRecordFile(store: store, record: record), requestError: nil,
                     startsPaused: true)
+                engines.system?.router.register(download)
                 downloads.append(download)
                 if record.intent == .active {
                     interrupted.append(download)

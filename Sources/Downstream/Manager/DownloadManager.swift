@@ -23,9 +23,12 @@ public actor DownloadManager {
     /// aside in the store, and the other downloads were restored without it.
     public nonisolated let restorationIssues: [RestorationIssue]
 
-    let session: TransferSession
+    let engines: Download.Engines
     let settings: Download.Settings
     let store: DownloadStore
+    /// The system-task engine's router, with a background session.
+    nonisolated let systemRouter: SystemTaskRouter?
+    nonisolated let completionHandlers = CompletionHandlers()
     private var ordered: [Download] = []
     private var byID: [Download.ID: Download] = [:]
     private var byLocation: [PartialLocation: Download] = [:]
@@ -54,12 +57,22 @@ public actor DownloadManager {
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store cannot be created: \(error.reason)")
         }
-        session = TransferSession(
+        let rangedSession = TransferSession(
             identifier: configuration.identifier, configuration: configuration.makeURLSessionConfiguration(),
             pendingCallbackLimit: configuration.pendingCallbackLimit)
+        var system: Download.SystemEngine?
+        var systemConfiguration: URLSessionConfiguration?
+        if let background = configuration.background {
+            systemConfiguration = try configuration.makeSystemSessionConfiguration(background)
+            system = Download.SystemEngine(
+                router: SystemTaskRouter(unclaimedDirectory: store.directory.appendingPathComponent("unclaimed")),
+                ready: Latch())
+        }
+        systemRouter = system?.router
+        engines = Download.Engines(ranged: rangedSession, system: system, completionHandlers: completionHandlers)
 
         let restoration = Restoration(
-            store: store, session: session, settings: settings,
+            store: store, engines: engines, settings: settings,
             partialsDirectory: configuration.storage.partialsDirectory)
         restorationIssues = restoration.issues
         kept = restoration.kept
@@ -67,6 +80,17 @@ public actor DownloadManager {
             ordered.append(download)
             byID[download.id] = download
             byLocation[download.location] = download
+        }
+        if let system, let systemConfiguration {
+            // The session exists only now that the router knows every restored download: its
+            // first events may be those of tasks that finished while the app was not running.
+            let router = system.router
+            router.session =
+                configuration.makeSystemSession?(router)
+                ?? URLSystemSession(
+                    configuration: systemConfiguration, router: router,
+                    pendingCallbackLimit: configuration.pendingCallbackLimit, name: configuration.identifier)
+            Self.adoptTasks(of: router, thenOpen: system.ready)
         }
         if configuration.restoration.resumesInterruptedDownloads {
             let interrupted = restoration.interrupted
@@ -131,8 +155,9 @@ public actor DownloadManager {
             }
         }
         let download = Download(
-            id: id, request: request, location: location, session: session, settings: settings,
+            id: id, request: request, location: location, engines: engines, settings: settings,
             recordFile: recordFile, requestError: requestError, startsPaused: startsPaused)
+        systemRouter?.register(download)
         ordered.append(download)
         byID[download.id] = download
         if requestError == nil {
@@ -198,6 +223,21 @@ public actor DownloadManager {
         await withTaskGroup(of: Void.self) { group in
             for download in ordered where !download.state.isFinished || download.state == .failed {
                 group.addTask { await body(download) }
+            }
+        }
+    }
+
+    /// Asks the system session for its tasks, lets their downloads adopt them (tasks of an earlier
+    /// process, which went on without it), then opens `ready`: until then no download starts a
+    /// task, so none runs twice.
+    private static func adoptTasks(of router: SystemTaskRouter, thenOpen ready: Latch) {
+        router.session?.allTasks { tasks in
+            let adopted = router.reattach(tasks)
+            Task {
+                for transfer in adopted {
+                    await router.download(transfer.target.downloadID)?.systemTransferChanged(transfer)
+                }
+                ready.open()
             }
         }
     }

@@ -59,7 +59,7 @@ enum FilePlacement {
     }
 
     /// Renames `source` to `target`, replacing it; copies first across file systems.
-    private static func move(_ source: URL, to target: URL) throws(DownloadError) {
+    static func move(_ source: URL, to target: URL) throws(DownloadError) {
         if rename(source.path, target.path) == 0 { return }
         guard errno == EXDEV else { throw POSIXFile.failure(target, "cannot move the file into place") }
         let copy = try copyBeside(source, target)

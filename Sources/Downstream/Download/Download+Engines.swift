@@ -1,0 +1,152 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A request of a download in flight, whichever engine runs it.
+protocol AttemptTransfer: AnyObject, Sendable {
+    /// The download's number for the request.
+    var attemptNumber: Int? { get }
+    /// Stops the request; `keepingResumeData` asks the system for resume data when it can give
+    /// some.
+    func stop(keepingResumeData: Bool)
+}
+
+extension RangedTransfer: AttemptTransfer {
+    var attemptNumber: Int? { setup.attempt }
+
+    func stop(keepingResumeData: Bool) {
+        stop()
+    }
+}
+
+extension SystemTransfer: AttemptTransfer {
+    var attemptNumber: Int? { attempt }
+}
+
+extension Download {
+    /// What runs a download's requests: the ranged engine's session, and the system-task engine
+    /// when the manager has a (background) system session.
+    struct Engines: Sendable {
+        var ranged: TransferSession
+        var system: SystemEngine?
+        var completionHandlers: CompletionHandlers
+
+        /// Waits until the system session's tasks of an earlier process have been adopted, so
+        /// that a download never starts a second task beside its first.
+        func waitUntilReady() async {
+            if let system, !system.ready.isOpen {
+                await system.ready.wait()
+            }
+        }
+    }
+
+    /// The system-task engine of a manager.
+    struct SystemEngine: Sendable {
+        /// Routes the session's events; holds the session, which exists once the downloads of
+        /// the store are restored (so that no event finds its download missing).
+        var router: SystemTaskRouter
+        /// Open once the tasks of the session are adopted.
+        var ready: Latch
+    }
+
+    /// What a system transfer of this download acts on.
+    nonisolated var systemTarget: SystemTransfer.Target {
+        SystemTransfer.Target(
+            downloadID: id, partialURL: location.partialURL, recordFile: recordFile!, progress: progressReporter,
+            publish: { [eventBroadcast] in eventBroadcast.publish($0) },
+            notify: { [weak self] transfer in
+                Task { await self?.systemTransferChanged(transfer) }
+            })
+    }
+
+    /// Whether this attempt goes to the system: when the manager has a system session, unless the
+    /// partial file holds bytes (from a ranged request) that the system has no resume data for:
+    /// the ranged engine continues from those.
+    func usesSystemEngine(for kind: StateMachine.AttemptKind) -> Bool {
+        guard engines.system?.router.session != nil, kind != .continuation, let record = recordFile?.record else {
+            return false
+        }
+        if kind == .restart || record.systemResumeData != nil { return true }
+        let bytesOnDisk = record.resume.isResumable ? (POSIXFile.length(of: location.partialURL) ?? 0) : 0
+        return bytesOnDisk == 0
+    }
+
+    func startSystemAttempt(_ attempt: Int, _ kind: StateMachine.AttemptKind, on system: SystemEngine) {
+        var urlRequest = request.urlRequest
+        var resumeData: Data?
+        do throws(DownloadError) {
+            if let requestError { throw requestError }
+            guard let recordFile, request.url != nil else { throw .invalidRequest("the request has no URL") }
+            try FilePlacement.prepare(request.destination)
+            try FilePlacement.createDirectory(location.partialURL.deletingLastPathComponent())
+            if kind == .restart {
+                try recordFile.update { record in
+                    record.systemResumeData = nil
+                    record.resume = ResumeRecord(url: record.request.url)
+                    record.resume.isResumable = false
+                }
+            }
+            resumeData = recordFile.record.systemResumeData
+        } catch {
+            handle(machine.attemptEnded(attempt, .failed(error)))
+            return
+        }
+        guard let session = system.router.session else { return }
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        let transfer = SystemTransfer(
+            target: systemTarget, session: session, backgroundEvents: system.router.backgroundEvents,
+            usesResumeData: resumeData != nil, announcesResume: kind == .run)
+        transfer.setAttempt(attempt)
+        self.transfer = transfer
+        system.router.bind(transfer)
+        session.start(urlRequest, resumeData: resumeData, downloadID: id, transfer: transfer)
+    }
+
+    /// A system transfer of this download changed: it ended, or the router adopted a task of an
+    /// earlier process. Reads the transfer's state, so late or repeated messages do no harm.
+    func systemTransferChanged(_ changed: SystemTransfer) {
+        if let current = transfer, current === changed as AnyObject {
+            if let end = changed.takeEnd(), let attempt = changed.attempt {
+                consume(end, of: changed, attempt: attempt)
+            }
+            return
+        }
+        guard changed.attempt == nil else { return }
+        // A task of an earlier process, found after a relaunch.
+        guard let attempt = machine.adopt() else {
+            // The download runs another request, or ended: the old task is not wanted.
+            changed.stop(keepingResumeData: false)
+            if changed.takeEnd() != nil, changed.countsBackgroundWork {
+                engines.system?.router.backgroundEvents.workEnded()
+            }
+            return
+        }
+        changed.setAttempt(attempt)
+        transfer = changed
+        stateSnapshot.withLock { $0 = machine.publicState }
+        eventBroadcast.publish(.running)
+        saveIntent(.active)
+        if let end = changed.takeEnd() {
+            consume(end, of: changed, attempt: attempt)
+        }
+    }
+
+    private func consume(_ end: StateMachine.AttemptEnd, of transfer: SystemTransfer, attempt: Int) {
+        if transfer.countsBackgroundWork {
+            holdsBackgroundWork = true
+        }
+        attemptEnded(attempt, end)
+        if holdsBackgroundWork, machine.state != .finalizing, machine.publicState != .completed {
+            finishBackgroundWork()
+        }
+    }
+
+    /// Tells the background events that this download finished with its file.
+    func finishBackgroundWork() {
+        guard holdsBackgroundWork else { return }
+        holdsBackgroundWork = false
+        engines.system?.router.backgroundEvents.workEnded()
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension DownloadManager.Configuration {
+    /// Settings of a background session: the system downloads while the app is suspended or not
+    /// running, and relaunches the app in the background when the downloads need it.
+    ///
+    /// Downloads then run as system download tasks (the system writes the file; Downstream moves
+    /// it into place). Background sessions exist on Apple platforms only: elsewhere the manager
+    /// fails to start, unless ``onUnsupportedPlatform`` says to use download tasks of an ordinary
+    /// session instead.
+    public struct Background: Sendable {
+        /// The background session's identifier: the same at every launch, unique in the app.
+        public var sessionIdentifier: String
+        /// Whether the system may wait for good conditions (Wi-Fi, power) to download.
+        /// Default: false.
+        public var isDiscretionary = false
+        /// Whether the system relaunches the app in the background when a download needs it
+        /// (iOS, tvOS, watchOS, visionOS). Default: true.
+        public var sessionSendsLaunchEvents = true
+        /// Whether downloads may use cellular networks. Default: true.
+        public var allowsCellularAccess = true
+        /// Whether downloads may use networks the system considers expensive. Default: true.
+        public var allowsExpensiveNetworkAccess = true
+        /// Whether downloads may use networks in Low Data Mode. Default: true.
+        public var allowsConstrainedNetworkAccess = true
+        /// What to do on a platform without background sessions (Linux). Default: fail.
+        public var onUnsupportedPlatform = UnsupportedPlatformPolicy.fail
+
+        /// Background settings for the session named `sessionIdentifier`.
+        public init(sessionIdentifier: String) {
+            self.sessionIdentifier = sessionIdentifier
+        }
+    }
+}
+
+extension DownloadManager.Configuration.Background {
+    /// What a manager asked for a background session does where background sessions do not
+    /// exist.
+    public struct UnsupportedPlatformPolicy: Sendable, Hashable {
+        enum Code: Sendable, Hashable {
+            case fail, useForegroundSession
+        }
+
+        let code: Code
+
+        /// ``DownloadManager/init(configuration:)`` throws
+        /// ``DownloadError/Kind/managerUnavailable``.
+        public static let fail = UnsupportedPlatformPolicy(code: .fail)
+        /// Download with the download tasks of an ordinary session: the same engine and events,
+        /// but the downloads stop with the process.
+        public static let useForegroundSession = UnsupportedPlatformPolicy(code: .useForegroundSession)
+    }
+}
+
+extension DownloadManager.Configuration {
+    /// The configuration of the system session: a background one on Apple platforms.
+    func makeSystemSessionConfiguration(_ background: Background) throws(DownloadError) -> URLSessionConfiguration {
+        #if canImport(Darwin)
+            let configuration = URLSessionConfiguration.background(withIdentifier: background.sessionIdentifier)
+            configuration.isDiscretionary = background.isDiscretionary
+            #if !os(macOS)
+                configuration.sessionSendsLaunchEvents = background.sessionSendsLaunchEvents
+            #endif
+            configuration.allowsExpensiveNetworkAccess = background.allowsExpensiveNetworkAccess
+            configuration.allowsConstrainedNetworkAccess = background.allowsConstrainedNetworkAccess
+        #else
+            guard background.onUnsupportedPlatform == .useForegroundSession else {
+                throw .managerUnavailable(
+                    "background URL sessions do not exist on this platform; to download with the system-task engine "
+                        + "in an ordinary session, set background.onUnsupportedPlatform = .useForegroundSession")
+            }
+            let configuration = URLSessionConfiguration.default
+        #endif
+        configuration.allowsCellularAccess = background.allowsCellularAccess
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpMaximumConnectionsPerHost = network.maximumConnectionsPerHost
+        if !network.additionalHeaders.isEmpty {
+            configuration.httpAdditionalHeaders = network.additionalHeaders
+        }
+        return configuration
+    }
+}
+
+extension DownloadManager {
+    /// A download task of the background session that no download of this manager claims: one
+    /// whose record is gone, or a second task of a download. A finished task's file is kept (in
+    /// `unclaimed` in the store) for the app to look at; a running one is cancelled.
+    public struct UnclaimedTask: Sendable, Hashable, CustomStringConvertible {
+        /// The task's identifier in its session.
+        public let taskIdentifier: Int
+        /// The task's description: the identifier of the download it was made for.
+        public let taskDescription: String?
+        /// The URL the task got its response from, if it got one.
+        public let url: URL?
+        /// Where the task's file was kept, if it finished.
+        public let keptFile: URL?
+        /// What happened, in words.
+        public let reason: String
+
+        public var description: String {
+            "task \(taskIdentifier) (\(taskDescription ?? "no description")): \(reason)"
+        }
+    }
+
+    /// The background session's tasks that no download claimed, since the manager started.
+    public var unclaimedTasks: [UnclaimedTask] {
+        systemRouter?.unclaimed ?? []
+    }
+
+    /// Hands the manager the completion handler the system gives the app for its background
+    /// session's events; the manager calls it, once, on the main actor, when the session delivered
+    /// all its events and every download that finished among them has its file in place, its
+    /// record written and its completion handlers run.
+    ///
+    /// Call it from `application(_:handleEventsForBackgroundURLSession:completionHandler:)`,
+    /// before or after making the manager's downloads; for SwiftUI, see
+    /// ``backgroundEventsHandled(forSessionIdentifier:)``.
+    ///
+    /// - Returns: false (and does not keep the handler) if `identifier` is not this manager's
+    ///   background session: hand it to the manager it belongs to.
+    @discardableResult
+    public nonisolated func handleEventsForBackgroundURLSession(
+        identifier: String, completionHandler: @escaping @MainActor @Sendable () -> Void
+    ) -> Bool {
+        guard configuration.background?.sessionIdentifier == identifier, let systemRouter else { return false }
+        systemRouter.backgroundEvents.handlerArrived(completionHandler)
+        return true
+    }
+
+    /// Returns once the events of the background session named `identifier` are handled (see
+    /// ``handleEventsForBackgroundURLSession(identifier:completionHandler:)``): for SwiftUI's
+    /// `.backgroundTask(.urlSession(identifier))`, whose task ends when this returns. Returns at
+    /// once if `identifier` is not this manager's session.
+    public nonisolated func backgroundEventsHandled(forSessionIdentifier identifier: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isMine = handleEventsForBackgroundURLSession(identifier: identifier) {
+                continuation.resume()
+            }
+            if !isMine {
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Adds a handler that every download of this manager runs when it completes, after its file
+    /// is in place: in the order the handlers were added, each awaited.
+    ///
+    /// A handler added right after the manager is made, at every launch, also runs for the
+    /// downloads that finished in a background session while the app was not running, before the
+    /// system's completion handler for those events is called. (Closures of an earlier process
+    /// cannot be restored; handlers added at launch are the way to react to those downloads.)
+    public nonisolated func addCompletionHandler(_ handler: @escaping @Sendable (Download, URL) async -> Void) {
+        completionHandlers.add(handler)
+    }
+}

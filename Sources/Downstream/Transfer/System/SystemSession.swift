@@ -1,0 +1,47 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What the system-task engine needs of a URLSession that runs download tasks: the system writes
+/// the file (in a background session on Apple platforms, even while the app is not running).
+///
+/// ``URLSystemSession`` is the real one. Tests put a session of their own in its place and replay
+/// recorded session events through ``SystemTaskRouter``, the same path the real delegate takes.
+protocol SystemSession: AnyObject, Sendable {
+    /// Creates a download task for `request`, or from `resumeData`, labels it with `downloadID`
+    /// (its `taskDescription`, which is how a relaunched app finds it again), routes it to
+    /// `transfer` and starts it. Never blocks the caller.
+    func start(_ request: URLRequest, resumeData: Data?, downloadID: Download.ID, transfer: SystemTransfer)
+
+    /// Cancels `task`; with `producingResumeData`, hands the system's resume data (nil if it has
+    /// none) to `resumeData` first. Never blocks the caller.
+    func cancel(_ task: any SystemTask, producingResumeData: Bool, resumeData: @escaping @Sendable (Data?) -> Void)
+
+    /// Hands every task the session has (running, suspended or finishing) to `body`.
+    func allTasks(_ body: @escaping @Sendable ([any SystemTask]) -> Void)
+}
+
+/// What the engine needs of one download task.
+protocol SystemTask: AnyObject, Sendable {
+    var taskIdentifier: Int { get }
+    /// The download identifier it was labelled with.
+    var taskDescription: String? { get }
+    var response: URLResponse? { get }
+    /// Whether the task is running or suspended (not finishing, not completed).
+    var isActive: Bool { get }
+}
+
+extension SystemTask {
+    /// The download the task belongs to, from its label.
+    var downloadID: Download.ID? {
+        taskDescription.flatMap(UUID.init(uuidString:)).map(Download.ID.init(rawValue:))
+    }
+}
+
+extension URLSessionDownloadTask: SystemTask {
+    var isActive: Bool {
+        state == .running || state == .suspended
+    }
+}

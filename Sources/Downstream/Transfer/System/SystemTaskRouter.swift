@@ -1,0 +1,168 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Routes the events of a system session's download tasks to their transfers, by the download
+/// identifier each task is labelled with.
+///
+/// A task this process did not start (one found after a relaunch, whose events may come before
+/// anything else) is adopted: the router makes a transfer for it and tells its download. A task
+/// no download knows, or a second task of a download that has one, is unclaimed: a finished file
+/// is kept in the store's `unclaimed` directory, a running task is cancelled, and both are
+/// reported. Called on the session's serial delegate queue (or by tests replaying events).
+final class SystemTaskRouter: Sendable {
+    private struct State {
+        var transfers: [Download.ID: SystemTransfer] = [:]
+        var downloads: [Download.ID: Download] = [:]
+        var adopted: [SystemTransfer] = []
+        var unclaimed: [DownloadManager.UnclaimedTask] = []
+    }
+
+    let backgroundEvents = BackgroundEvents()
+    private let unclaimedDirectory: URL
+    private let state = Locked(State())
+    /// The session, set once it exists (it needs the router as its delegate's target).
+    private let sessionBox = Locked<(any SystemSession)?>(nil)
+
+    init(unclaimedDirectory: URL) {
+        self.unclaimedDirectory = unclaimedDirectory
+    }
+
+    var session: (any SystemSession)? {
+        get { sessionBox.value }
+        set { sessionBox.withLock { $0 = newValue } }
+    }
+
+    var unclaimed: [DownloadManager.UnclaimedTask] {
+        state.withLock { $0.unclaimed }
+    }
+
+    /// The download known by `id`.
+    func download(_ id: Download.ID) -> Download? {
+        state.withLock { $0.downloads[id] }
+    }
+
+    /// Makes `download` known, so that its tasks can be adopted.
+    func register(_ download: Download) {
+        state.withLock { $0.downloads[download.id] = download }
+    }
+
+    /// Routes the tasks of `transfer`'s download to it.
+    func bind(_ transfer: SystemTransfer) {
+        state.withLock { $0.transfers[transfer.target.downloadID] = transfer }
+    }
+
+    /// Adopts every active task of a relaunched session and cancels the ones no download claims.
+    /// Returns every transfer adopted so far, by events or now.
+    func reattach(_ tasks: [any SystemTask]) -> [SystemTransfer] {
+        for task in tasks where task.isActive {
+            _ = transfer(for: task, finished: false)
+        }
+        return state.withLock { $0.adopted }
+    }
+
+    // MARK: - Session events
+
+    func wrote(_ task: any SystemTask, total: Int64, expected: Int64) {
+        transfer(for: task, finished: false)?.wrote(total: total, expected: expected)
+    }
+
+    func resumed(_ task: any SystemTask, at offset: Int64, expected: Int64) {
+        transfer(for: task, finished: false)?.resumed(at: offset, expected: expected)
+    }
+
+    func finishedDownloading(_ task: any SystemTask, to location: URL) {
+        if let transfer = transfer(for: task, finished: true, file: location) {
+            transfer.finishedDownloading(to: location, response: task.response)
+        }
+    }
+
+    func completed(_ task: any SystemTask, error: (any Error)?) {
+        guard let transfer = transfer(for: task, finished: true) else { return }
+        state.withLock { state in
+            if state.transfers[transfer.target.downloadID] === transfer {
+                state.transfers[transfer.target.downloadID] = nil
+            }
+        }
+        transfer.completed(error: error)
+    }
+
+    func sessionFinishedEvents() {
+        backgroundEvents.sessionDidFinishEvents()
+    }
+
+    // MARK: - Private
+
+    private enum Resolution {
+        case transfer(SystemTransfer, adoptedFor: Download?)
+        case unclaimed(reason: String)
+        case alreadyReported
+    }
+
+    /// The transfer of `task`, adopting it if its download has none; nil for an unclaimed task,
+    /// which is then dealt with (`file` is a finished task's file, to keep).
+    private func transfer(for task: any SystemTask, finished: Bool, file: URL? = nil) -> SystemTransfer? {
+        let session = self.session
+        let resolution = state.withLock { state -> Resolution in
+            if state.unclaimed.contains(where: { $0.taskIdentifier == task.taskIdentifier }) {
+                return .alreadyReported
+            }
+            guard let id = task.downloadID, let download = state.downloads[id], let session else {
+                return .unclaimed(reason: "no download of this manager knows the task")
+            }
+            if let current = state.transfers[id] {
+                return current.isTransfer(of: task)
+                    ? .transfer(current, adoptedFor: nil)
+                    : .unclaimed(reason: "the download runs another task")
+            }
+            let adopted = SystemTransfer(
+                target: download.systemTarget, session: session, backgroundEvents: backgroundEvents,
+                usesResumeData: false, announcesResume: false, task: task)
+            state.transfers[id] = adopted
+            state.adopted.append(adopted)
+            return .transfer(adopted, adoptedFor: download)
+        }
+        switch resolution {
+        case .transfer(let transfer, let download):
+            if download != nil {
+                transfer.target.notify(transfer)
+            }
+            return transfer
+        case .unclaimed(let reason):
+            keepUnclaimed(task, finished: finished, file: file, reason: reason)
+            return nil
+        case .alreadyReported:
+            if let file { POSIXFile.remove(file) }
+            return nil
+        }
+    }
+
+    private func keepUnclaimed(_ task: any SystemTask, finished: Bool, file: URL?, reason: String) {
+        var kept: URL?
+        var outcome: String
+        if let file {
+            let name = FileName.suggested(contentDisposition: nil, url: task.response?.url ?? file)
+            let destination = unclaimedDirectory.appendingPathComponent("\(task.taskIdentifier)-\(name)")
+            do {
+                try POSIXFile.createPrivateDirectory(unclaimedDirectory)
+                try FilePlacement.move(file, to: destination)
+                kept = destination
+                outcome = "its file was kept"
+            } catch {
+                POSIXFile.remove(file)
+                outcome = "its file could not be kept (\(error.reason)) and was deleted"
+            }
+        } else if !finished, let session {
+            session.cancel(task, producingResumeData: false) { _ in }
+            outcome = "it was cancelled"
+        } else {
+            outcome = "it ended"
+        }
+        let report = DownloadManager.UnclaimedTask(
+            taskIdentifier: task.taskIdentifier, taskDescription: task.taskDescription, url: task.response?.url,
+            keptFile: kept, reason: "\(reason): \(outcome)")
+        state.withLock { $0.unclaimed.append(report) }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A URLSession of download tasks (a background session on Apple platforms), with its delegate
+/// and its own control queue, feeding ``SystemTaskRouter``.
+final class URLSystemSession: SystemSession {
+    private let session: URLSession
+    private let controlQueue: DispatchQueue
+
+    init(configuration: URLSessionConfiguration, router: SystemTaskRouter, pendingCallbackLimit: Int, name: String) {
+        let delegateQueue = BoundedDelegateQueue(limit: pendingCallbackLimit, name: "Downstream.\(name).system")
+        session = URLSession(
+            configuration: configuration, delegate: SystemSessionDelegate(router: router), delegateQueue: delegateQueue)
+        controlQueue = DispatchQueue(label: "Downstream.\(name).system-control")
+    }
+
+    deinit {
+        let session = self.session
+        controlQueue.async {
+            // Tasks of a background session go on without the app: do not cancel them.
+            session.finishTasksAndInvalidate()
+        }
+    }
+
+    func start(_ request: URLRequest, resumeData: Data?, downloadID: Download.ID, transfer: SystemTransfer) {
+        controlQueue.async { [session] in
+            let task =
+                resumeData.map { session.downloadTask(withResumeData: $0) } ?? session.downloadTask(with: request)
+            task.taskDescription = downloadID.rawValue.uuidString
+            transfer.attach(task)
+            task.resume()
+        }
+    }
+
+    func cancel(_ task: any SystemTask, producingResumeData: Bool, resumeData: @escaping @Sendable (Data?) -> Void) {
+        guard let task = task as? URLSessionDownloadTask else { return }
+        controlQueue.async {
+            if producingResumeData {
+                task.cancel(byProducingResumeData: { resumeData($0) })
+            } else {
+                task.cancel()
+                resumeData(nil)
+            }
+        }
+    }
+
+    func allTasks(_ body: @escaping @Sendable ([any SystemTask]) -> Void) {
+        controlQueue.async { [session] in
+            session.getAllTasks { tasks in
+                body(tasks.compactMap { $0 as? URLSessionDownloadTask })
+            }
+        }
+    }
+}
+
+/// The delegate of a ``URLSystemSession``: hands every event to the router, on the session's
+/// serial delegate queue.
+final class SystemSessionDelegate: NSObject, URLSessionDownloadDelegate, Sendable {
+    private let router: SystemTaskRouter
+
+    init(router: SystemTaskRouter) {
+        self.router = router
+    }
+
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+    ) {
+        router.wrote(downloadTask, total: totalBytesWritten, expected: totalBytesExpectedToWrite)
+    }
+
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didResumeAtOffset fileOffset: Int64,
+        expectedTotalBytes: Int64
+    ) {
+        router.resumed(downloadTask, at: fileOffset, expected: expectedTotalBytes)
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        // The system deletes the file when this returns: the router moves it before.
+        router.finishedDownloading(downloadTask, to: location)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let task = task as? URLSessionDownloadTask else { return }
+        router.completed(task, error: error)
+    }
+
+    #if canImport(Darwin)
+        func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
+            router.sessionFinishedEvents()
+        }
+    #endif
+}
