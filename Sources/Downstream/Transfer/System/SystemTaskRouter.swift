@@ -18,6 +18,8 @@ final class SystemTaskRouter: Sendable {
         var downloads: [Download.ID: Download] = [:]
         var adopted: [SystemTransfer] = []
         var unclaimed: [DownloadManager.UnclaimedTask] = []
+        /// Tasks that completed: their late or repeated events are ignored.
+        var completedTasks: Set<Int> = []
     }
 
     let backgroundEvents = BackgroundEvents()
@@ -80,13 +82,14 @@ final class SystemTaskRouter: Sendable {
     }
 
     func completed(_ task: any SystemTask, error: (any Error)?) {
-        guard let transfer = transfer(for: task, finished: true) else { return }
+        let transfer = transfer(for: task, finished: true)
         state.withLock { state in
-            if state.transfers[transfer.target.downloadID] === transfer {
+            state.completedTasks.insert(task.taskIdentifier)
+            if let transfer, state.transfers[transfer.target.downloadID] === transfer {
                 state.transfers[transfer.target.downloadID] = nil
             }
         }
-        transfer.completed(error: error)
+        transfer?.completed(error: error)
     }
 
     func sessionFinishedEvents() {
@@ -97,8 +100,9 @@ final class SystemTaskRouter: Sendable {
 
     private enum Resolution {
         case transfer(SystemTransfer, adoptedFor: Download?)
-        case unclaimed(reason: String)
-        case alreadyReported
+        case unclaimed(reason: String, isReported: Bool)
+        /// A late or repeated event of a task that completed.
+        case alreadyHandled
     }
 
     /// The transfer of `task`, adopting it if its download has none; nil for an unclaimed task,
@@ -106,16 +110,19 @@ final class SystemTaskRouter: Sendable {
     private func transfer(for task: any SystemTask, finished: Bool, file: URL? = nil) -> SystemTransfer? {
         let session = self.session
         let resolution = state.withLock { state -> Resolution in
+            if state.completedTasks.contains(task.taskIdentifier) {
+                return .alreadyHandled
+            }
             if state.unclaimed.contains(where: { $0.taskIdentifier == task.taskIdentifier }) {
-                return .alreadyReported
+                return .unclaimed(reason: "", isReported: true)
             }
             guard let id = task.downloadID, let download = state.downloads[id], let session else {
-                return .unclaimed(reason: "no download of this manager knows the task")
+                return .unclaimed(reason: "no download of this manager knows the task", isReported: false)
             }
             if let current = state.transfers[id] {
                 return current.isTransfer(of: task)
                     ? .transfer(current, adoptedFor: nil)
-                    : .unclaimed(reason: "the download runs another task")
+                    : .unclaimed(reason: "the download runs another task", isReported: false)
             }
             let adopted = SystemTransfer(
                 target: download.systemTarget, session: session, backgroundEvents: backgroundEvents,
@@ -130,16 +137,19 @@ final class SystemTaskRouter: Sendable {
                 transfer.target.notify(transfer)
             }
             return transfer
-        case .unclaimed(let reason):
-            keepUnclaimed(task, finished: finished, file: file, reason: reason)
+        case .unclaimed(let reason, let isReported):
+            // A task reported already is only dealt with again for the file it finished with.
+            if !isReported || file != nil {
+                keepUnclaimed(task, finished: finished, file: file, reason: reason, isReported: isReported)
+            }
             return nil
-        case .alreadyReported:
+        case .alreadyHandled:
             if let file { POSIXFile.remove(file) }
             return nil
         }
     }
 
-    private func keepUnclaimed(_ task: any SystemTask, finished: Bool, file: URL?, reason: String) {
+    private func keepUnclaimed(_ task: any SystemTask, finished: Bool, file: URL?, reason: String, isReported: Bool) {
         var kept: URL?
         var outcome: String
         if let file {
@@ -160,9 +170,19 @@ final class SystemTaskRouter: Sendable {
         } else {
             outcome = "it ended"
         }
-        let report = DownloadManager.UnclaimedTask(
-            taskIdentifier: task.taskIdentifier, taskDescription: task.taskDescription, url: task.response?.url,
-            keptFile: kept, reason: "\(reason): \(outcome)")
-        state.withLock { $0.unclaimed.append(report) }
+        state.withLock { state in
+            if isReported, let index = state.unclaimed.firstIndex(where: { $0.taskIdentifier == task.taskIdentifier }) {
+                let earlier = state.unclaimed[index]
+                state.unclaimed[index] = DownloadManager.UnclaimedTask(
+                    taskIdentifier: earlier.taskIdentifier, taskDescription: earlier.taskDescription,
+                    url: earlier.url ?? task.response?.url, keptFile: kept, reason: "\(earlier.reason); then \(outcome)"
+                )
+            } else {
+                state.unclaimed.append(
+                    DownloadManager.UnclaimedTask(
+                        taskIdentifier: task.taskIdentifier, taskDescription: task.taskDescription,
+                        url: task.response?.url, keptFile: kept, reason: "\(reason): \(outcome)"))
+            }
+        }
     }
 }

@@ -1,0 +1,117 @@
+@testable import Downstream
+import DownstreamTestServer
+import Foundation
+import Testing
+
+/// The system-task engine with real download tasks: on Linux, of an ordinary session (background
+/// sessions do not exist here), against the loopback server.
+@Suite(.timeLimit(.minutes(2)))
+struct SystemEngineTests {
+    static func foreground(_ configuration: inout DownloadManager.Configuration) {
+        var background = DownloadManager.Configuration.Background(
+            sessionIdentifier: "test.background.\(UUID().uuidString)")
+        background.onUnsupportedPlatform = .useForegroundSession
+        configuration.background = background
+    }
+
+    #if !canImport(Darwin)
+        @Test func aBackgroundSessionWithoutAFallbackIsAClearErrorHere() async throws {
+            try await withFixture(startsManager: false) { fixture in
+                let error = try #require(throws: DownloadError.self) {
+                    try fixture.makeManager { $0.background = .init(sessionIdentifier: "test.background") }
+                }
+                #expect(error.kind == .managerUnavailable)
+                #expect(error.description.contains("onUnsupportedPlatform"))
+                // Nothing is left claimed by the failed manager.
+                _ = try fixture.makeManager()
+            }
+        }
+    #endif
+
+    @Test func aDownloadTaskDeliversTheFile() async throws {
+        try await withFixture(Self.foreground) { fixture in
+            let body = Body.pattern(count: 2_500_000, seed: 300)
+            let url = fixture.serve("/system/file.bin", body) {
+                $0.contentDisposition = "attachment; filename=\"report.bin\""
+            }
+            let download = await fixture.manager.download(from: url, to: .directory(fixture.file("inbox")))
+            let values = Task { await Array(download.progress) }
+
+            let file = try await download.fileURL
+            #expect(file.lastPathComponent == "report.bin")
+            try body.expectMatches(file)
+            #expect(await download.allEvents() == [.queued, .running, .completed(file)])
+            let progress = await values.value
+            #expect(progress.last?.bytesReceived == body.count)
+            #expect(progress.contains { $0.expectedBytes == body.count })
+            // The system's file was moved, not copied; nothing else is left.
+            #expect(fixture.listing(fixture.file("inbox")) == ["report.bin"])
+            #expect(fixture.storedRecords().isEmpty)
+            // A download task asks for the whole file, without Range.
+            #expect(fixture.server.requests("/system/file.bin").map(\.rangeStart) == [nil])
+        }
+    }
+
+    @Test func anErrorStatusFailsWithoutAFile() async throws {
+        try await withFixture(Self.foreground) { fixture in
+            let url = fixture.serve("/system/missing", .pattern(count: 100)) { $0.faults = [.status(404)] }
+            let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
+            let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
+            #expect(error == .httpStatus(404))
+            #expect(fixture.listing().isEmpty)
+        }
+    }
+
+    @Test func aBrokenConnectionFailsAndResumeStartsAgain() async throws {
+        try await withFixture(Self.foreground) { fixture in
+            let body = Body.pattern(count: 1_000_000, seed: 301)
+            let url = fixture.serve("/system/broken", body) { $0.faults = [.resetAfter(300_000)] }
+            let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
+            let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
+            #expect(error.kind == .network)
+            // Linux gives no resume data: the next task starts from the first byte.
+            #expect(fixture.storedRecord(download.id)?.systemResumeData == nil)
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            #expect(fixture.server.requests("/system/broken").map(\.rangeStart) == [nil, nil])
+        }
+    }
+
+    @Test func pauseStopsTheTaskAndResumeFinishesTheFile() async throws {
+        try await withFixture(Self.foreground) { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 302)
+            let url = fixture.serve("/system/paused", body) { $0.faults = [.holdAfter(500_000)] }
+            let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
+            await download.waitForBytes(500_000)
+            await download.pause()
+            #expect(download.state == .paused)
+            #expect(fixture.storedRecord(download.id)?.intent == .paused)
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+        }
+    }
+
+    @Test func completionHandlersRunInOrderForEveryCompletedDownload() async throws {
+        try await withFixture(Self.foreground) { fixture in
+            let calls = Locked<[String]>([])
+            let (secondRan, ran) = AsyncStream<Void>.makeStream()
+            fixture.manager.addCompletionHandler { download, file in
+                calls.withLock { $0.append("first \(file.lastPathComponent)") }
+                #expect(FileManager.default.fileExists(atPath: file.path))
+                #expect(download.state == .completed)
+            }
+            fixture.manager.addCompletionHandler { _, file in
+                calls.withLock { $0.append("second \(file.lastPathComponent)") }
+                ran.yield()
+            }
+            let body = Body.pattern(count: 1000, seed: 303)
+            let url = fixture.serve("/system/handled.bin", body)
+            let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
+            _ = try await download.fileURL
+            // The handlers run after the waiters are woken: wait for the second.
+            var iterator = secondRan.makeAsyncIterator()
+            await iterator.next()
+            #expect(calls.value == ["first handled.bin", "second handled.bin"])
+        }
+    }
+}
