@@ -65,15 +65,15 @@ extension Download {
     /// partial file holds bytes (from a ranged request) that the system has no resume data for:
     /// the ranged engine continues from those.
     func usesSystemEngine(for kind: StateMachine.AttemptKind) -> Bool {
-        guard engines.system?.router.session != nil, kind != .continuation, let record = recordFile?.record else {
-            return false
-        }
-        if kind == .restart || record.systemResumeData != nil { return true }
+        guard let session = engines.system?.router.session, kind != .continuation, let record = recordFile?.record
+        else { return false }
+        if kind == .restart || (record.systemResumeData != nil && session.supportsResumeData) { return true }
         let bytesOnDisk = record.resume.isResumable ? (POSIXFile.length(of: location.partialURL) ?? 0) : 0
         return bytesOnDisk == 0
     }
 
     func startSystemAttempt(_ attempt: Int, _ kind: StateMachine.AttemptKind, on system: SystemEngine) {
+        guard let session = system.router.session else { return }
         var urlRequest = request.urlRequest
         var resumeData: Data?
         do throws(DownloadError) {
@@ -87,13 +87,14 @@ extension Download {
                     record.resume = ResumeRecord(url: record.request.url)
                     record.resume.isResumable = false
                 }
+            } else if !session.supportsResumeData, recordFile.record.systemResumeData != nil {
+                try recordFile.update { $0.systemResumeData = nil }
             }
             resumeData = recordFile.record.systemResumeData
         } catch {
             handle(machine.attemptEnded(attempt, .failed(error)))
             return
         }
-        guard let session = system.router.session else { return }
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         let transfer = SystemTransfer(
             target: systemTarget, session: session, backgroundEvents: system.router.backgroundEvents,

@@ -69,6 +69,8 @@ final class ReplaySession: SystemSession, @unchecked Sendable {
         (cancellationRequests, cancellationStream) = AsyncStream<Cancellation>.makeStream()
     }
 
+    let supportsResumeData = true
+
     var startedSoFar: [Task] {
         lock.withLock { started }
     }

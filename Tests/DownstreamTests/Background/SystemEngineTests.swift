@@ -91,6 +91,22 @@ struct SystemEngineTests {
         }
     }
 
+    @Test func resumeDataIsNotUsedWhereTheSystemCannotResume() async throws {
+        try await withFixture(Self.foreground) { fixture in
+            let body = Body.pattern(count: 300_000, seed: 304)
+            let url = fixture.serve("/system/resumed", body)
+            let download = await fixture.manager.download(
+                DownloadRequest(url: url, to: .directory(fixture.directory)), startsPaused: true)
+            // Resume data of another system: Linux Foundation cannot resume from any (making a task
+            // of it stops the process), so it is dropped and the file starts from its first byte.
+            try #require(download.recordFile).update { $0.systemResumeData = Data("not resume data".utf8) }
+
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            #expect(fixture.server.requests("/system/resumed").map(\.rangeStart) == [nil])
+        }
+    }
+
     @Test func completionHandlersRunInOrderForEveryCompletedDownload() async throws {
         try await withFixture(Self.foreground) { fixture in
             let calls = Locked<[String]>([])

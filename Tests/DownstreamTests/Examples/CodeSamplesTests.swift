@@ -127,6 +127,57 @@ struct CodeSamplesTests {
         }
     }
 
+    // BackgroundDownloads.md: the manager with a background session (on Linux, download tasks of
+    // an ordinary session), the app delegate's and SwiftUI's wiring, and a completion handler.
+    func backgroundManager(store: URL) throws -> DownloadManager {
+        try DownloadManager(
+            configuration: .init(identifier: "com.example.app.media.\(UUID().uuidString)") {
+                $0.background = .init(sessionIdentifier: "com.example.app.media.background")
+                #if !canImport(Darwin)
+                    $0.background?.onUnsupportedPlatform = .useForegroundSession
+                #endif
+                $0.storage.directory = store
+            })
+    }
+
+    func applicationHandleEvents(
+        manager: DownloadManager, identifier: String, completionHandler: @escaping @MainActor @Sendable () -> Void
+    ) {
+        manager.handleEventsForBackgroundURLSession(identifier: identifier, completionHandler: completionHandler)
+    }
+
+    func backgroundTask(manager: DownloadManager, identifier: String) async {
+        await manager.backgroundEventsHandled(forSessionIdentifier: identifier)
+    }
+
+    actor Library {
+        private(set) var files: [String] = []
+        func add(_ file: URL, episode: String?) { files.append("\(episode ?? "?"): \(file.lastPathComponent)") }
+    }
+
+    @Test func theBackgroundManagerDownloadsAndRunsItsCompletionHandler() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let manager = try backgroundManager(store: fixture.storeDirectory)
+            let library = Library()
+            let (added, adding) = AsyncStream<Void>.makeStream()
+            manager.addCompletionHandler { download, file in
+                await library.add(file, episode: download.request.metadata["episode"])
+                adding.yield()
+            }
+            let body = Body.pattern(count: 10_000, seed: 73)
+            let url = fixture.serve("/episode7.mp3", body)
+            let download = await manager.download(
+                DownloadRequest(URLRequest(url: url), to: .directory(fixture.directory), metadata: ["episode": "7"]))
+            try body.expectMatches(try await download.fileURL)
+            var iterator = added.makeAsyncIterator()
+            await iterator.next()
+            #expect(await library.files == ["7: episode7.mp3"])
+            // Another session's events are not this manager's: both return at once.
+            applicationHandleEvents(manager: manager, identifier: "another.session") {}
+            await backgroundTask(manager: manager, identifier: "another.session")
+        }
+    }
+
     @Test func theQuickStartDownloadsAFile() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 100_000, seed: 70)

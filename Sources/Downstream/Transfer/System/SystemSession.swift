@@ -10,6 +10,9 @@ import Foundation
 /// ``URLSystemSession`` is the real one. Tests put a session of their own in its place and replay
 /// recorded session events through ``SystemTaskRouter``, the same path the real delegate takes.
 protocol SystemSession: AnyObject, Sendable {
+    /// Whether the session can make a task from resume data.
+    var supportsResumeData: Bool { get }
+
     /// Creates a download task for `request`, or from `resumeData`, labels it with `downloadID`
     /// (its `taskDescription`, which is how a relaunched app finds it again), routes it to
     /// `transfer` and starts it. Never blocks the caller.

@@ -17,6 +17,17 @@ final class URLSystemSession: SystemSession {
         controlQueue = DispatchQueue(label: "Downstream.\(name).system-control")
     }
 
+    /// Linux Foundation cannot resume from resume data: `downloadTask(withResumeData:)` makes a
+    /// task that, once resumed, stops the process (an assertion in `URLSession.behaviour(for:)`,
+    /// measured with Swift 6.3.1). It never produces resume data either.
+    var supportsResumeData: Bool {
+        #if canImport(Darwin)
+            true
+        #else
+            false
+        #endif
+    }
+
     deinit {
         let session = self.session
         controlQueue.async {
