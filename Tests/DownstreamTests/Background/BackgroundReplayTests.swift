@@ -219,6 +219,47 @@ struct BackgroundReplayTests {
         }
     }
 
+    @Test func bytesOnDiskWithoutResumeDataContinueWithARangeRequest() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 600_000, seed: 405)
+            let url = fixture.serve("/ranged-fallback.bin", body)
+            // A download that received bytes through the ranged engine, and has no resume data.
+            try fixture.leaveInterruptedDownload(
+                of: url, to: .directory(fixture.directory), partial: body, length: 250_000)
+            let replay = ReplaySession()
+            let manager = try makeManager(fixture, replay: replay)
+            let download = try #require(await manager.downloads.first)
+
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            #expect(replay.startedSoFar.isEmpty)
+            #expect(fixture.server.requests("/ranged-fallback.bin").map(\.rangeStart) == [250_000])
+        }
+    }
+
+    @Test func aSecondTaskOfADownloadIsCancelledAndReported() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = URL(string: "https://example.com/twice.bin")!
+            let replay = ReplaySession()
+            let manager = try makeManager(fixture, replay: replay)
+            let router = try #require(manager.systemRouter)
+            var started = replay.startedTasks.makeAsyncIterator()
+            var cancellations = replay.cancellationRequests.makeAsyncIterator()
+            let download = await manager.download(from: url, to: .directory(fixture.directory))
+            let first = try #require(await started.next())
+
+            let stray = ReplaySession.Task(
+                identifier: 999, description: download.id.rawValue.uuidString, response: ReplaySession.response(url))
+            router.wrote(stray, total: 1, expected: 2)
+            #expect(await cancellations.next() == .init(taskIdentifier: 999, producingResumeData: false))
+            #expect(await manager.unclaimedTasks.map(\.taskIdentifier) == [999])
+            #expect(download.state == .running)
+
+            try router.replayFinished(first, body: Data("ok".utf8), directory: systemDirectory(fixture))
+            #expect(try Data(contentsOf: try await download.fileURL) == Data("ok".utf8))
+        }
+    }
+
     @Test func theCompletionHandlerMayComeAfterTheLastEvent() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Data(Body.pattern(count: 1000, seed: 404).bytes(0..<1000))
