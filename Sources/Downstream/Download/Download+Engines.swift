@@ -51,10 +51,12 @@ extension Download {
         var ready: Latch
     }
 
-    /// What a system transfer of this download acts on.
-    nonisolated var systemTarget: SystemTransfer.Target {
-        SystemTransfer.Target(
-            downloadID: id, partialURL: location.partialURL, recordFile: recordFile!, progress: progressReporter,
+    /// What a system transfer of this download acts on; nil for a request that cannot be
+    /// downloaded (it has no record).
+    nonisolated var systemTarget: SystemTransfer.Target? {
+        guard let recordFile else { return nil }
+        return SystemTransfer.Target(
+            downloadID: id, partialURL: location.partialURL, recordFile: recordFile, progress: progressReporter,
             publish: { [eventBroadcast] in eventBroadcast.publish($0) },
             notify: { [weak self] transfer in
                 Task { await self?.systemTransferChanged(transfer) }
@@ -76,9 +78,13 @@ extension Download {
         guard let session = system.router.session else { return }
         var urlRequest = request.urlRequest
         var resumeData: Data?
+        let target: SystemTransfer.Target
         do throws(DownloadError) {
             if let requestError { throw requestError }
-            guard let recordFile, request.url != nil else { throw .invalidRequest("the request has no URL") }
+            guard let recordFile, let systemTarget, request.url != nil else {
+                throw .invalidRequest("the request has no URL")
+            }
+            target = systemTarget
             try FilePlacement.prepare(request.destination)
             try FilePlacement.createDirectory(location.partialURL.deletingLastPathComponent())
             if kind == .restart {
@@ -97,7 +103,7 @@ extension Download {
         }
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         let transfer = SystemTransfer(
-            target: systemTarget, session: session, backgroundEvents: system.router.backgroundEvents,
+            target: target, session: session, backgroundEvents: system.router.backgroundEvents,
             usesResumeData: resumeData != nil, announcesResume: kind == .run)
         transfer.setAttempt(attempt)
         self.transfer = transfer

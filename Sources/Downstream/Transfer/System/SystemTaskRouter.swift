@@ -116,7 +116,9 @@ final class SystemTaskRouter: Sendable {
             if state.unclaimed.contains(where: { $0.taskIdentifier == task.taskIdentifier }) {
                 return .unclaimed(reason: "", isReported: true)
             }
-            guard let id = task.downloadID, let download = state.downloads[id], let session else {
+            guard let id = task.downloadID, let download = state.downloads[id], let target = download.systemTarget,
+                let session
+            else {
                 return .unclaimed(reason: "no download of this manager knows the task", isReported: false)
             }
             if let current = state.transfers[id] {
@@ -125,7 +127,7 @@ final class SystemTaskRouter: Sendable {
                     : .unclaimed(reason: "the download runs another task", isReported: false)
             }
             let adopted = SystemTransfer(
-                target: download.systemTarget, session: session, backgroundEvents: backgroundEvents,
+                target: target, session: session, backgroundEvents: backgroundEvents,
                 usesResumeData: false, announcesResume: false, task: task)
             state.transfers[id] = adopted
             state.adopted.append(adopted)
