@@ -1,0 +1,165 @@
+/// Which downloads run: a queue with an overall limit, a limit per host, and priorities.
+///
+/// A plain value, driven by the manager: each input returns the downloads that may start now
+/// (and, when limits shrink, those that must stop and queue again). Within a priority, downloads
+/// start in the order they were queued. Every operation on one download is O(log n): each host
+/// keeps a heap of its queued downloads, and a heap of the hosts that have both queued downloads
+/// and a free slot gives the next download to start.
+struct Scheduler<ID: Hashable> {
+    struct Limits: Equatable, Sendable {
+        /// Downloads running at once, in all.
+        var overall: Int
+        /// Downloads running at once to one host.
+        var perHost: Int
+    }
+
+    typealias Rank = SchedulerRank
+
+    private struct Running {
+        var host: String
+        var rank: Rank
+    }
+
+    private(set) var limits: Limits
+    private var nextSequence: UInt64 = 0
+    private var queues: [String: IndexedHeap<ID, Rank>] = [:]
+    private var queuedHosts: [ID: String] = [:]
+    /// Hosts with queued downloads and a free slot, by the rank of their first queued download.
+    private var readyHosts = IndexedHeap<String, Rank>()
+    private var running: [ID: Running] = [:]
+    private var runningPerHost: [String: Int] = [:]
+
+    init(limits: Limits) {
+        self.limits = Self.valid(limits)
+    }
+
+    var runningCount: Int { running.count }
+    var queuedCount: Int { queuedHosts.count }
+
+    func isRunning(_ id: ID) -> Bool { running[id] != nil }
+    func isQueued(_ id: ID) -> Bool { queuedHosts[id] != nil }
+
+    func runningCount(on host: String) -> Int {
+        runningPerHost[host, default: 0]
+    }
+
+    /// Queues `id` for `host` (at the end of its priority). Returns the downloads to start.
+    mutating func enqueue(_ id: ID, host: String, priority: Int) -> [ID] {
+        guard running[id] == nil, queuedHosts[id] == nil else { return [] }
+        nextSequence += 1
+        queue(id, host: host, rank: Rank(priority: priority, sequence: nextSequence))
+        return startEligible()
+    }
+
+    /// Takes `id` out, queued or running (it paused, failed, completed or was cancelled).
+    /// Returns the downloads to start in its place.
+    mutating func remove(_ id: ID) -> [ID] {
+        if let entry = running.removeValue(forKey: id) {
+            runningPerHost[entry.host, default: 1] -= 1
+            if runningPerHost[entry.host] == 0 { runningPerHost[entry.host] = nil }
+            refresh(entry.host)
+        } else if let host = queuedHosts.removeValue(forKey: id) {
+            queues[host]?.remove(id)
+            if queues[host]?.isEmpty == true { queues[host] = nil }
+            refresh(host)
+        } else {
+            return []
+        }
+        return startEligible()
+    }
+
+    /// Changes the priority of a queued or running download. A queued one keeps its place among
+    /// those queued before it at its new priority.
+    mutating func setPriority(_ id: ID, to priority: Int) -> [ID] {
+        if var entry = running[id] {
+            entry.rank.priority = priority
+            running[id] = entry
+        } else if let host = queuedHosts[id], var rank = queues[host]?[id] {
+            rank.priority = priority
+            queues[host]?.update(rank, for: id)
+            refresh(host)
+        }
+        return startEligible()
+    }
+
+    /// Changes the limits at once: downloads start if they now may; if the limits shrank, the
+    /// lowest-ranked running downloads go back to the queue (at their old place) and are
+    /// returned in `stop`.
+    mutating func setLimits(_ newLimits: Limits) -> (start: [ID], stop: [ID]) {
+        limits = Self.valid(newLimits)
+        var stopped: [ID] = []
+        // Per host first, then overall; few downloads run at once, so a scan of them is cheap.
+        for (host, count) in runningPerHost where count > limits.perHost {
+            for _ in 0..<(count - limits.perHost) {
+                if let id = lowestRunning(on: host) { stopped.append(requeue(id)) }
+            }
+        }
+        while running.count > limits.overall, let id = lowestRunning(on: nil) {
+            stopped.append(requeue(id))
+        }
+        for host in Set(queuedHosts.values) {
+            refresh(host)
+        }
+        return (startEligible(), stopped)
+    }
+
+    // MARK: - Private
+
+    private mutating func queue(_ id: ID, host: String, rank: Rank) {
+        queuedHosts[id] = host
+        queues[host, default: IndexedHeap()].update(rank, for: id)
+        refresh(host)
+    }
+
+    private mutating func requeue(_ id: ID) -> ID {
+        guard let entry = running.removeValue(forKey: id) else { return id }
+        runningPerHost[entry.host, default: 1] -= 1
+        if runningPerHost[entry.host] == 0 { runningPerHost[entry.host] = nil }
+        queue(id, host: entry.host, rank: entry.rank)
+        return id
+    }
+
+    private func lowestRunning(on host: String?) -> ID? {
+        running.filter { host == nil || $0.value.host == host }
+            .max { $0.value.rank < $1.value.rank }?.key
+    }
+
+    /// Keeps `host` among the ready hosts exactly when it has queued downloads and a free slot.
+    private mutating func refresh(_ host: String) {
+        if let first = queues[host]?.first, runningPerHost[host, default: 0] < limits.perHost {
+            readyHosts.update(first.element, for: host)
+        } else {
+            readyHosts.remove(host)
+        }
+    }
+
+    private mutating func startEligible() -> [ID] {
+        var started: [ID] = []
+        while running.count < limits.overall, let host = readyHosts.first?.key,
+            let (id, rank) = queues[host]?.popFirst()
+        {
+            if queues[host]?.isEmpty == true { queues[host] = nil }
+            queuedHosts[id] = nil
+            running[id] = Running(host: host, rank: rank)
+            runningPerHost[host, default: 0] += 1
+            refresh(host)
+            started.append(id)
+        }
+        return started
+    }
+
+    private static func valid(_ limits: Limits) -> Limits {
+        Limits(overall: max(1, limits.overall), perHost: max(1, limits.perHost))
+    }
+}
+
+/// The order of queued downloads: `a < b` when `a` starts first (higher priority, then queued
+/// first).
+struct SchedulerRank: Comparable, Sendable {
+    var priority: Int
+    var sequence: UInt64
+
+    static func < (a: SchedulerRank, b: SchedulerRank) -> Bool {
+        a.priority != b.priority ? a.priority > b.priority : a.sequence < b.sequence
+    }
+}
