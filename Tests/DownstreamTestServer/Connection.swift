@@ -79,7 +79,11 @@ final class Connection {
             case .request(let request):
                 guard skipRequestBody(request.contentLength) else { return .immediate }
                 let (plan, logPosition) = core.receive(request, connection: id)
-                switch write(plan, path: request.path, logPosition: logPosition) {
+                let gauges = core.gauges
+                gauges.forEach { $0.enter() }
+                let outcome = write(plan, path: request.path, logPosition: logPosition)
+                gauges.forEach { $0.leave() }
+                switch outcome {
                 case .completed:
                     if !plan.keepAlive { return .graceful }
                 case .closeCleanly:

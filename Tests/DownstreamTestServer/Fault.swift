@@ -29,6 +29,9 @@ public enum Fault: Sendable, Equatable {
     /// validators and redirect.
     case status(Int)
 
+    /// Like ``status(_:)``, with these headers too (`Retry-After`, say).
+    case statusWithHeaders(Int, [String: String])
+
     /// Answer `416 Range Not Satisfiable` with `Content-Range: bytes */<length>`, whatever
     /// was asked.
     case rangeNotSatisfiable

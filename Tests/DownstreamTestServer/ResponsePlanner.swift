@@ -24,6 +24,11 @@ enum ResponsePlanner {
         var plan: ResponsePlan
         if case .status(let code) = fault {
             plan = text(code, isHead: isHead, keepAlive: request.wantsKeepAlive, date: date)
+        } else if case .statusWithHeaders(let code, let headers) = fault {
+            plan = text(code, isHead: isHead, keepAlive: request.wantsKeepAlive, date: date)
+            for name in headers.keys.sorted() {
+                plan.headers.append((name, headers[name]!))
+            }
         } else if let redirect = route.redirect {
             plan = self.redirect(redirect, keepAlive: request.wantsKeepAlive, date: date)
         } else {

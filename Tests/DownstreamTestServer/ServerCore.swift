@@ -24,7 +24,11 @@ final class ServerCore: @unchecked Sendable {  // mutable state is only touched 
     /// How long ``shutdown()`` waits for the threads to finish.
     static let shutdownTimeout: DispatchTimeInterval = .seconds(5)
 
-    init() throws {
+    /// The server's own gauge of responses in progress, and a shared one if given.
+    let gauges: [InFlightGauge]
+
+    init(sharedGauge: InFlightGauge?) throws {
+        gauges = [InFlightGauge()] + (sharedGauge.map { [$0] } ?? [])
         let (listener, port) = try POSIXSocket.makeListener()
         do {
             self.stopPipe = try WakePipe.make()

@@ -19,9 +19,17 @@ public final class TestServer: Sendable {
     private let core: ServerCore
 
     /// Binds `127.0.0.1` on a free port, listens and starts accepting connections.
+    ///
+    /// - Parameter sharedGauge: a gauge that also counts this server's responses in progress,
+    ///   for tests where several servers act as the hosts of one system.
     /// - Throws: `POSIXError` if the socket cannot be set up.
-    public init() throws {
-        core = try ServerCore()
+    public init(sharedGauge: InFlightGauge? = nil) throws {
+        core = try ServerCore(sharedGauge: sharedGauge)
+    }
+
+    /// The most responses this server had in progress at once.
+    public var maximumConcurrentResponses: Int {
+        core.gauges[0].maximum
     }
 
     deinit {

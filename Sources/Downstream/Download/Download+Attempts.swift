@@ -47,7 +47,12 @@ extension Download {
         if transfer?.attemptNumber == attempt {
             transfer = nil
         }
-        handle(machine.attemptEnded(attempt, end))
+        var retryDelay: Duration?
+        if case .failed(let error) = end {
+            retryDelay = settings.retryPolicy.delay(
+                after: error, retry: machine.retries + 1, random: .random(in: -1...1))
+        }
+        handle(machine.attemptEnded(attempt, end, retryDelay: retryDelay))
     }
 
     /// Decides where the request starts (the partial file's real length, if its record says

@@ -4,16 +4,20 @@ extension Download {
     /// The life of one download as a value: each input returns the one action to perform.
     ///
     /// No I/O happens here; ``Download`` performs the actions. Requests (start, pause, resume,
-    /// cancel) are accepted in any order and any number of times. A running request is stopped by
+    /// cancel) are accepted in any order and any number of times. A download waits in the queue
+    /// until its manager's scheduler gives it a slot (`start`). A running request is stopped by
     /// cancelling its URLSession task, which URLSession may honour late or not at all: until the
-    /// request reports its end the download is `stopping`, and no second request starts, so two
-    /// requests never write the same partial file.
+    /// request reports its end the download is `stopping` (and keeps its slot), and no second
+    /// request starts, so two requests never write the same partial file.
     struct StateMachine: Sendable {
         enum State: Equatable, Sendable {
+            /// Waiting for a slot.
             case queued
             case running(attempt: Int)
             case stopping(attempt: Int, then: AfterStop)
             case paused
+            /// A transient failure: waiting for the retry timer `retry`.
+            case waitingToRetry(retry: Int, error: DownloadError)
             case finalizing
             case failed(DownloadError)
             case completed(URL)
@@ -24,6 +28,8 @@ extension Download {
         enum AfterStop: Equatable, Sendable {
             case pause
             case resume
+            /// Preempted (the limits shrank): back to the queue.
+            case requeue
             case cancel(keepingPartialData: Bool)
         }
 
@@ -43,7 +49,7 @@ extension Download {
 
         /// Why a request starts.
         enum AttemptKind: Equatable, Sendable {
-            /// The download starts or resumes (by request): continue from the partial file.
+            /// The download starts or resumes: continue from the partial file.
             case run
             /// The previous response could not be used: discard the partial file, start at byte 0.
             case restart
@@ -58,10 +64,19 @@ extension Download {
             case stopAttempt(Int)
             /// Move the complete partial file to the destination.
             case finalize
+            /// Wait in the queue for a slot.
+            case becomeQueued
             case becomePaused
+            /// Wait `delay`, then give `retry` to ``StateMachine/retryTimerFired(_:)``.
+            case scheduleRetry(Int, after: Duration, error: DownloadError)
             case becomeFailed(DownloadError)
             case becomeCancelled(keepingPartialData: Bool)
             case becomeCompleted(URL)
+        }
+
+        /// Whether the download waits for a slot, holds one, or needs none.
+        enum SlotNeed: Equatable, Sendable {
+            case waiting, holding, none
         }
 
         /// How many requests a run may send on its own without progress (restarts, and
@@ -71,6 +86,9 @@ extension Download {
         private(set) var state: State
         private var lastAttempt = 0
         private var automaticAttempts = 0
+        private var lastRetry = 0
+        /// Retries after transient failures since the download last started or resumed by request.
+        private(set) var retries = 0
 
         /// A machine in `state`: `.queued` for a new download, `.paused` for one restored from the
         /// store.
@@ -84,9 +102,18 @@ extension Download {
             case .queued: .queued
             case .running, .stopping, .finalizing: .running
             case .paused: .paused
+            case .waitingToRetry: .waitingToRetry
             case .failed: .failed
             case .completed: .completed
             case .cancelled: .cancelled
+            }
+        }
+
+        var slotNeed: SlotNeed {
+            switch state {
+            case .queued: .waiting
+            case .running, .stopping, .finalizing: .holding
+            case .paused, .waitingToRetry, .failed, .completed, .cancelled: .none
             }
         }
 
@@ -98,20 +125,21 @@ extension Download {
             }
         }
 
+        /// The scheduler gave the download a slot.
         mutating func start() -> Action {
             guard state == .queued else { return .none }
-            return beginRun()
+            return nextAttempt(.run)
         }
 
         mutating func pause() -> Action {
             switch state {
-            case .queued:
+            case .queued, .waitingToRetry:
                 state = .paused
                 return .becomePaused
             case .running(let attempt):
                 state = .stopping(attempt: attempt, then: .pause)
                 return .stopAttempt(attempt)
-            case .stopping(let attempt, .resume):
+            case .stopping(let attempt, .resume), .stopping(let attempt, .requeue):
                 state = .stopping(attempt: attempt, then: .pause)
                 return .none
             case .stopping, .paused, .finalizing, .failed, .completed, .cancelled:
@@ -119,24 +147,41 @@ extension Download {
             }
         }
 
+        /// Queues a paused or failed download again (or retries a waiting one at once).
         mutating func resume() -> Action {
             switch state {
-            case .queued, .paused:
-                return beginRun()
+            case .paused, .waitingToRetry:
+                return requeue(resettingCounts: true)
             case .failed(let error):
                 guard error.kind != .invalidRequest else { return .none }
-                return beginRun()
-            case .stopping(let attempt, .pause):
+                return requeue(resettingCounts: true)
+            case .stopping(let attempt, .pause), .stopping(let attempt, .requeue):
+                automaticAttempts = 0
+                retries = 0
                 state = .stopping(attempt: attempt, then: .resume)
                 return .none
-            case .running, .stopping, .finalizing, .completed, .cancelled:
+            case .queued, .running, .stopping, .finalizing, .completed, .cancelled:
+                return .none
+            }
+        }
+
+        /// The limits shrank: a running download gives its slot back and waits in the queue.
+        mutating func preempt() -> Action {
+            switch state {
+            case .running(let attempt):
+                state = .stopping(attempt: attempt, then: .requeue)
+                return .stopAttempt(attempt)
+            case .stopping(let attempt, .resume):
+                state = .stopping(attempt: attempt, then: .requeue)
+                return .none
+            default:
                 return .none
             }
         }
 
         mutating func cancel(keepingPartialData keep: Bool) -> Action {
             switch state {
-            case .queued, .paused, .failed:
+            case .queued, .paused, .waitingToRetry, .failed:
                 state = .cancelled
                 return .becomeCancelled(keepingPartialData: keep)
             case .running(let attempt):
@@ -150,10 +195,12 @@ extension Download {
             }
         }
 
-        mutating func attemptEnded(_ attempt: Int, _ end: AttemptEnd) -> Action {
+        /// - Parameter retryDelay: for a failure, how long to wait before retrying, if the
+        ///   failure is transient and retries are left; nil to fail.
+        mutating func attemptEnded(_ attempt: Int, _ end: AttemptEnd, retryDelay: Duration? = nil) -> Action {
             switch state {
             case .running(attempt):
-                return runningAttemptEnded(end)
+                return runningAttemptEnded(end, retryDelay: retryDelay)
             case .stopping(attempt, let then):
                 return stoppingAttemptEnded(end, then: then)
             default:
@@ -161,12 +208,18 @@ extension Download {
             }
         }
 
+        /// The retry timer `retry` went off.
+        mutating func retryTimerFired(_ retry: Int) -> Action {
+            guard case .waitingToRetry(retry, _) = state else { return .none }
+            return requeue(resettingCounts: false)
+        }
+
         /// Takes on a request this process did not start (a system task found after a relaunch).
         /// Returns its attempt number, or nil if the download already runs one or has ended: the
         /// task is then not wanted.
         mutating func adopt() -> Int? {
             switch state {
-            case .queued, .paused, .failed:
+            case .queued, .paused, .waitingToRetry, .failed:
                 automaticAttempts = 0
                 lastAttempt += 1
                 state = .running(attempt: lastAttempt)
@@ -188,7 +241,7 @@ extension Download {
             }
         }
 
-        private mutating func runningAttemptEnded(_ end: AttemptEnd) -> Action {
+        private mutating func runningAttemptEnded(_ end: AttemptEnd, retryDelay: Duration?) -> Action {
             switch end {
             case .finished:
                 state = .finalizing
@@ -208,7 +261,11 @@ extension Download {
                 // Only stopping requests are cancelled by us: something else cancelled the task.
                 return fail(.network(.cancelled, reason: "the request was cancelled by the system"))
             case .failed(let error):
-                return fail(error)
+                guard let retryDelay else { return fail(error) }
+                retries += 1
+                lastRetry += 1
+                state = .waitingToRetry(retry: lastRetry, error: error)
+                return .scheduleRetry(lastRetry, after: retryDelay, error: error)
             }
         }
 
@@ -224,17 +281,22 @@ extension Download {
             case (.pause, _):
                 state = .paused
                 return .becomePaused
+            case (.requeue, _):
+                return requeue(resettingCounts: false)
             case (.resume, .restart):
-                automaticAttempts = 0
                 return nextAttempt(.restart)
             case (.resume, _):
-                return beginRun()
+                return nextAttempt(.run)
             }
         }
 
-        private mutating func beginRun() -> Action {
-            automaticAttempts = 0
-            return nextAttempt(.run)
+        private mutating func requeue(resettingCounts: Bool) -> Action {
+            if resettingCounts {
+                automaticAttempts = 0
+                retries = 0
+            }
+            state = .queued
+            return .becomeQueued
         }
 
         private mutating func nextAttempt(_ kind: AttemptKind) -> Action {

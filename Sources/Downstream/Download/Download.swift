@@ -54,6 +54,8 @@ public actor Download {
         var checkpoints: DownloadManager.Configuration.Checkpoints
         var synchronizesToDisk: Bool
         var diskThrottle: DiskThrottle?
+        var retryPolicy: DownloadManager.Configuration.RetryPolicy
+        var clock: any Clock<Duration>
     }
 
     /// The download's identity.
@@ -71,10 +73,20 @@ public actor Download {
     let eventBroadcast = Broadcast<DownloadEvent>(replayLimit: 64)
     let result = ResultWaiters<URL>()
     let stateSnapshot: Locked<DownloadState>
+    /// Whether the download waits for a slot, holds one or needs none; its manager's scheduler
+    /// follows it (see `onSlotNeedChange`).
+    let slotNeedSnapshot: Locked<StateMachine.SlotNeed>
+    let prioritySnapshot: Locked<DownloadRequest.Priority>
+    /// Tells the manager, in order, each change of the download's slot need or priority.
+    let onSlotNeedChange: SlotNeedHandler?
+
+    /// Receives a download, its new slot need and its priority.
+    typealias SlotNeedHandler = @Sendable (Download, StateMachine.SlotNeed, DownloadRequest.Priority) -> Void
 
     var machine: StateMachine
     var transfer: (any AttemptTransfer)?
     var settleWaiters: [CheckedContinuation<Void, Never>] = []
+    var retryTimer: Task<Void, Never>?
     /// Whether a batch of background events waits for this download to finish with its file.
     var holdsBackgroundWork = false
 
@@ -82,7 +94,8 @@ public actor Download {
     ///   launch, or asked for so) instead of queued.
     init(
         id: ID, request: DownloadRequest, location: PartialLocation, engines: Engines, settings: Settings,
-        recordFile: DownloadRecordFile?, requestError: DownloadError?, startsPaused: Bool = false
+        recordFile: DownloadRecordFile?, requestError: DownloadError?, startsPaused: Bool = false,
+        onSlotNeedChange: SlotNeedHandler? = nil
     ) {
         self.id = id
         self.request = request
@@ -93,6 +106,9 @@ public actor Download {
         self.requestError = requestError
         machine = StateMachine(state: startsPaused ? .paused : .queued)
         stateSnapshot = Locked(machine.publicState)
+        slotNeedSnapshot = Locked(machine.slotNeed)
+        prioritySnapshot = Locked(request.priority)
+        self.onSlotNeedChange = onSlotNeedChange
 
         var initialBytes: Int64 = 0
         let resume = recordFile?.record.resume
@@ -187,7 +203,31 @@ public actor Download {
         await waitUntilSettled()
     }
 
-    /// Starts the download if it is queued.
+    /// How urgent the download is among its manager's; ``setPriority(_:)`` changes it.
+    public nonisolated var priority: DownloadRequest.Priority {
+        prioritySnapshot.value
+    }
+
+    /// Changes how urgent the download is, queued or running; kept across relaunches.
+    public func setPriority(_ priority: DownloadRequest.Priority) {
+        guard prioritySnapshot.withLock({ $0 }) != priority else { return }
+        prioritySnapshot.withLock { $0 = priority }
+        try? recordFile?.update { $0.request.priority = priority.value }
+        onSlotNeedChange?(self, machine.slotNeed, priority)
+    }
+
+    /// Gives the download's slot back (its manager's limits shrank): it stops and waits in the
+    /// queue.
+    func preempt() {
+        handle(machine.preempt())
+    }
+
+    /// The retry timer `retry` went off.
+    func retryTimerFired(_ retry: Int) {
+        handle(machine.retryTimerFired(retry))
+    }
+
+    /// Starts the download if it is queued (its manager's scheduler gave it a slot).
     func start() async {
         await engines.waitUntilReady()
         handle(machine.start())
@@ -199,6 +239,15 @@ public actor Download {
         // The snapshot changes before the action's effects, so that a waiter woken by them
         // already reads the new state.
         stateSnapshot.withLock { $0 = machine.publicState }
+        let need = machine.slotNeed
+        let needChanged = slotNeedSnapshot.withLock { snapshot in
+            defer { snapshot = need }
+            return snapshot != need
+        }
+        if needChanged {
+            // Sent in the order of the changes: the manager applies them in that order.
+            onSlotNeedChange?(self, need, priority)
+        }
         perform(action)
         if machine.isSettled, !settleWaiters.isEmpty {
             let waiters = settleWaiters
@@ -222,7 +271,24 @@ public actor Download {
             transfer?.stop(keepingResumeData: keepsResumeData)
         case .finalize:
             finalize()
+        case .becomeQueued:
+            retryTimer?.cancel()
+            saveIntent(.active)
+            eventBroadcast.publish(.queued)
+        case .scheduleRetry(let retry, let delay, let error):
+            progressReporter.stop(finishing: false)
+            eventBroadcast.publish(.willRetry(in: delay, after: error))
+            let clock = settings.clock
+            retryTimer = Task { [weak self] in
+                do {
+                    try await clock.sleep(for: delay)
+                } catch {
+                    return
+                }
+                await self?.retryTimerFired(retry)
+            }
         case .becomePaused:
+            retryTimer?.cancel()
             saveIntent(.paused)
             progressReporter.stop(finishing: false)
             eventBroadcast.publish(.paused)
@@ -231,6 +297,7 @@ public actor Download {
             end(with: .failure(error), event: .failed(error))
             finishBackgroundWork()
         case .becomeCancelled(let keepingPartialData):
+            retryTimer?.cancel()
             if keepingPartialData {
                 saveIntent(.kept)
             } else {

@@ -18,6 +18,7 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
         case resumed(offset: Int64)
         case restarted
         case paused
+        case willRetry(in: Duration, after: DownloadError)
         case completed(URL)
         case failed(DownloadError)
         case cancelled
@@ -25,7 +26,7 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
 
     let code: Code
 
-    /// The download waits to start.
+    /// The download waits in the queue for its turn.
     public static let queued = DownloadEvent(code: .queued)
     /// A request went out (the first, or one that resumes).
     public static let running = DownloadEvent(code: .running)
@@ -38,6 +39,11 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
     public static let restarted = DownloadEvent(code: .restarted)
     /// The download is paused; its bytes are on disk.
     public static let paused = DownloadEvent(code: .paused)
+    /// A transient failure: the download goes back to the queue in `delay`, and continues from the
+    /// bytes on disk.
+    public static func willRetry(in delay: Duration, after error: DownloadError) -> DownloadEvent {
+        DownloadEvent(code: .willRetry(in: delay, after: error))
+    }
     /// The file is complete at `url`.
     public static func completed(_ url: URL) -> DownloadEvent {
         DownloadEvent(code: .completed(url))
@@ -55,6 +61,7 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
         case .queued: .queued
         case .running: .running
         case .paused: .paused
+        case .willRetry: .waitingToRetry
         case .completed: .completed
         case .failed: .failed
         case .cancelled: .cancelled
@@ -72,9 +79,17 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
         if case .completed(let url) = code { url } else { nil }
     }
 
-    /// The error, for ``failed(_:)``.
+    /// The error, for ``failed(_:)`` and ``willRetry(in:after:)``.
     public var error: DownloadError? {
-        if case .failed(let error) = code { error } else { nil }
+        switch code {
+        case .failed(let error), .willRetry(_, let error): error
+        default: nil
+        }
+    }
+
+    /// How long until the retry, for ``willRetry(in:after:)``.
+    public var retryDelay: Duration? {
+        if case .willRetry(let delay, _) = code { delay } else { nil }
     }
 
     public var description: String {
@@ -84,6 +99,7 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
         case .resumed(let offset): "resumed at \(offset)"
         case .restarted: "restarted from 0"
         case .paused: "paused"
+        case .willRetry(let delay, let error): "retrying in \(delay) after: \(error)"
         case .completed(let url): "completed \(url.path)"
         case .failed(let error): "failed: \(error)"
         case .cancelled: "cancelled"

@@ -4,18 +4,22 @@
 /// breaking your `switch` statements: compare with `==`.
 public struct DownloadState: Sendable, Hashable, CustomStringConvertible {
     enum Code: String, Sendable {
-        case queued, running, paused, completed, failed, cancelled
+        case queued, running, paused, waitingToRetry, completed, failed, cancelled
     }
 
     let code: Code
 
-    /// Waiting to start.
+    /// Waiting in its manager's queue for its turn to run.
     public static let queued = DownloadState(code: .queued)
     /// Asking the server or receiving bytes (also while a pause or cancel is taking effect).
     public static let running = DownloadState(code: .running)
     /// Stopped by ``Download/pause()``; the bytes received are on disk. ``Download/resume()``
     /// continues from them.
     public static let paused = DownloadState(code: .paused)
+    /// Stopped by a transient failure (a reset, a timeout, a 503…); it goes back to the queue
+    /// after a delay, and continues from the bytes on disk (see
+    /// ``DownloadManager/Configuration/RetryPolicy``).
+    public static let waitingToRetry = DownloadState(code: .waitingToRetry)
     /// The file is at its destination.
     public static let completed = DownloadState(code: .completed)
     /// Stopped by an error. Unless the error says otherwise, the bytes received are kept and

@@ -26,6 +26,10 @@ extension DownloadManager {
         public var restoration = Restoration()
         /// How often progress is reported.
         public var progress = ProgressReporting()
+        /// How many downloads run at once.
+        public var scheduling = Scheduling()
+        /// When failed requests are tried again by themselves.
+        public var retry = RetryPolicy()
         /// A background session for the downloads, on Apple platforms; nil (the default) for an
         /// ordinary session of data tasks.
         public var background: Background?
@@ -33,6 +37,8 @@ extension DownloadManager {
         /// Makes the system session in place of a real URLSession: a seam for tests that replay
         /// recorded session events.
         var makeSystemSession: (@Sendable (SystemTaskRouter) -> any SystemSession)?
+        /// The clock of retry delays: a seam for tests, which advance a manual one.
+        var clock: any Clock<Duration> = ContinuousClock()
 
         /// How many URLSession callbacks may wait for the delegate queue before URLSession is
         /// held back (about 16 KiB each).
@@ -130,6 +136,19 @@ extension DownloadManager.Configuration {
         public init() {}
     }
 
+    /// How many downloads run at once; the others wait in the queue, by priority, then in the
+    /// order they were queued. Change them at run time with
+    /// ``DownloadManager/setLimits(maximumConcurrentDownloads:maximumConcurrentDownloadsPerHost:)``.
+    public struct Scheduling: Sendable {
+        /// Downloads running at once, in all. Default: 6.
+        public var maximumConcurrentDownloads = 6
+        /// Downloads running at once from one host (host and port). Default: 4.
+        public var maximumConcurrentDownloadsPerHost = 4
+
+        /// Default limits.
+        public init() {}
+    }
+
     /// How often progress is reported.
     public struct ProgressReporting: Sendable {
         /// The shortest time between two progress values of one download. Default: 50
@@ -148,7 +167,8 @@ extension DownloadManager.Configuration {
             maximumBytesPerRequest: network.maximumBytesPerRequest.flatMap { $0 > 0 ? $0 : nil },
             writeBufferCapacity: storage.writeBufferCapacity, checkpoints: storage.checkpoints,
             synchronizesToDisk: storage.synchronizesToDisk,
-            diskThrottle: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) })
+            diskThrottle: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
+            retryPolicy: retry, clock: clock)
     }
 
     /// The store directory: the configured one, else `Downstream/<identifier>` in the
@@ -190,5 +210,11 @@ extension DownloadManager.Configuration {
             configuration.httpAdditionalHeaders = network.additionalHeaders
         }
         return configuration
+    }
+}
+
+extension DownloadManager.Configuration.Scheduling {
+    var limits: Scheduler<Download.ID>.Limits {
+        .init(overall: maximumConcurrentDownloads, perHost: maximumConcurrentDownloadsPerHost)
     }
 }

@@ -26,7 +26,10 @@ extension DownloadManager {
 
         /// - Parameter partialsDirectory: the manager's own directory of partial files, if it has
         ///   one: partial files there that no record knows are deleted.
-        init(store: DownloadStore, engines: Download.Engines, settings: Download.Settings, partialsDirectory: URL?) {
+        init(
+            store: DownloadStore, engines: Download.Engines, settings: Download.Settings, partialsDirectory: URL?,
+            onSlotNeedChange: @escaping Download.SlotNeedHandler
+        ) {
             let contents = store.load()
             issues = contents.issues
             defer {
@@ -68,7 +71,7 @@ extension DownloadManager {
                 let download = Download(
                     id: record.id, request: record.downloadRequest, location: location, engines: engines,
                     settings: settings, recordFile: DownloadRecordFile(store: store, record: record), requestError: nil,
-                    startsPaused: true)
+                    startsPaused: true, onSlotNeedChange: onSlotNeedChange)
                 engines.system?.router.register(download)
                 downloads.append(download)
                 if record.intent == .active {

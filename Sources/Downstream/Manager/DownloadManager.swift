@@ -35,6 +35,13 @@ public actor DownloadManager {
     /// Records of downloads cancelled with their data kept, found at launch: a new download of
     /// the same URL to the same place continues from their bytes.
     private var kept: [PartialLocation: StoredDownload] = [:]
+    private var scheduler: Scheduler<Download.ID>
+    /// How downloads tell the manager that they want a slot or gave theirs up.
+    private let schedulingLink = SchedulingLink()
+
+    deinit {
+        schedulingLink.disconnect()
+    }
 
     /// Creates a manager, its URL session and its store, and restores the downloads of an
     /// earlier manager with the same identifier.
@@ -49,6 +56,7 @@ public actor DownloadManager {
     public init(configuration: Configuration) throws(DownloadError) {
         self.configuration = configuration
         settings = configuration.makeDownloadSettings()
+        scheduler = Scheduler(limits: configuration.scheduling.limits)
         do {
             store = try DownloadStore(
                 identifier: configuration.identifier, directory: configuration.storeDirectory,
@@ -73,7 +81,7 @@ public actor DownloadManager {
 
         let restoration = Restoration(
             store: store, engines: engines, settings: settings,
-            partialsDirectory: configuration.storage.partialsDirectory)
+            partialsDirectory: configuration.storage.partialsDirectory, onSlotNeedChange: schedulingLink.notify)
         restorationIssues = restoration.issues
         kept = restoration.kept
         for download in restoration.downloads {
@@ -92,6 +100,7 @@ public actor DownloadManager {
                     pendingCallbackLimit: configuration.pendingCallbackLimit, name: configuration.identifier)
             Self.adoptTasks(of: router, thenOpen: system.ready)
         }
+        schedulingLink.connect(self)
         if configuration.restoration.resumesInterruptedDownloads {
             let interrupted = restoration.interrupted
             Task {
@@ -156,15 +165,23 @@ public actor DownloadManager {
         }
         let download = Download(
             id: id, request: request, location: location, engines: engines, settings: settings,
-            recordFile: recordFile, requestError: requestError, startsPaused: startsPaused)
-        systemRouter?.register(download)
+            recordFile: recordFile, requestError: requestError, startsPaused: startsPaused,
+            onSlotNeedChange: schedulingLink.notify)
+        if recordFile != nil {
+            systemRouter?.register(download)
+        }
         ordered.append(download)
         byID[download.id] = download
         if requestError == nil {
             byLocation[location] = download
         }
         if !startsPaused {
-            await download.start()
+            // Started at once if a slot is free, before this returns.
+            let granted = schedule(download, need: .waiting, priority: request.priority)
+            if granted.contains(download.id) {
+                await download.start()
+            }
+            start(granted.filter { $0 != download.id })
         }
         return download
     }
@@ -187,6 +204,81 @@ public actor DownloadManager {
             Task { await download.cancel(keepingPartialData: true) }
         }
         return try outcome.get()
+    }
+
+    // MARK: - Scheduling
+
+    /// The limits downloads run under now.
+    public var schedulingLimits: Configuration.Scheduling {
+        var limits = Configuration.Scheduling()
+        limits.maximumConcurrentDownloads = scheduler.limits.overall
+        limits.maximumConcurrentDownloadsPerHost = scheduler.limits.perHost
+        return limits
+    }
+
+    /// Changes how many downloads run at once, at once: more start if the limits grew; if they
+    /// shrank, the lowest-priority running downloads stop and wait in the queue (continuing from
+    /// their bytes when their turn comes).
+    public func setLimits(maximumConcurrentDownloads: Int? = nil, maximumConcurrentDownloadsPerHost: Int? = nil) {
+        var limits = scheduler.limits
+        limits.overall = maximumConcurrentDownloads ?? limits.overall
+        limits.perHost = maximumConcurrentDownloadsPerHost ?? limits.perHost
+        let (granted, stopped) = scheduler.setLimits(limits)
+        for id in stopped {
+            if let download = byID[id] {
+                Task { await download.preempt() }
+            }
+        }
+        start(granted)
+    }
+
+    /// Brings the scheduler in line with `need`, what `download` needs now (a slot, none, or the
+    /// one it has), and its priority. Returns the downloads that may start.
+    private func schedule(
+        _ download: Download, need: Download.StateMachine.SlotNeed, priority: DownloadRequest.Priority
+    ) -> [Download.ID] {
+        let id = download.id
+        guard byID[id] === download else { return [] }
+        var granted: [Download.ID] = []
+        switch need {
+        case .waiting:
+            // A download given a slot whose start is under way runs already, for the scheduler.
+            if !scheduler.isQueued(id), !scheduler.isRunning(id) {
+                granted += scheduler.enqueue(id, host: Self.host(of: download), priority: priority.value)
+            }
+        case .holding:
+            // A download stopping because the limits shrank is queued already; one running
+            // without a slot (a system task adopted after a relaunch) is counted.
+            if !scheduler.isQueued(id), !scheduler.isRunning(id) {
+                scheduler.admit(id, host: Self.host(of: download), priority: priority.value)
+            }
+        case .none:
+            granted += scheduler.remove(id)
+        }
+        if let current = scheduler.priority(of: id), current != priority.value {
+            granted += scheduler.setPriority(id, to: priority.value)
+        }
+        return granted
+    }
+
+    /// Applies a download's change of slot need or priority; changes arrive in order.
+    fileprivate func apply(_ change: SchedulingLink.Change) {
+        start(schedule(change.download, need: change.need, priority: change.priority))
+    }
+
+    private func start(_ ids: [Download.ID]) {
+        for id in ids {
+            if let download = byID[id] {
+                Task { await download.start() }
+            }
+        }
+    }
+
+    /// The scheduler's host of a download: host and port.
+    private static func host(of download: Download) -> String {
+        guard let url = download.request.url else { return "" }
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        return "\(url.host?.lowercased() ?? ""):\(port)"
     }
 
     // MARK: - Finding downloads
@@ -275,5 +367,46 @@ public actor DownloadManager {
             return .invalidRequest("the destination file \(file.path) is a directory path")
         }
         return nil
+    }
+}
+
+/// Connects downloads to their manager's scheduler: each change of a download's slot need or
+/// priority goes, in order, through one stream that the manager reads. It does not keep the
+/// manager alive, and exists before it (restored downloads are made while the manager is made).
+final class SchedulingLink: Sendable {
+    struct Change: Sendable {
+        var download: Download
+        var need: Download.StateMachine.SlotNeed
+        var priority: DownloadRequest.Priority
+    }
+
+    private let changes: AsyncStream<Change>
+    private let continuation: AsyncStream<Change>.Continuation
+
+    init() {
+        (changes, continuation) = AsyncStream.makeStream(of: Change.self)
+    }
+
+    /// Sends a download's change.
+    var notify: Download.SlotNeedHandler {
+        { [continuation] download, need, priority in
+            continuation.yield(Change(download: download, need: need, priority: priority))
+        }
+    }
+
+    /// Lets `manager` apply the changes, in order, for as long as it exists.
+    func connect(_ manager: DownloadManager) {
+        let changes = self.changes
+        Task { [weak manager] in
+            for await change in changes {
+                guard let manager else { return }
+                await manager.apply(change)
+            }
+        }
+    }
+
+    /// Ends the stream (the manager is gone).
+    func disconnect() {
+        continuation.finish()
     }
 }

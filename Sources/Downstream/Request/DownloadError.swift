@@ -72,18 +72,22 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     public let urlErrorCode: URLError.Code?
     /// The file involved, for ``Kind/fileSystem`` and ``Kind/destinationExists``.
     public let path: String?
+    /// How long the server asked to wait before trying again (`Retry-After`), for
+    /// ``Kind/httpStatus``.
+    public let retryAfter: Duration?
     /// Details in words.
     public let reason: String
 
     private init(
         _ code: Kind.Code, reason: String, statusCode: Int? = nil, urlErrorCode: URLError.Code? = nil,
-        path: String? = nil
+        path: String? = nil, retryAfter: Duration? = nil
     ) {
         self.kind = Kind(code: code)
         self.reason = reason
         self.statusCode = statusCode
         self.urlErrorCode = urlErrorCode
         self.path = path
+        self.retryAfter = retryAfter
     }
 
     /// Whether resuming the download can succeed without a change on your side.
@@ -137,9 +141,12 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 extension DownloadError {
-    /// The server answered with status `code`.
-    public static func httpStatus(_ code: Int) -> DownloadError {
-        DownloadError(.httpStatus, reason: HTTPURLResponse.localizedString(forStatusCode: code), statusCode: code)
+    /// The server answered with status `code`, asking to wait `retryAfter` before trying again
+    /// if it said so.
+    public static func httpStatus(_ code: Int, retryAfter: Duration? = nil) -> DownloadError {
+        DownloadError(
+            .httpStatus, reason: HTTPURLResponse.localizedString(forStatusCode: code), statusCode: code,
+            retryAfter: retryAfter)
     }
 
     /// The connection failed with `URLError` code `code`.

@@ -51,6 +51,24 @@ struct Scheduler<ID: Hashable> {
         return startEligible()
     }
 
+    /// Counts `id` as running although no slot was given to it (a task the system ran on its own,
+    /// adopted after a relaunch): it may take the download count over the limits for a while.
+    mutating func admit(_ id: ID, host: String, priority: Int) {
+        guard running[id] == nil else { return }
+        if queuedHosts[id] != nil { _ = remove(id) }
+        nextSequence += 1
+        running[id] = Running(host: host, rank: Rank(priority: priority, sequence: nextSequence))
+        runningPerHost[host, default: 0] += 1
+        refresh(host)
+    }
+
+    /// The priority `id` was queued or runs with.
+    func priority(of id: ID) -> Int? {
+        if let entry = running[id] { return entry.rank.priority }
+        if let host = queuedHosts[id] { return queues[host]?[id]?.priority }
+        return nil
+    }
+
     /// Takes `id` out, queued or running (it paused, failed, completed or was cancelled).
     /// Returns the downloads to start in its place.
     mutating func remove(_ id: ID) -> [ID] {

@@ -14,6 +14,8 @@ struct ResponseHead: Equatable, Sendable {
     var contentEncoding: String?
     var contentDisposition: String?
     var url: URL?
+    /// The server's `Retry-After`, as a delay from now.
+    var retryAfter: Duration?
 
     init(
         status: Int, contentRange: String? = nil, contentLength: Int64? = nil, validator: Validator = Validator(),
@@ -44,6 +46,21 @@ struct ResponseHead: Equatable, Sendable {
             contentEncoding: response.value(forHTTPHeaderField: "Content-Encoding"),
             contentDisposition: response.value(forHTTPHeaderField: "Content-Disposition"),
             url: response.url)
+        retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap { Self.parseRetryAfter($0, now: Date()) }
+    }
+
+    /// `Retry-After` is delay-seconds or an HTTP-date (RFC 9110, section 10.2.3).
+    static func parseRetryAfter(_ value: String, now: Date) -> Duration? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed), seconds >= 0 {
+            return .seconds(seconds)
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return .seconds(max(0, date.timeIntervalSince(now).rounded(.up)))
     }
 
     /// Whether the body is transformed (compressed): its bytes are not the file's bytes at the
@@ -145,7 +162,7 @@ enum ResponseDecision: Equatable, Sendable {
             }
             return .restart(reason: reason)
         default:
-            return .fail(.httpStatus(head.status))
+            return .fail(.httpStatus(head.status, retryAfter: head.retryAfter))
         }
     }
 

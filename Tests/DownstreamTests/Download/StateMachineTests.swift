@@ -26,7 +26,10 @@ import Testing
         #expect(machine.pause() == .none)
         #expect(machine.attemptEnded(1, .cancelled) == .becomePaused)
         #expect(machine.publicState == .paused)
-        #expect(machine.resume() == .startAttempt(2, .run))
+        #expect(machine.slotNeed == .none)
+        #expect(machine.resume() == .becomeQueued)
+        #expect(machine.slotNeed == .waiting)
+        #expect(machine.start() == .startAttempt(2, .run))
     }
 
     @Test func resumeDuringAPauseStartsANewAttemptOnlyAfterTheOldOneEnded() {
@@ -78,7 +81,8 @@ import Testing
         let error = DownloadError.network(.networkConnectionLost)
         #expect(machine.attemptEnded(1, .failed(error)) == .becomeFailed(error))
         #expect(machine.publicState == .failed)
-        #expect(machine.resume() == .startAttempt(2, .run))
+        #expect(machine.resume() == .becomeQueued)
+        #expect(machine.start() == .startAttempt(2, .run))
     }
 
     @Test func anInvalidRequestIsNotResumable() {
@@ -148,7 +152,8 @@ import Testing
         var machine = Machine()
         #expect(machine.pause() == .becomePaused)
         #expect(machine.start() == .none)
-        #expect(machine.resume() == .startAttempt(1, .run))
+        #expect(machine.resume() == .becomeQueued)
+        #expect(machine.start() == .startAttempt(1, .run))
     }
 
     @Test func aFailedFinalizationIsAResumableFailure() {
@@ -157,7 +162,57 @@ import Testing
         _ = machine.attemptEnded(1, .finished)
         let error = DownloadError.destinationExists(path: "/tmp/x")
         #expect(machine.finalized(.failure(error)) == .becomeFailed(error))
-        #expect(machine.resume() == .startAttempt(2, .run))
+        #expect(machine.resume() == .becomeQueued)
+        #expect(machine.start() == .startAttempt(2, .run))
+    }
+
+    @Test func aTransientFailureWaitsThenQueuesAgain() {
+        var machine = Machine()
+        _ = machine.start()
+        let error = DownloadError.httpStatus(503)
+        #expect(
+            machine.attemptEnded(1, .failed(error), retryDelay: .seconds(2))
+                == .scheduleRetry(1, after: .seconds(2), error: error))
+        #expect(machine.publicState == .waitingToRetry)
+        #expect(machine.slotNeed == .none)
+        #expect(machine.retries == 1)
+        #expect(machine.retryTimerFired(7) == .none)
+        #expect(machine.retryTimerFired(1) == .becomeQueued)
+        #expect(machine.start() == .startAttempt(2, .run))
+        // Counting goes on until the download is resumed by request.
+        #expect(
+            machine.attemptEnded(2, .failed(error), retryDelay: .seconds(4))
+                == .scheduleRetry(2, after: .seconds(4), error: error))
+        #expect(machine.retries == 2)
+        #expect(machine.resume() == .becomeQueued)
+        #expect(machine.retries == 0)
+        #expect(machine.retryTimerFired(2) == .none)
+    }
+
+    @Test func aDownloadWaitingToRetryCanBePausedOrCancelled() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.attemptEnded(1, .failed(.network(.timedOut)), retryDelay: .seconds(1))
+        #expect(machine.pause() == .becomePaused)
+        #expect(machine.retryTimerFired(1) == .none)
+        var other = Machine()
+        _ = other.start()
+        _ = other.attemptEnded(1, .failed(.network(.timedOut)), retryDelay: .seconds(1))
+        #expect(other.cancel(keepingPartialData: false) == .becomeCancelled(keepingPartialData: false))
+    }
+
+    @Test func aPreemptedDownloadStopsAndQueuesAgain() {
+        var machine = Machine()
+        _ = machine.start()
+        #expect(machine.preempt() == .stopAttempt(1))
+        #expect(machine.slotNeed == .holding)
+        #expect(machine.attemptEnded(1, .cancelled) == .becomeQueued)
+        #expect(machine.slotNeed == .waiting)
+        #expect(machine.start() == .startAttempt(2, .run))
+        // A pause while it stops wins.
+        _ = machine.preempt()
+        #expect(machine.pause() == .none)
+        #expect(machine.attemptEnded(2, .cancelled) == .becomePaused)
     }
 
     /// Any sequence of requests and attempt ends keeps the invariants: a new attempt starts only
@@ -182,7 +237,9 @@ import Testing
                 let live = liveAttempt(machine.state)
                 var endedAttempt: Int?
                 let action: Machine.Action
-                switch Int.random(in: 0..<7) {
+                switch Int.random(in: 0..<9) {
+                case 7: action = machine.preempt()
+                case 8: action = machine.retryTimerFired(Int.random(in: 1...3))
                 case 0: action = machine.start()
                 case 1: action = machine.pause()
                 case 2: action = machine.resume()
@@ -190,7 +247,8 @@ import Testing
                 case 4, 5:
                     let attempt = Bool.random() ? (live ?? 1) : Int.random(in: 1...(highestAttempt + 1))
                     endedAttempt = attempt
-                    action = machine.attemptEnded(attempt, ends.randomElement()!)
+                    action = machine.attemptEnded(
+                        attempt, ends.randomElement()!, retryDelay: Bool.random() ? .seconds(1) : nil)
                 default:
                     action = machine.finalized(Bool.random() ? .success(file) : .failure(.httpStatus(500)))
                 }
@@ -201,6 +259,10 @@ import Testing
                 }
                 if case .stopAttempt(let attempt) = action {
                     #expect(attempt == live)
+                }
+                // A download holds a slot exactly while a request is live or its file is moved.
+                if liveAttempt(machine.state) != nil {
+                    #expect(machine.slotNeed == .holding)
                 }
                 if let finishedState {
                     #expect(machine.publicState == finishedState)

@@ -141,9 +141,12 @@ import Testing
                     }
                     let best = eligible.min { a, b in
                         (priorities[a]!, queued[a]!) != (priorities[b]!, queued[b]!)
-                            && (priorities[a]! > priorities[b]! || (priorities[a]! == priorities[b]! && queued[a]! < queued[b]!))
+                            && (priorities[a]! > priorities[b]!
+                                || (priorities[a]! == priorities[b]! && queued[a]! < queued[b]!))
                     }
-                    #expect(priorities[id] == best.flatMap { priorities[$0] }, "started \(id), best was \(String(describing: best))")
+                    #expect(
+                        priorities[id] == best.flatMap { priorities[$0] },
+                        "started \(id), best was \(String(describing: best))")
                     queued[id] = nil
                     running.insert(id)
                 }

@@ -107,6 +107,8 @@ func withFixture<Result>(
     var configuration = DownloadManager.Configuration(identifier: "test-\(UUID().uuidString)")
     configuration.storage.directory = storeDirectory
     configuration.progress.interval = .milliseconds(10)
+    // Failures are the subject of many tests: no retries unless a test asks for them.
+    configuration.retry = .none
     configure(&configuration)
     let fixture = Fixture(
         server: server, directory: directory, storeDirectory: storeDirectory, configuration: configuration,
