@@ -87,6 +87,8 @@ public actor Download {
     var transfer: (any AttemptTransfer)?
     var settleWaiters: [CheckedContinuation<Void, Never>] = []
     var retryTimer: Task<Void, Never>?
+    /// Set when the manager shuts down: the download stops, and its record says what it was.
+    var isShuttingDown = false
     /// Whether a batch of background events waits for this download to finish with its file.
     var holdsBackgroundWork = false
 
@@ -216,6 +218,17 @@ public actor Download {
         onSlotNeedChange?(self, machine.slotNeed, priority)
     }
 
+    /// Stops the download for good, as if the process ended: a ranged request stops (its bytes
+    /// are on disk), a system task goes on in the system for the next manager to adopt, and the
+    /// record keeps the download's intent.
+    func shutDown() async {
+        isShuttingDown = true
+        retryTimer?.cancel()
+        guard !(transfer is SystemTransfer) else { return }
+        handle(machine.pause())
+        await waitUntilSettled()
+    }
+
     /// Gives the download's slot back (its manager's limits shrank): it stops and waits in the
     /// queue.
     func preempt() {
@@ -289,7 +302,9 @@ public actor Download {
             }
         case .becomePaused:
             retryTimer?.cancel()
-            saveIntent(.paused)
+            if !isShuttingDown {
+                saveIntent(.paused)
+            }
             progressReporter.stop(finishing: false)
             eventBroadcast.publish(.paused)
         case .becomeFailed(let error):

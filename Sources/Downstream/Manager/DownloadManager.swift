@@ -36,6 +36,7 @@ public actor DownloadManager {
     /// the same URL to the same place continues from their bytes.
     private var kept: [PartialLocation: StoredDownload] = [:]
     private var scheduler: Scheduler<Download.ID>
+    private var isInvalidated = false
     /// How downloads tell the manager that they want a slot or gave theirs up.
     private let schedulingLink = SchedulingLink()
 
@@ -135,7 +136,7 @@ public actor DownloadManager {
     ///     of starting. It is stored either way.
     @discardableResult
     public func download(_ request: DownloadRequest, startsPaused: Bool = false) async -> Download {
-        var requestError = Self.validate(request)
+        var requestError = isInvalidated ? .managerUnavailable("the manager was invalidated") : Self.validate(request)
         let location = PartialLocation(
             url: request.url ?? URL(fileURLWithPath: "/invalid"), destination: request.destination,
             partialsDirectory: configuration.storage.partialsDirectory)
@@ -204,6 +205,30 @@ public actor DownloadManager {
             Task { await download.cancel(keepingPartialData: true) }
         }
         return try outcome.get()
+    }
+
+    // MARK: - Shutting down
+
+    /// Stops the manager, as if the process ended, and gives its identifier and store up: a
+    /// manager made afterwards with the same configuration restores its downloads.
+    ///
+    /// Running downloads stop (their bytes and records are kept, with the intent they had, so that
+    /// interrupted ones count as interrupted); tasks of a background session go on in the system,
+    /// for the next manager to adopt. The manager and its downloads do nothing afterwards. A
+    /// manager that is simply released does the same, once every reference to it and to its
+    /// downloads is gone; this makes it happen now.
+    public func invalidate() async {
+        guard !isInvalidated else { return }
+        isInvalidated = true
+        schedulingLink.disconnect()
+        await withTaskGroup(of: Void.self) { group in
+            for download in ordered {
+                group.addTask { await download.shutDown() }
+            }
+        }
+        systemRouter?.detach()
+        engines.ranged.invalidate()
+        store.release()
     }
 
     // MARK: - Scheduling

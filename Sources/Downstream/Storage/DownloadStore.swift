@@ -25,6 +25,7 @@ final class DownloadStore: Sendable {
     let directory: URL
     private let identifier: String
     private let lockDescriptor: Int32
+    private let isReleased = Locked(false)
     private let synchronizes: Bool
     private let beforeRename: (@Sendable () -> Void)?
 
@@ -57,6 +58,17 @@ final class DownloadStore: Sendable {
     }
 
     deinit {
+        release()
+    }
+
+    /// Gives the identifier and the store up: another manager may use them now. Records are no
+    /// longer written or removed.
+    func release() {
+        let wasReleased = isReleased.withLock { released in
+            defer { released = true }
+            return released
+        }
+        guard !wasReleased else { return }
         POSIXFile.close(lockDescriptor)
         _ = Self.identifiersInUse.withLock { $0.remove(identifier) }
     }
@@ -66,6 +78,7 @@ final class DownloadStore: Sendable {
     }
 
     func save(_ record: StoredDownload) throws(DownloadError) {
+        guard !isReleased.value else { return }
         let data: Data
         do {
             let encoder = JSONEncoder()
@@ -78,6 +91,7 @@ final class DownloadStore: Sendable {
     }
 
     func remove(_ id: Download.ID) {
+        guard !isReleased.value else { return }
         POSIXFile.remove(fileURL(for: id))
     }
 

@@ -23,6 +23,11 @@ final class TransferSession: Sendable {
     }
 
     deinit {
+        invalidate()
+    }
+
+    /// Cancels what still runs and releases the session.
+    func invalidate() {
         let session = self.session
         controlQueue.async {
             session.invalidateAndCancel()

@@ -111,12 +111,12 @@ struct CodeSamplesTests {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 300_000, seed: 72)
             let url = fixture.serve("/episode12.mp3", body) { $0.faults = [.holdAfter(100_000)] }
-            do {
-                let center = try DownloadCenter(configuration: fixture.configuration)
-                let download = await center.download(episode: "12", from: url, to: fixture.directory)
-                await download.waitForBytes(100_000)
-                await download.pause()
-            }
+            let first = try DownloadCenter(configuration: fixture.configuration)
+            let paused = await first.download(episode: "12", from: url, to: fixture.directory)
+            await paused.waitForBytes(100_000)
+            await paused.pause()
+            // The app ends (here: the manager stops and gives its store up).
+            await first.manager.invalidate()
             let center = try DownloadCenter(configuration: fixture.configuration)
             let episodes = await center.restoredEpisodes()
             let download = try #require(episodes["12"])

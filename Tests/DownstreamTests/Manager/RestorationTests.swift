@@ -77,13 +77,12 @@ struct RestorationTests {
             let body = Body.pattern(count: 2_000_000, seed: 103)
             let url = fixture.serve("/pause.bin", body) { $0.faults = [.holdAfter(600_000)] }
             let destination = fixture.file("pause.bin")
-            do {
-                let manager = try fixture.makeManager()
-                let download = await manager.download(from: url, to: .file(destination))
-                await download.waitForBytes(600_000)
-                await download.pause()
-            }
-            // Everything of the first manager is gone: the identifier is free again.
+            let first = try fixture.makeManager()
+            let paused = await first.download(from: url, to: .file(destination))
+            await paused.waitForBytes(600_000)
+            await paused.pause()
+            await first.invalidate()
+            // The first manager gave its identifier and store up.
             let manager = try fixture.makeManager()
             let download = try #require(await manager.downloads.first)
             #expect(download.state == .paused)
@@ -93,6 +92,28 @@ struct RestorationTests {
             #expect(joined === download)
             try body.expectMatches(try await download.fileURL)
             #expect(fixture.server.requests("/pause.bin").map(\.rangeStart) == [0, 600_000])
+        }
+    }
+
+    @Test func invalidatingStopsLikeTheEndOfTheProcess() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 1_500_000, seed: 114)
+            let url = fixture.serve("/invalidate.bin", body) { $0.faults = [.holdAfter(400_000)] }
+            let first = try fixture.makeManager()
+            let running = await first.download(from: url, to: .directory(fixture.directory))
+            await running.waitForBytes(400_000)
+            await first.invalidate()
+            // The record still says the download was running: it counts as interrupted.
+            #expect(fixture.storedRecord(running.id)?.intent == .active)
+            let refused = await first.download(from: url, to: .directory(fixture.file("elsewhere")))
+            let error = try await #require(throws: DownloadError.self) { try await refused.fileURL }
+            #expect(error.kind == .managerUnavailable)
+
+            let manager = try fixture.makeManager { $0.restoration.resumesInterruptedDownloads = true }
+            let restored = try #require(await manager.downloads.first)
+            #expect(restored.id == running.id)
+            try body.expectMatches(try await restored.fileURL)
+            #expect(fixture.server.requests("/invalidate.bin").map(\.rangeStart) == [0, 400_000])
         }
     }
 
@@ -150,10 +171,9 @@ struct RestorationTests {
         try await withFixture(startsManager: false) { fixture in
             try FileManager.default.createDirectory(at: fixture.storeDirectory, withIntermediateDirectories: true)
             try Data("{".utf8).write(to: fixture.storeDirectory.appendingPathComponent("\(UUID().uuidString).json"))
-            do {
-                let manager = try fixture.makeManager()
-                #expect(manager.restorationIssues.count == 1)
-            }
+            let first = try fixture.makeManager()
+            #expect(first.restorationIssues.count == 1)
+            await first.invalidate()
             let manager = try fixture.makeManager()
             #expect(manager.restorationIssues.isEmpty)
         }
@@ -290,12 +310,11 @@ struct RestorationTests {
         try await withFixture(startsManager: false, { $0.storage.synchronizesToDisk = true }) { fixture in
             let body = Body.pattern(count: 3_000_000, seed: 113)
             let url = fixture.serve("/synced.bin", body) { $0.faults = [.holdAfter(1_000_000)] }
-            do {
-                let manager = try fixture.makeManager { $0.storage.checkpoints.bytes = 256 << 10 }
-                let download = await manager.download(from: url, to: .directory(fixture.directory))
-                await download.waitForBytes(1_000_000)
-                await download.pause()
-            }
+            let first = try fixture.makeManager { $0.storage.checkpoints.bytes = 256 << 10 }
+            let paused = await first.download(from: url, to: .directory(fixture.directory))
+            await paused.waitForBytes(1_000_000)
+            await paused.pause()
+            await first.invalidate()
             let manager = try fixture.makeManager()
             let download = try #require(await manager.downloads.first)
             #expect(download.currentProgress.bytesReceived == 1_000_000)
@@ -306,13 +325,11 @@ struct RestorationTests {
 
     @Test func twoManagersCannotShareAnIdentifier() async throws {
         try await withFixture(startsManager: false) { fixture in
-            do {
-                let first = try fixture.makeManager()
-                let error = try #require(throws: DownloadError.self) { try fixture.makeManager() }
-                #expect(error.kind == .managerUnavailable)
-                #expect(error.description.contains(fixture.configuration.identifier))
-                _ = first
-            }
+            let first = try fixture.makeManager()
+            let error = try #require(throws: DownloadError.self) { try fixture.makeManager() }
+            #expect(error.kind == .managerUnavailable)
+            #expect(error.description.contains(fixture.configuration.identifier))
+            await first.invalidate()
             _ = try fixture.makeManager()
         }
     }

@@ -20,6 +20,7 @@ final class SystemTaskRouter: Sendable {
         var unclaimed: [DownloadManager.UnclaimedTask] = []
         /// Tasks that completed: their late or repeated events are ignored.
         var completedTasks: Set<Int> = []
+        var isDetached = false
     }
 
     let backgroundEvents = BackgroundEvents()
@@ -44,6 +45,16 @@ final class SystemTaskRouter: Sendable {
     /// The download known by `id`.
     func download(_ id: Download.ID) -> Download? {
         state.withLock { $0.downloads[id] }
+    }
+
+    /// Stops routing: the manager is gone. Later events are ignored (a background session's
+    /// tasks are the next manager's to adopt).
+    func detach() {
+        state.withLock { state in
+            state.isDetached = true
+            state.downloads = [:]
+            state.transfers = [:]
+        }
     }
 
     /// Makes `download` known, so that its tasks can be adopted.
@@ -103,6 +114,8 @@ final class SystemTaskRouter: Sendable {
         case unclaimed(reason: String, isReported: Bool)
         /// A late or repeated event of a task that completed.
         case alreadyHandled
+        /// The manager is gone: the system keeps the task for the next one.
+        case detached
     }
 
     /// The transfer of `task`, adopting it if its download has none; nil for an unclaimed task,
@@ -110,6 +123,9 @@ final class SystemTaskRouter: Sendable {
     private func transfer(for task: any SystemTask, finished: Bool, file: URL? = nil) -> SystemTransfer? {
         let session = self.session
         let resolution = state.withLock { state -> Resolution in
+            if state.isDetached {
+                return .detached
+            }
             if state.completedTasks.contains(task.taskIdentifier) {
                 return .alreadyHandled
             }
@@ -147,6 +163,8 @@ final class SystemTaskRouter: Sendable {
             return nil
         case .alreadyHandled:
             if let file { POSIXFile.remove(file) }
+            return nil
+        case .detached:
             return nil
         }
     }
