@@ -8,6 +8,7 @@ public final class InFlightGauge: @unchecked Sendable {
     private let lock = NSLock()
     private var current = 0
     private var highest = 0
+    private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     public init() {}
 
@@ -21,11 +22,27 @@ public final class InFlightGauge: @unchecked Sendable {
         lock.withLock { highest }
     }
 
+    /// Returns once at least `count` responses are in progress at once.
+    public func waitForInFlight(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let reached = lock.withLock {
+                if current >= count { return true }
+                waiters.append((count, continuation))
+                return false
+            }
+            if reached { continuation.resume() }
+        }
+    }
+
     func enter() {
-        lock.withLock {
+        let reached = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
             current += 1
             highest = max(highest, current)
+            let reached = waiters.filter { $0.count <= current }.map(\.continuation)
+            waiters.removeAll { $0.count <= current }
+            return reached
         }
+        reached.forEach { $0.resume() }
     }
 
     func leave() {

@@ -1,0 +1,73 @@
+import Foundation
+
+/// A clock that moves only when a test advances it, and tells when something sleeps on it.
+final class ManualClock: Clock, @unchecked Sendable {
+    // Safe: `current` and `sleepers` are only touched while `lock` is held.
+    struct Instant: InstantProtocol {
+        var offset: Duration
+
+        func advanced(by duration: Duration) -> Instant {
+            Instant(offset: offset + duration)
+        }
+
+        func duration(to other: Instant) -> Duration {
+            other.offset - offset
+        }
+
+        static func < (lhs: Instant, rhs: Instant) -> Bool {
+            lhs.offset < rhs.offset
+        }
+    }
+
+    private struct Sleeper {
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private let lock = NSLock()
+    private var current = Instant(offset: .zero)
+    private var sleepers: [UUID: Sleeper] = [:]
+    private let sleepStarts: AsyncStream<Duration>.Continuation
+    /// How long each sleep that starts is for, as it starts.
+    let sleeps: AsyncStream<Duration>
+
+    init() {
+        (sleeps, sleepStarts) = AsyncStream<Duration>.makeStream()
+    }
+
+    var now: Instant {
+        lock.withLock { current }
+    }
+
+    var minimumResolution: Duration { .zero }
+
+    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let (isDue, length) = lock.withLock { () -> (Bool, Duration) in
+                    let length = current.duration(to: deadline)
+                    if deadline <= current { return (true, length) }
+                    sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    return (false, length)
+                }
+                if isDue { continuation.resume() }
+                sleepStarts.yield(length)
+            }
+        } onCancel: {
+            let sleeper = lock.withLock { sleepers.removeValue(forKey: id) }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock on and wakes the sleepers whose time came.
+    func advance(by duration: Duration) {
+        let due = lock.withLock { () -> [Sleeper] in
+            current = current.advanced(by: duration)
+            let due = sleepers.filter { $0.value.deadline <= current }
+            for id in due.keys { sleepers[id] = nil }
+            return Array(due.values)
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+}
