@@ -15,9 +15,9 @@ extension Download {
         switch kind {
         case .run:
             saveIntent(.active)
-            eventBroadcast.publish(.running)
+            eventSink.publish(.running)
         case .restart:
-            eventBroadcast.publish(.restarted)
+            eventSink.publish(.restarted)
         case .continuation:
             break
         }
@@ -35,7 +35,7 @@ extension Download {
         }
         let transfer = RangedTransfer(
             setup, session: engines.ranged, progress: progressReporter,
-            publish: { [eventBroadcast] in eventBroadcast.publish($0) },
+            publish: { [eventSink] in eventSink.publish($0) },
             onEnd: { [weak self] outcome in
                 Task { await self?.attemptEnded(attempt, outcome) }
             })

@@ -57,7 +57,7 @@ extension Download {
         guard let recordFile else { return nil }
         return SystemTransfer.Target(
             downloadID: id, partialURL: location.partialURL, recordFile: recordFile, progress: progressReporter,
-            publish: { [eventBroadcast] in eventBroadcast.publish($0) },
+            publish: { [eventSink] in eventSink.publish($0) },
             notify: { [weak self] transfer in
                 Task { await self?.systemTransferChanged(transfer) }
             })
@@ -133,7 +133,10 @@ extension Download {
         changed.setAttempt(attempt)
         transfer = changed
         stateSnapshot.withLock { $0 = machine.publicState }
-        eventBroadcast.publish(.running)
+        for aggregate in aggregates.value {
+            aggregate.stateChanged(id, to: .running)
+        }
+        eventSink.publish(.running)
         saveIntent(.active)
         if let end = changed.takeEnd() {
             consume(end, of: changed, attempt: attempt)

@@ -70,7 +70,10 @@ public actor Download {
     nonisolated let recordFile: DownloadRecordFile?
     let requestError: DownloadError?
     let progressReporter: ProgressReporter
-    let eventBroadcast = Broadcast<DownloadEvent>(replayLimit: 64)
+    let eventSink = DownloadEventSink()
+    nonisolated var eventBroadcast: Broadcast<DownloadEvent> { eventSink.broadcast }
+    /// The totals that count this download: its manager's, and its groups'.
+    let aggregates: Locked<[ProgressAggregate]>
     let result = ResultWaiters<URL>()
     let stateSnapshot: Locked<DownloadState>
     /// Whether the download waits for a slot, holds one or needs none; its manager's scheduler
@@ -118,9 +121,16 @@ public actor Download {
             // The partial file's real length wins over the record's: bytes are only appended.
             initialBytes = POSIXFile.length(of: location.partialURL) ?? 0
         }
+        let aggregates = Locked<[ProgressAggregate]>([])
+        self.aggregates = aggregates
         progressReporter = ProgressReporter(
-            interval: settings.progressInterval, bytesReceived: initialBytes, expectedBytes: resume?.expectedLength)
-        eventBroadcast.publish(startsPaused ? .paused : .queued)
+            interval: settings.progressInterval, bytesReceived: initialBytes, expectedBytes: resume?.expectedLength,
+            observe: { [id] progress in
+                for aggregate in aggregates.value {
+                    aggregate.update(id, progress: progress)
+                }
+            })
+        eventSink.publish(startsPaused ? .paused : .queued)
     }
 
     // MARK: - Observing
@@ -229,6 +239,12 @@ public actor Download {
         await waitUntilSettled()
     }
 
+    /// Counts this download in `aggregate` (its manager's totals, or a group's).
+    nonisolated func join(_ aggregate: ProgressAggregate) {
+        aggregates.withLock { $0.append(aggregate) }
+        aggregate.track(id, progress: progressReporter.current, state: state)
+    }
+
     /// Gives the download's slot back (its manager's limits shrank): it stops and waits in the
     /// queue.
     func preempt() {
@@ -251,7 +267,16 @@ public actor Download {
     func handle(_ action: StateMachine.Action) {
         // The snapshot changes before the action's effects, so that a waiter woken by them
         // already reads the new state.
-        stateSnapshot.withLock { $0 = machine.publicState }
+        let state = machine.publicState
+        let stateChanged = stateSnapshot.withLock { snapshot in
+            defer { snapshot = state }
+            return snapshot != state
+        }
+        if stateChanged {
+            for aggregate in aggregates.value {
+                aggregate.stateChanged(id, to: state)
+            }
+        }
         let need = machine.slotNeed
         let needChanged = slotNeedSnapshot.withLock { snapshot in
             defer { snapshot = need }
@@ -287,10 +312,10 @@ public actor Download {
         case .becomeQueued:
             retryTimer?.cancel()
             saveIntent(.active)
-            eventBroadcast.publish(.queued)
+            eventSink.publish(.queued)
         case .scheduleRetry(let retry, let delay, let error):
             progressReporter.stop(finishing: false)
-            eventBroadcast.publish(.willRetry(in: delay, after: error))
+            eventSink.publish(.willRetry(in: delay, after: error))
             let clock = settings.clock
             retryTimer = Task { [weak self] in
                 do {
@@ -306,7 +331,7 @@ public actor Download {
                 saveIntent(.paused)
             }
             progressReporter.stop(finishing: false)
-            eventBroadcast.publish(.paused)
+            eventSink.publish(.paused)
         case .becomeFailed(let error):
             saveIntent(.failed)
             end(with: .failure(error), event: .failed(error))
@@ -341,7 +366,7 @@ public actor Download {
         // event and progress are the cancellation's.
         reopenForNewRun()
         progressReporter.stop(finishing: true)
-        eventBroadcast.publish(event)
+        eventSink.publish(event)
         eventBroadcast.finish()
         result.resolve(outcome)
     }

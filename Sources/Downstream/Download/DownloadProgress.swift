@@ -8,14 +8,20 @@ public struct DownloadProgress: Sendable, Hashable, CustomStringConvertible {
     public var bytesReceived: Int64
     /// The file's whole length, when the server said it.
     public var expectedBytes: Int64?
-    /// Receiving speed in bytes per second, smoothed; 0 when nothing is moving.
+    /// Receiving speed in bytes per second, smoothed over a few seconds; 0 when nothing moves.
     public var bytesPerSecond: Double
+    /// The time to receive the rest at the current speed, when the length and a speed are known.
+    public var estimatedTimeRemaining: Duration?
 
     /// Creates a progress value.
-    public init(bytesReceived: Int64, expectedBytes: Int64?, bytesPerSecond: Double = 0) {
+    public init(
+        bytesReceived: Int64, expectedBytes: Int64?, bytesPerSecond: Double = 0,
+        estimatedTimeRemaining: Duration? = nil
+    ) {
         self.bytesReceived = bytesReceived
         self.expectedBytes = expectedBytes
         self.bytesPerSecond = bytesPerSecond
+        self.estimatedTimeRemaining = estimatedTimeRemaining
     }
 
     /// The part received, from 0 to 1, when the length is known.

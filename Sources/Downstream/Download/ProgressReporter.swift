@@ -1,41 +1,36 @@
-import Dispatch
-
 /// Turns the byte counts of a download into coalesced ``DownloadProgress`` values.
 ///
 /// Called for every chunk on the session's delegate queue, so the common path is one uncontended
 /// lock and a clock read. A value is published at most once per `interval`; when chunks stop
 /// arriving between two slots, a trailing publish makes sure the last count is not held back.
-/// Publishing never waits for consumers (see ``Broadcast``).
+/// Publishing never waits for consumers (see ``Broadcast``); every value also goes to `observe`
+/// (the manager's and groups' totals), in order.
 final class ProgressReporter: Sendable {
     private struct State {
         var bytesReceived: Int64 = 0
         var expectedBytes: Int64?
-        var lastPublish: ContinuousClock.Instant?
-        var lastPublishedBytes: Int64 = 0
-        var bytesPerSecond: Double = 0
-        var trailingPublishScheduled = false
+        var throttle: PublishThrottle
+        var speed = SpeedEstimator()
     }
 
     let broadcast = Broadcast<DownloadProgress>(replayLimit: 1)
-    private let interval: Duration
     private let clock = ContinuousClock()
-    private let state = Locked(State())
+    private let start = ContinuousClock.now
+    private let state: Locked<State>
+    private let observe: @Sendable (DownloadProgress) -> Void
 
-    init(interval: Duration, bytesReceived: Int64 = 0, expectedBytes: Int64? = nil) {
-        self.interval = interval
-        state.withLock { state in
-            state.bytesReceived = bytesReceived
-            state.expectedBytes = expectedBytes
-            state.lastPublishedBytes = bytesReceived
-        }
+    init(
+        interval: Duration, bytesReceived: Int64 = 0, expectedBytes: Int64? = nil,
+        observe: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
+    ) {
+        self.observe = observe
+        state = Locked(
+            State(bytesReceived: bytesReceived, expectedBytes: expectedBytes, throttle: .init(interval: interval)))
         broadcast.publish(DownloadProgress(bytesReceived: bytesReceived, expectedBytes: expectedBytes))
     }
 
     var current: DownloadProgress {
-        state.withLock {
-            DownloadProgress(
-                bytesReceived: $0.bytesReceived, expectedBytes: $0.expectedBytes, bytesPerSecond: $0.bytesPerSecond)
-        }
+        state.withLock { progress(of: $0) }
     }
 
     /// A response was accepted: the file has `bytesReceived` bytes, of `expectedBytes`.
@@ -43,8 +38,8 @@ final class ProgressReporter: Sendable {
         state.withLock { state in
             state.bytesReceived = bytesReceived
             state.expectedBytes = expectedBytes
-            state.lastPublishedBytes = bytesReceived
-            publish(&state, at: clock.now, measuringSpeed: false)
+            state.speed.restart(at: bytesReceived, seconds: seconds(clock.now))
+            publish(&state, at: clock.now)
         }
     }
 
@@ -67,21 +62,19 @@ final class ProgressReporter: Sendable {
         let delay: Duration? = state.withLock { state in
             state.bytesReceived += Int64(count)
             let now = clock.now
-            guard let last = state.lastPublish else {
-                publish(&state, at: now, measuringSpeed: false)
+            switch state.throttle.decide(at: now) {
+            case .publish:
+                state.speed.sample(state.bytesReceived, at: seconds(now))
+                publish(&state, at: now)
+                return nil
+            case .schedule(let delay):
+                return delay
+            case .wait:
                 return nil
             }
-            let elapsed = last.duration(to: now)
-            if elapsed >= interval {
-                publish(&state, at: now, measuringSpeed: true)
-                return nil
-            }
-            guard !state.trailingPublishScheduled else { return nil }
-            state.trailingPublishScheduled = true
-            return interval - elapsed
         }
         if let delay {
-            DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) { [weak self] in
+            PublishThrottle.schedule(after: delay) { [weak self] in
                 self?.publishTrailing()
             }
         }
@@ -91,8 +84,8 @@ final class ProgressReporter: Sendable {
     /// subscriptions when `finishing`.
     func stop(finishing: Bool) {
         state.withLock { state in
-            state.bytesPerSecond = 0
-            publish(&state, at: clock.now, measuringSpeed: false)
+            state.speed.stop()
+            publish(&state, at: clock.now)
         }
         if finishing {
             broadcast.finish()
@@ -106,25 +99,29 @@ final class ProgressReporter: Sendable {
 
     private func publishTrailing() {
         state.withLock { state in
-            state.trailingPublishScheduled = false
-            guard state.bytesReceived != state.lastPublishedBytes else { return }
-            publish(&state, at: clock.now, measuringSpeed: true)
+            state.throttle.trailingIsDue()
+            let now = clock.now
+            state.speed.sample(state.bytesReceived, at: seconds(now))
+            publish(&state, at: now)
         }
     }
 
-    private func publish(_ state: inout State, at now: ContinuousClock.Instant, measuringSpeed: Bool) {
-        if measuringSpeed, let last = state.lastPublish {
-            let seconds = last.duration(to: now).inSeconds
-            if seconds > 0 {
-                let sample = Double(state.bytesReceived - state.lastPublishedBytes) / seconds
-                state.bytesPerSecond = state.bytesPerSecond == 0 ? sample : 0.7 * state.bytesPerSecond + 0.3 * sample
-            }
-        }
-        state.lastPublish = now
-        state.lastPublishedBytes = state.bytesReceived
-        broadcast.publish(
-            DownloadProgress(
-                bytesReceived: state.bytesReceived, expectedBytes: state.expectedBytes,
-                bytesPerSecond: max(0, state.bytesPerSecond)))
+    private func publish(_ state: inout State, at now: ContinuousClock.Instant) {
+        state.throttle.published(at: now)
+        let progress = progress(of: state)
+        broadcast.publish(progress)
+        observe(progress)
+    }
+
+    private func progress(of state: State) -> DownloadProgress {
+        DownloadProgress(
+            bytesReceived: state.bytesReceived, expectedBytes: state.expectedBytes,
+            bytesPerSecond: state.speed.bytesPerSecond,
+            estimatedTimeRemaining: state.speed.timeRemaining(
+                received: state.bytesReceived, expected: state.expectedBytes))
+    }
+
+    private func seconds(_ instant: ContinuousClock.Instant) -> Double {
+        start.duration(to: instant).inSeconds
     }
 }

@@ -29,6 +29,8 @@ public actor DownloadManager {
     /// The system-task engine's router, with a background session.
     nonisolated let systemRouter: SystemTaskRouter?
     nonisolated let completionHandlers = CompletionHandlers()
+    nonisolated let eventBroadcast = Broadcast<Event>(replayLimit: 0, bufferLimit: 1024)
+    nonisolated let aggregate: ProgressAggregate
     private var ordered: [Download] = []
     private var byID: [Download.ID: Download] = [:]
     private var byLocation: [PartialLocation: Download] = [:]
@@ -58,6 +60,7 @@ public actor DownloadManager {
         self.configuration = configuration
         settings = configuration.makeDownloadSettings()
         scheduler = Scheduler(limits: configuration.scheduling.limits)
+        aggregate = ProgressAggregate(interval: configuration.progress.interval)
         do {
             store = try DownloadStore(
                 identifier: configuration.identifier, directory: configuration.storeDirectory,
@@ -101,6 +104,9 @@ public actor DownloadManager {
                     pendingCallbackLimit: configuration.pendingCallbackLimit, name: configuration.identifier)
             Self.adoptTasks(of: router, thenOpen: system.ready)
         }
+        for download in restoration.downloads {
+            observe(download)
+        }
         schedulingLink.connect(self)
         if configuration.restoration.resumesInterruptedDownloads {
             let interrupted = restoration.interrupted
@@ -137,11 +143,13 @@ public actor DownloadManager {
     @discardableResult
     public func download(_ request: DownloadRequest, startsPaused: Bool = false) async -> Download {
         var requestError = isInvalidated ? .managerUnavailable("the manager was invalidated") : Self.validate(request)
+        let id = Download.ID()
+        let isSeparate = request.duplicates == .startSeparately
         let location = PartialLocation(
             url: request.url ?? URL(fileURLWithPath: "/invalid"), destination: request.destination,
-            partialsDirectory: configuration.storage.partialsDirectory)
+            partialsDirectory: configuration.storage.partialsDirectory, separateFrom: isSeparate ? id : nil)
 
-        if requestError == nil, let existing = byLocation[location], existing.state != .completed,
+        if requestError == nil, !isSeparate, let existing = byLocation[location], existing.state != .completed,
             existing.state != .cancelled
         {
             if existing.request.url == request.url {
@@ -154,7 +162,6 @@ public actor DownloadManager {
             )
         }
 
-        let id = Download.ID()
         var recordFile: DownloadRecordFile?
         if requestError == nil, let url = request.url {
             do {
@@ -171,6 +178,7 @@ public actor DownloadManager {
         if recordFile != nil {
             systemRouter?.register(download)
         }
+        observe(download)
         ordered.append(download)
         byID[download.id] = download
         if requestError == nil {
@@ -185,6 +193,16 @@ public actor DownloadManager {
             start(granted.filter { $0 != download.id })
         }
         return download
+    }
+
+    /// Downloads what each of `requests` describes, as one group: one progress, one wait, one
+    /// cancel (see ``DownloadGroup``).
+    public func downloadGroup(_ requests: [DownloadRequest]) async -> DownloadGroup {
+        var downloads: [Download] = []
+        for request in requests {
+            downloads.append(await download(request))
+        }
+        return DownloadGroup(downloads: downloads, progressInterval: configuration.progress.interval)
     }
 
     /// Downloads `url` to `destination` and returns the file, tied to the calling task.

@@ -28,6 +28,9 @@ public struct DownloadRequest: Sendable {
     /// A small payload of your own (an identifier in your database, a title): kept with the
     /// download across relaunches and available as `download.request.metadata`.
     public var metadata: [String: String]
+    /// What happens when the manager already downloads the same URL to the same destination.
+    /// Default: ``DuplicatePolicy/join``.
+    public var duplicates = DuplicatePolicy.join
 
     /// A request for `urlRequest`, saved at `destination`.
     public init(
@@ -66,5 +69,23 @@ extension DownloadRequest {
         /// Fail with ``DownloadError/Kind/serverFileChanged``; the old bytes are kept until you
         /// cancel or resume (which starts over).
         public static let fail = ServerFileChangePolicy(code: .fail)
+    }
+}
+
+extension DownloadRequest {
+    /// What a request for a URL and destination that the manager already downloads does.
+    public struct DuplicatePolicy: Sendable, Hashable {
+        enum Code: Sendable, Hashable {
+            case join, startSeparately
+        }
+
+        let code: Code
+
+        /// Return the download under way (resumed if it was paused or failed): one transfer, one
+        /// file. The default.
+        public static let join = DuplicatePolicy(code: .join)
+        /// Start another download, with a partial file of its own; at the end it follows the
+        /// destination's conflict policy (a directory's unique name keeps both files).
+        public static let startSeparately = DuplicatePolicy(code: .startSeparately)
     }
 }

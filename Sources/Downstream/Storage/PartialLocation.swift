@@ -17,9 +17,11 @@ struct PartialLocation: Hashable, Sendable {
         self.partialURL = partialURL
     }
 
-    init(url: URL, destination: Destination, partialsDirectory: URL?) {
+    /// - Parameter separateFrom: for a download that must not share its partial file with another
+    ///   of the same URL and destination, its identifier, which goes into the name.
+    init(url: URL, destination: Destination, partialsDirectory: URL?, separateFrom id: Download.ID? = nil) {
         let target = destination.fileURL?.path ?? (destination.directoryURL.path + "/*")
-        let key = StableHash.hex("\(target)|\(url.absoluteString)")
+        let key = StableHash.hex("\(target)|\(url.absoluteString)" + (id.map { "|\($0)" } ?? ""))
         let name: String
         let isExactFile: Bool
         switch destination.location {
@@ -33,7 +35,7 @@ struct PartialLocation: Hashable, Sendable {
         let shortName = FileName.truncated(name, limit: 200)
         if let partialsDirectory {
             partialURL = partialsDirectory.appendingPathComponent("\(shortName).\(key).\(Self.partialExtension)")
-        } else if isExactFile {
+        } else if isExactFile, id == nil {
             partialURL = destination.directoryURL.appendingPathComponent("\(name).\(Self.partialExtension)")
         } else {
             partialURL = destination.directoryURL.appendingPathComponent(

@@ -15,18 +15,22 @@ final class Broadcast<Element: Sendable>: Sendable {
     }
 
     private let replayLimit: Int
+    private let bufferLimit: Int
     private let state = Locked(State())
 
-    /// - Parameter replayLimit: how many of the latest values a new subscriber first receives,
-    ///   and how many values each subscriber's buffer holds. At least 1.
-    init(replayLimit: Int) {
-        precondition(replayLimit >= 1)
+    /// - Parameters:
+    ///   - replayLimit: how many of the latest values a new subscriber first receives.
+    ///   - bufferLimit: how many values each subscriber's buffer holds (the newest win); by
+    ///     default as many as it replays, and at least 1.
+    init(replayLimit: Int, bufferLimit: Int? = nil) {
+        precondition(replayLimit >= 0)
         self.replayLimit = replayLimit
+        self.bufferLimit = max(1, bufferLimit ?? replayLimit)
     }
 
     func subscribe() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: Element.self, bufferingPolicy: .bufferingNewest(replayLimit))
+            of: Element.self, bufferingPolicy: .bufferingNewest(bufferLimit))
         let isFinished = state.withLock { state in
             // The stream is new: nobody iterates it yet, so these yields only fill its buffer.
             for element in state.history {
@@ -50,10 +54,12 @@ final class Broadcast<Element: Sendable>: Sendable {
     func publish(_ element: Element) {
         state.withLock { state in
             guard !state.isFinished else { return }
-            if state.history.count == replayLimit {
-                state.history.removeFirst()
+            if replayLimit > 0 {
+                if state.history.count == replayLimit {
+                    state.history.removeFirst()
+                }
+                state.history.append(element)
             }
-            state.history.append(element)
             // Yielding under the lock keeps every subscriber's order equal to the publish order.
             // `yield` never runs consumer code inline: it buffers or schedules the waiting
             // consumer; termination handlers only run from `finish()`, called outside the lock.

@@ -1,0 +1,35 @@
+extension DownloadManager {
+    /// An event of one of the manager's downloads (see ``DownloadManager/events``).
+    public struct Event: Sendable {
+        /// The download it happened to.
+        public let download: Download
+        /// What happened.
+        public let event: DownloadEvent
+    }
+
+    /// The events of every download of the manager, as a new subscription on every access: what
+    /// a list of downloads needs to stay up to date.
+    ///
+    /// A subscription gets the events that happen after it starts; it keeps at most the latest
+    /// 1024 a consumer has not read yet.
+    public nonisolated var events: AsyncStream<Event> {
+        eventBroadcast.subscribe()
+    }
+
+    /// The progress of all the manager's downloads together, as a new subscription on every
+    /// access: first the current totals, then updates coalesced like those of a download.
+    public nonisolated var progress: AsyncStream<AggregateProgress> {
+        aggregate.broadcast.subscribe()
+    }
+
+    /// The current totals of all the manager's downloads.
+    public nonisolated var currentProgress: AggregateProgress {
+        aggregate.current
+    }
+
+    /// Lets the manager's observers follow `download`.
+    nonisolated func observe(_ download: Download) {
+        download.join(aggregate)
+        download.eventSink.forward(download, to: eventBroadcast)
+    }
+}

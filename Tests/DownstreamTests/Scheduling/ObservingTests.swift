@@ -1,0 +1,151 @@
+@testable import Downstream
+import DownstreamTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What a list of downloads needs: the manager's totals and events, groups, speed and time left.
+@Suite(.timeLimit(.minutes(2)))
+struct ObservingTests {
+    @Test func theManagersTotalsFollowItsDownloads() async throws {
+        try await withFixture { fixture in
+            let first = Body.pattern(count: 300_000, seed: 800)
+            let second = Body.pattern(count: 200_000, seed: 801)
+            let firstURL = fixture.serve("/total1", first) { $0.faults = [.holdAfter(100_000)] }
+            let secondURL = fixture.serve("/total2", second) { $0.faults = [.holdAfter(50_000)] }
+            let a = await fixture.manager.download(from: firstURL, to: .directory(fixture.directory))
+            let b = await fixture.manager.download(from: secondURL, to: .directory(fixture.directory))
+            await a.waitForBytes(100_000)
+            await b.waitForBytes(50_000)
+
+            var totals = fixture.manager.progress.makeAsyncIterator()
+            var current = await totals.next()
+            while current?.bytesReceived != 150_000 { current = await totals.next() }
+            #expect(current?.downloadCount == 2)
+            #expect(current?.expectedBytes == 500_000)
+            #expect(current?.fractionCompleted == 0.3)
+            #expect(current?.count(.running) == 2)
+
+            fixture.server.release("/total1")
+            fixture.server.release("/total2")
+            _ = try await a.fileURL
+            _ = try await b.fileURL
+            while current?.count(.completed) != 2 || current?.bytesReceived != 500_000 { current = await totals.next() }
+            #expect(current?.fractionCompleted == 1)
+            #expect(fixture.manager.currentProgress.count(.completed) == 2)
+        }
+    }
+
+    @Test func theManagersEventsCarryEveryDownloadsEvents() async throws {
+        try await withFixture { fixture in
+            let events = fixture.manager.events
+            let urls = (0..<3).map { fixture.serve("/event\($0)", .pattern(count: 1000, seed: UInt64($0))) }
+            var downloads: [Download] = []
+            for url in urls {
+                downloads.append(await fixture.manager.download(from: url, to: .directory(fixture.directory)))
+            }
+            var completed: Set<Download.ID> = []
+            for await event in events where event.event.fileURL != nil {
+                completed.insert(event.download.id)
+                if completed.count == 3 { break }
+            }
+            #expect(completed == Set(downloads.map(\.id)))
+        }
+    }
+
+    @Test func aGroupHasOneProgressOneWaitAndOneCancel() async throws {
+        try await withFixture { fixture in
+            let bodies = (0..<3).map { Body.pattern(count: 100_000, seed: 810 + UInt64($0)) }
+            let requests = bodies.enumerated().map { index, body in
+                DownloadRequest(
+                    url: fixture.serve("/album/track\(index).mp3", body), to: .directory(fixture.file("album")))
+            }
+            let album = await fixture.manager.downloadGroup(requests)
+            let files = try await album.fileURLs
+            #expect(files.map(\.lastPathComponent) == ["track0.mp3", "track1.mp3", "track2.mp3"])
+            for (file, body) in zip(files, bodies) { try body.expectMatches(file) }
+            #expect(album.currentProgress.count(.completed) == 3)
+            #expect(album.currentProgress.bytesReceived == 300_000)
+            #expect(try await album.results.map { try $0.get() } == files)
+
+            // Another group: cancelled as one.
+            let held = (0..<2).map { index in
+                DownloadRequest(
+                    url: fixture.serve("/held\(index)", .pattern(count: 100_000)) { $0.faults = [.holdAfter(1000)] },
+                    to: .directory(fixture.file("held")))
+            }
+            let group = await fixture.manager.downloadGroup(held)
+            for download in group.downloads { await download.waitForBytes(1000) }
+            let waiting = Task { try await group.fileURLs }
+            await group.cancel()
+            #expect(group.downloads.allSatisfy { $0.state == .cancelled })
+            await #expect(throws: DownloadError.cancelled) { try await waiting.value }
+            #expect(await group.results.allSatisfy { (try? $0.get()) == nil })
+        }
+    }
+
+    @Test func duplicatesJoinByDefaultOrStartSeparately() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 200_000, seed: 820)
+            let url = fixture.serve("/twice.bin", body) { $0.faults = [.holdAfter(1000)] }
+            let first = await fixture.manager.download(from: url, to: .directory(fixture.directory))
+            #expect(await fixture.manager.download(from: url, to: .directory(fixture.directory)) === first)
+            var request = DownloadRequest(url: url, to: .directory(fixture.directory))
+            request.duplicates = .startSeparately
+            let second = await fixture.manager.download(request)
+            #expect(second !== first)
+            fixture.server.release("/twice.bin")
+            let files = [try await first.fileURL, try await second.fileURL].map(\.lastPathComponent).sorted()
+            #expect(files == ["twice (1).bin", "twice.bin"])
+            #expect(fixture.listing() == ["twice (1).bin", "twice.bin"])
+        }
+    }
+
+    @Test func speedIsSmoothedAndTimeRemainingFollows() {
+        var speed = SpeedEstimator()
+        speed.sample(0, at: 0)
+        speed.sample(1_000_000, at: 1)
+        #expect(speed.bytesPerSecond == 1_000_000)
+        // A burst of ten times the speed for a tenth of a second barely moves the estimate.
+        speed.sample(2_000_000, at: 1.1)
+        #expect(speed.bytesPerSecond > 1_000_000)
+        #expect(speed.bytesPerSecond < 1_500_000)
+        // A steady new speed is followed within a few time constants.
+        var bytes: Int64 = 2_000_000
+        var time = 1.1
+        for _ in 0..<200 {
+            time += 0.1
+            bytes += 20_000
+            speed.sample(bytes, at: time)
+        }
+        #expect(abs(speed.bytesPerSecond - 200_000) < 2_000)
+        #expect(
+            speed.timeRemaining(received: 0, expected: 400_000).map { $0 > .seconds(1.9) && $0 < .seconds(2.1) } == true
+        )
+        #expect(speed.timeRemaining(received: 0, expected: nil) == nil)
+        speed.stop()
+        #expect(speed.bytesPerSecond == 0)
+        #expect(speed.timeRemaining(received: 0, expected: 1) == nil)
+    }
+
+    @Test func aDownloadReportsItsTimeRemaining() async throws {
+        try await withFixture({ $0.progress.interval = .milliseconds(50) }) { fixture in
+            let body = Body.pattern(count: 1_000_000, seed: 821)
+            let url = fixture.serve("/eta", body) { $0.bytesPerSecond = 2_000_000 }
+            let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
+            var withTimeLeft: DownloadProgress?
+            for await progress in download.progress where progress.estimatedTimeRemaining != nil {
+                withTimeLeft = progress
+                break
+            }
+            let progress = try #require(withTimeLeft)
+            #expect(progress.bytesPerSecond > 0)
+            #expect(progress.estimatedTimeRemaining! > .zero)
+            _ = try await download.fileURL
+            #expect(download.currentProgress.estimatedTimeRemaining == nil)
+        }
+    }
+}
