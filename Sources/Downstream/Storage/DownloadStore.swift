@@ -167,6 +167,13 @@ final class DownloadStore: Sendable {
         guard descriptor >= 0 else {
             throw POSIXFile.failure(lockFile, "cannot open the store's lock file")
         }
+        // A child process forked (by anyone in this process) in the instant the lock was last
+        // released holds a copy of it until it execs: give such a copy a moment to go.
+        var attempts = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK, attempts < 20 {
+            attempts += 1
+            usleep(5_000)
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let failure: DownloadError =
                 errno == EWOULDBLOCK
