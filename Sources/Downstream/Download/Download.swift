@@ -30,8 +30,16 @@ public actor Download {
             self.rawValue = rawValue
         }
 
+        /// A new random identifier (version 4). Not `UUID()`: on Linux that opens and reads
+        /// `/dev/urandom` for every identifier.
         init() {
-            rawValue = UUID()
+            var generator = SystemRandomNumberGenerator()
+            var bytes = (generator.next() as UInt64, generator.next() as UInt64)
+            withUnsafeMutableBytes(of: &bytes) { raw in
+                raw[6] = (raw[6] & 0x0F) | 0x40
+                raw[8] = (raw[8] & 0x3F) | 0x80
+            }
+            rawValue = UUID(uuid: withUnsafeBytes(of: bytes) { $0.load(as: uuid_t.self) })
         }
 
         public init(from decoder: any Decoder) throws {

@@ -101,8 +101,8 @@ extension DownloadManager.Configuration {
         /// Slows every write to the partial file down to this rate, as a slow disk would. For
         /// tests and benchmarks of memory under backpressure.
         @_spi(Testing) public var simulatedDiskBytesPerSecond: Int?
-        /// Called inside every record write, between writing the temporary file and renaming it
-        /// into place. For tests that kill the process while a record is written.
+        /// Called in the middle of every update of a record, between writing the two halves of
+        /// its slot. For tests that kill the process while a record is written.
         @_spi(Testing) public var recordWriteObserver: (@Sendable () -> Void)?
         /// Bytes gathered before one write to the partial file.
         var writeBufferCapacity = 256 * 1024

@@ -37,7 +37,9 @@ extension DownloadManager {
                     removeUnknownPartials(in: partialsDirectory)
                 }
             }
-            for var record in contents.records {
+            for loaded in contents.records {
+                var record = loaded.record
+                var position = loaded.position
                 let location = record.location
                 let partialLength = POSIXFile.length(of: location.partialURL)
                 switch record.intent {
@@ -66,11 +68,13 @@ extension DownloadManager {
                     // The bytes are gone: start again from the first.
                     record.resume = ResumeRecord(url: record.request.url)
                     record.resume.isResumable = false
-                    try? store.save(record)
+                    position = (try? store.update(record, after: position)) ?? position
                 }
                 let download = Download(
                     id: record.id, request: record.downloadRequest, location: location, engines: engines,
-                    settings: settings, recordFile: DownloadRecordFile(store: store, record: record), requestError: nil,
+                    settings: settings,
+                    recordFile: DownloadRecordFile(store: store, record: record, position: position),
+                    requestError: nil,
                     startsPaused: true, onSlotNeedChange: onSlotNeedChange)
                 engines.system?.router.register(download)
                 downloads.append(download)
@@ -86,7 +90,7 @@ extension DownloadManager {
             let known = Set(downloads.map(\.location.partialURL.path) + kept.keys.map(\.partialURL.path))
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             for name in names where name.hasSuffix(".\(PartialLocation.partialExtension)") {
-                let file = directory.appendingPathComponent(name)
+                let file = directory.appendingPathComponent(name, isDirectory: false)
                 if !known.contains(file.path) {
                     POSIXFile.remove(file)
                 }

@@ -65,7 +65,7 @@ public actor DownloadManager {
             store = try DownloadStore(
                 identifier: configuration.identifier, directory: configuration.storeDirectory,
                 synchronizes: configuration.storage.synchronizesToDisk,
-                beforeRename: configuration.storage.recordWriteObserver)
+                duringWrite: configuration.storage.recordWriteObserver)
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store cannot be created: \(error.reason)")
         }
@@ -388,12 +388,12 @@ public actor DownloadManager {
         if let keptRecord, keptRecord.intent == .kept, keptRecord.request.url == url {
             record.resume = keptRecord.resume
         }
-        try store.save(record)
+        let position = try store.create(record)
         if let keptRecord, keptRecord.intent == .kept {
             // Saved first: a process killed in between still has one record for the data.
             store.remove(keptRecord.id)
         }
-        return DownloadRecordFile(store: store, record: record)
+        return DownloadRecordFile(store: store, record: record, position: position)
     }
 
     private static func validate(_ request: DownloadRequest) -> DownloadError? {

@@ -11,13 +11,18 @@ import Foundation
 /// The directory where a manager keeps one record per download, so that its downloads survive
 /// the process.
 ///
-/// Records are JSON files named by download identifier, written atomically (a temporary file,
-/// then a rename), so a process killed at any instant leaves each record whole: old or new.
+/// Each record is a file named by download identifier, holding the record as JSON in two slots
+/// (see ``RecordSlots``): the file is made once, with the first copy, and each update overwrites
+/// the older slot in place, so that a process killed (or a power cut, with `synchronizes`) at any
+/// instant leaves a whole copy, old or new. Updates make no new file: on ext4, each new file
+/// costs an inode allocation, which is slow for about 30 seconds after many files were deleted,
+/// and a download's record changes several times in its life.
+///
 /// The store belongs to one manager at a time: within a process by identifier, across processes
 /// by an advisory lock (`flock`) on `.lock` in the directory, which the kernel releases when the
 /// process dies.
 final class DownloadStore: Sendable {
-    static let recordExtension = "json"
+    static let recordExtension = "record"
     static let corruptExtension = "corrupt"
     static let unsupportedExtension = "unsupported"
     private static let identifiersInUse = Locked<Set<String>>([])
@@ -27,16 +32,21 @@ final class DownloadStore: Sendable {
     private let lockDescriptor: Int32
     private let isReleased = Locked(false)
     private let synchronizes: Bool
-    private let beforeRename: (@Sendable () -> Void)?
+    private let duringWrite: (@Sendable () -> Void)?
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
 
     /// Claims `identifier` in this process and the store at `directory` among processes.
     ///
     /// - Parameters:
-    ///   - synchronizes: whether each record is on the disk (`fsync`) before it replaces the old one.
-    ///   - beforeRename: called inside every record write, between writing the temporary file and
-    ///     renaming it: a test seam for kills in the middle of a write.
+    ///   - synchronizes: whether each write of a record is on the disk (`fsync`) before it returns.
+    ///   - duringWrite: called in the middle of every update of a record, between writing the first
+    ///     and the second half of its slot: a test seam for kills that tear a write.
     init(
-        identifier: String, directory: URL, synchronizes: Bool = false, beforeRename: (@Sendable () -> Void)? = nil
+        identifier: String, directory: URL, synchronizes: Bool = false, duringWrite: (@Sendable () -> Void)? = nil
     ) throws(DownloadError) {
         let claimed = Self.identifiersInUse.withLock { $0.insert(identifier).inserted }
         guard claimed else {
@@ -54,7 +64,7 @@ final class DownloadStore: Sendable {
         self.identifier = identifier
         self.directory = directory
         self.synchronizes = synchronizes
-        self.beforeRename = beforeRename
+        self.duringWrite = duringWrite
     }
 
     deinit {
@@ -74,20 +84,82 @@ final class DownloadStore: Sendable {
     }
 
     func fileURL(for id: Download.ID) -> URL {
-        directory.appendingPathComponent("\(id.rawValue.uuidString).\(Self.recordExtension)")
+        directory.appendingPathComponent("\(id.rawValue.uuidString).\(Self.recordExtension)", isDirectory: false)
     }
 
-    func save(_ record: StoredDownload) throws(DownloadError) {
-        guard !isReleased.value else { return }
-        let data: Data
+    /// Writes the first copy of a new record, in a new file; returns where the copy is.
+    func create(_ record: StoredDownload) throws(DownloadError) -> RecordSlots.Position {
+        let payload = try encode(record)
+        let position = RecordSlots.firstPosition(for: payload.count)
+        guard !isReleased.value else { return position }
+        let url = fileURL(for: record.id)
+        let descriptor = try POSIXFile.openForWriting(url, exclusive: true)
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            data = try encoder.encode(record)
+            try writeAll(RecordSlots.file(payload, at: position), to: descriptor, at: 0, url: url)
+            POSIXFile.close(descriptor)
+        } catch {
+            POSIXFile.close(descriptor)
+            POSIXFile.remove(url)
+            throw error
+        }
+        return position
+    }
+
+    /// Writes `record` as the copy after the one at `position`, over the older copy; returns
+    /// where the new copy is.
+    func update(
+        _ record: StoredDownload, after position: RecordSlots.Position
+    ) throws(DownloadError) -> RecordSlots.Position {
+        let payload = try encode(record)
+        let next = position.next
+        guard !isReleased.value else { return next }
+        let url = fileURL(for: record.id)
+        guard next.fits(payload.count) else {
+            return try replace(url, with: payload, sequence: next.sequence)
+        }
+        let descriptor = open(url.path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            guard errno == ENOENT else { throw POSIXFile.failure(url, "cannot open for writing") }
+            // Deleted behind the store's back: write it anew.
+            return try replace(url, with: payload, sequence: next.sequence)
+        }
+        defer { POSIXFile.close(descriptor) }
+        let slot = RecordSlots.slot(payload, at: next)
+        let half = slot.count / 2
+        try writeAll(Array(slot[..<half]), to: descriptor, at: next.offset, url: url, synchronizing: false)
+        duringWrite?()
+        try writeAll(Array(slot[half...]), to: descriptor, at: next.offset + half, url: url)
+        return next
+    }
+
+    /// Replaces the file at `url` (atomically: a temporary file, then a rename) by one with slots
+    /// made for `payload`.
+    private func replace(_ url: URL, with payload: Data, sequence: UInt64) throws(DownloadError) -> RecordSlots.Position
+    {
+        var position = RecordSlots.firstPosition(for: payload.count)
+        position.sequence = sequence
+        try AtomicFile.write(Data(RecordSlots.file(payload, at: position)), to: url, synchronize: synchronizes)
+        return position
+    }
+
+    private func writeAll(
+        _ bytes: [UInt8], to descriptor: Int32, at offset: Int, url: URL, synchronizing: Bool? = nil
+    ) throws(DownloadError) {
+        let errorNumber = bytes.withUnsafeBytes { POSIXFile.write(descriptor, $0, at: Int64(offset)).errorNumber }
+        if let errorNumber {
+            throw POSIXFile.failure(url, "cannot write the record", errorNumber: errorNumber)
+        }
+        if synchronizing ?? synchronizes {
+            try POSIXFile.synchronize(descriptor, path: url.path)
+        }
+    }
+
+    private func encode(_ record: StoredDownload) throws(DownloadError) -> Data {
+        do {
+            return try encoder.encode(record)
         } catch {
             throw .fileSystem(path: fileURL(for: record.id).path, reason: "cannot encode the record: \(error)")
         }
-        try AtomicFile.write(data, to: fileURL(for: record.id), synchronize: synchronizes, beforeRename: beforeRename)
     }
 
     func remove(_ id: Download.ID) {
@@ -95,59 +167,98 @@ final class DownloadStore: Sendable {
         POSIXFile.remove(fileURL(for: id))
     }
 
+    /// A record read back, and where its latest copy is.
+    struct LoadedRecord: Sendable {
+        var record: StoredDownload
+        var position: RecordSlots.Position
+    }
+
     /// What the store held at launch.
     struct Contents: Sendable {
-        var records: [StoredDownload] = []
+        var records: [LoadedRecord] = []
         var issues: [DownloadManager.RestorationIssue] = []
     }
 
     /// Reads every record, oldest first. Records that cannot be used (damaged, truncated, or
-    /// written by a newer version) are renamed aside and reported; temporary files left by a
-    /// write that was interrupted are deleted.
+    /// written by a newer version) are renamed aside and reported; files of a record whose
+    /// creation was interrupted, and temporary files of a replacement that was, are deleted.
     func load() -> Contents {
         var contents = Contents()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        let decoder = JSONDecoder()
         for name in names {
-            let file = directory.appendingPathComponent(name)
+            let file = directory.appendingPathComponent(name, isDirectory: false)
             if AtomicFile.isTemporary(name) {
                 POSIXFile.remove(file)
                 continue
             }
             guard file.pathExtension == Self.recordExtension else { continue }
-            guard let data = try? Data(contentsOf: file) else {
-                contents.issues.append(setAside(file, as: Self.corruptExtension, because: "it cannot be read"))
-                continue
+            switch Self.read(file) {
+            case .record(let loaded):
+                guard file.deletingPathExtension().lastPathComponent == loaded.record.id.rawValue.uuidString else {
+                    contents.issues.append(
+                        setAside(file, as: Self.corruptExtension, because: "its name does not match its identifier"))
+                    continue
+                }
+                contents.records.append(loaded)
+            case .empty:
+                POSIXFile.remove(file)
+            case .damaged(let reason):
+                contents.issues.append(setAside(file, as: Self.corruptExtension, because: reason))
+            case .newer(let reason):
+                contents.issues.append(setAside(file, as: Self.unsupportedExtension, because: reason))
             }
-            // The common case parses once; the version decides between damaged and newer.
-            var record: StoredDownload?
-            var damage = ""
-            do {
-                record = try decoder.decode(StoredDownload.self, from: data)
-            } catch {
-                damage = "\(error)"
-            }
-            let version = record?.version ?? (try? decoder.decode(VersionProbe.self, from: data))?.version
-            if let version, version > StoredDownload.currentVersion {
-                contents.issues.append(
-                    setAside(
-                        file, as: Self.unsupportedExtension,
-                        because: "it was written by a newer version of Downstream (record version \(version))"))
-                continue
-            }
-            guard let record else {
-                contents.issues.append(setAside(file, as: Self.corruptExtension, because: "it is damaged: \(damage)"))
-                continue
-            }
-            guard file.deletingPathExtension().lastPathComponent == record.id.rawValue.uuidString else {
-                contents.issues.append(
-                    setAside(file, as: Self.corruptExtension, because: "its name does not match its identifier"))
-                continue
-            }
-            contents.records.append(record)
         }
-        contents.records.sort { ($0.created, $0.id.rawValue.uuidString) < ($1.created, $1.id.rawValue.uuidString) }
+        contents.records.sort {
+            ($0.record.created, $0.record.id.rawValue.uuidString) < (
+                $1.record.created, $1.record.id.rawValue.uuidString
+            )
+        }
         return contents
+    }
+
+    /// What a record file holds.
+    enum FileContents {
+        case record(LoadedRecord)
+        /// Nothing: the process ended while the file was being made.
+        case empty
+        case damaged(String)
+        /// Written by a newer version of Downstream.
+        case newer(String)
+    }
+
+    /// Reads the record file `file`.
+    static func read(_ file: URL) -> FileContents {
+        guard let data = try? Data(contentsOf: file) else { return .damaged("it cannot be read") }
+        let payload: Data
+        let position: RecordSlots.Position
+        switch RecordSlots.read(data) {
+        case .record(let bytes, let at, _):
+            (payload, position) = (bytes, at)
+        case .empty:
+            return .empty
+        case .damaged(let reason):
+            return .damaged("it is damaged: \(reason)")
+        case .newerFormat(let version):
+            return .newer("it was written by a newer version of Downstream (file format \(version))")
+        }
+        // The common case parses once; the version decides between damaged and newer.
+        let decoder = JSONDecoder()
+        do {
+            let record = try decoder.decode(StoredDownload.self, from: payload)
+            guard record.version <= StoredDownload.currentVersion else { return .newer(newerVersion(record.version)) }
+            return .record(LoadedRecord(record: record, position: position))
+        } catch {
+            if let version = (try? decoder.decode(VersionProbe.self, from: payload))?.version,
+                version > StoredDownload.currentVersion
+            {
+                return .newer(newerVersion(version))
+            }
+            return .damaged("it is damaged: \(error)")
+        }
+    }
+
+    private static func newerVersion(_ version: Int) -> String {
+        "it was written by a newer version of Downstream (record version \(version))"
     }
 
     private func setAside(_ file: URL, as suffix: String, because reason: String) -> DownloadManager.RestorationIssue {
@@ -162,7 +273,7 @@ final class DownloadStore: Sendable {
     }
 
     private static func lock(_ directory: URL) throws(DownloadError) -> Int32 {
-        let lockFile = directory.appendingPathComponent(".lock")
+        let lockFile = directory.appendingPathComponent(".lock", isDirectory: false)
         let descriptor = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw POSIXFile.failure(lockFile, "cannot open the store's lock file")

@@ -32,7 +32,7 @@ enum FilePlacement {
         // The partial file is private to its owner; the delivered file gets the usual mode.
         _ = chmod(partial.path, mode_t(0o666) & ~processUmask)
         let name = destination.fileURL?.lastPathComponent ?? suggestedName
-        let target = directory.appendingPathComponent(name)
+        let target = directory.appendingPathComponent(name, isDirectory: false)
         switch destination.conflictPolicy.code {
         case .replace:
             try move(partial, to: target)
@@ -42,7 +42,9 @@ enum FilePlacement {
             return target
         case .uniqueName:
             for number in 0..<10_000 {
-                let candidate = number == 0 ? target : directory.appendingPathComponent(FileName.numbered(name, number))
+                let candidate =
+                    number == 0
+                    ? target : directory.appendingPathComponent(FileName.numbered(name, number), isDirectory: false)
                 if try moveIfAbsent(partial, to: candidate) { return candidate }
             }
             throw .destinationExists(path: target.path)
@@ -98,7 +100,8 @@ enum FilePlacement {
 
     private static func copyBeside(_ source: URL, _ target: URL) throws(DownloadError) -> URL {
         let copy = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).\(UInt32.random(in: .min ... .max)).copy")
+            .appendingPathComponent(
+                ".\(target.lastPathComponent).\(UInt32.random(in: .min ... .max)).copy", isDirectory: false)
         do {
             try FileManager.default.copyItem(at: source, to: copy)
         } catch {

@@ -130,10 +130,11 @@ enum AtomicFile {
     /// - Parameter synchronize: whether the new file is on the disk (`fsync`) before it replaces
     ///   the old one, so that a power cut leaves the old file or the new one, never an empty one.
     static func write(
-        _ data: Data, to url: URL, synchronize: Bool = false, beforeRename: (() -> Void)? = nil
+        _ data: Data, to url: URL, synchronize: Bool = false
     ) throws(DownloadError) {
         let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: .min ... .max))\(temporarySuffix)")
+            .appendingPathComponent(
+                ".\(url.lastPathComponent).\(UInt32.random(in: .min ... .max))\(temporarySuffix)", isDirectory: false)
         let descriptor = try POSIXFile.openForWriting(temporary, exclusive: true)
         var failure: DownloadError?
         data.withUnsafeBytes { bytes in
@@ -149,7 +150,6 @@ enum AtomicFile {
             }
         }
         POSIXFile.close(descriptor)
-        beforeRename?()
         if failure == nil, rename(temporary.path, url.path) != 0 {
             failure = POSIXFile.failure(url, "cannot rename \(temporary.lastPathComponent) into place")
         }

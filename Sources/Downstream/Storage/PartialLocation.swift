@@ -34,12 +34,14 @@ struct PartialLocation: Hashable, Sendable {
         }
         let shortName = FileName.truncated(name, limit: 200)
         if let partialsDirectory {
-            partialURL = partialsDirectory.appendingPathComponent("\(shortName).\(key).\(Self.partialExtension)")
+            partialURL = partialsDirectory.appendingPathComponent(
+                "\(shortName).\(key).\(Self.partialExtension)", isDirectory: false)
         } else if isExactFile, id == nil {
-            partialURL = destination.directoryURL.appendingPathComponent("\(name).\(Self.partialExtension)")
+            partialURL = destination.directoryURL.appendingPathComponent(
+                "\(name).\(Self.partialExtension)", isDirectory: false)
         } else {
             partialURL = destination.directoryURL.appendingPathComponent(
-                "\(shortName).\(key.prefix(8)).\(Self.partialExtension)")
+                "\(shortName).\(key.prefix(8)).\(Self.partialExtension)", isDirectory: false)
         }
     }
 }

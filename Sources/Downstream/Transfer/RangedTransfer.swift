@@ -199,10 +199,12 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         sink.record.isResumable = body.isResumable
         sink.record.suggestedFileName = FileName.suggested(contentDisposition: head.contentDisposition, url: head.url)
         scheduleCheckpoint(after: kept)
-        do {
-            try saveRecord()
-        } catch {
-            return reject(.failed(error))
+        if storedRecordMisleads(after: body) {
+            do {
+                try saveRecord()
+            } catch {
+                return reject(.failed(error))
+            }
         }
         progress.begin(bytesReceived: kept, expectedBytes: body.totalLength)
         if body.discardsPartial, setup.plan.offset > 0 {
@@ -210,6 +212,19 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         } else if kept > 0, setup.announcesResume {
             publish(.resumed(at: kept))
         }
+    }
+
+    /// Whether the stored record, as it is, would let a relaunch misread the partial file once
+    /// this response's bytes are in it: it says the file can be continued, and this response
+    /// replaces the file or describes it differently. Then the new record is written before the
+    /// first byte; otherwise at the first checkpoint (a record that says the file cannot be
+    /// continued makes a relaunch start from the first byte, which is always safe).
+    private func storedRecordMisleads(after body: ResponseDecision.BodyPlan) -> Bool {
+        let stored = setup.recordFile.record.resume
+        guard stored.isResumable else { return false }
+        return body.discardsPartial || !body.isResumable || stored.validator != sink.record.validator
+            || stored.expectedLength != sink.record.expectedLength
+            || stored.suggestedFileName != sink.record.suggestedFileName
     }
 
     /// Hands the buffered bytes to the file system and saves how many are there, so that a

@@ -40,7 +40,7 @@ struct DLExampleTests {
             let partials = fixture.listing().filter { $0.hasSuffix(".partial") }
             #expect(partials.count == 1)
             // Cancelled with its data kept: one record says so.
-            #expect(fixture.listing(store).filter { $0.hasSuffix(".json") }.count == 1)
+            #expect(fixture.listing(store).filter { $0.hasSuffix(".record") }.count == 1)
             let kept = try #require(fileLength(fixture.file(partials.first ?? "?")))
             fixture.server.release("/dl/movie.mp4")
 

@@ -56,8 +56,7 @@ struct CrashTests {
                 #expect(output.contains("stalled in record write"), "the client said: \(output)")
                 run.kill()
                 _ = await run.exitStatus()
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? []
-                #expect(names.contains { AtomicFile.isTemporary($0) }, "the kill came in the middle of a record write")
+                #expect(Self.hasTornRecord(store), "the kill came in the middle of a record write")
                 killsDuringRecordWrites += 1
             } else {
                 run = try ChildProcess.Running(client, arguments)
@@ -107,10 +106,9 @@ struct CrashTests {
     static func expectedStarts(
         paths: [String], files: URL, store: URL, server: TestServer
     ) -> [String: (start: Int64, sentEnd: Int64)] {
-        let decoder = JSONDecoder()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? []
-        let records = names.filter { $0.hasSuffix(".json") }.compactMap {
-            try? decoder.decode(StoredDownload.self, from: Data(contentsOf: store.appendingPathComponent($0)))
+        let records = recordFiles(store).compactMap { file -> StoredDownload? in
+            guard case .record(let loaded) = DownloadStore.read(file) else { return nil }
+            return loaded.record
         }
         var starts: [String: (start: Int64, sentEnd: Int64)] = [:]
         for path in paths {
@@ -129,5 +127,21 @@ struct CrashTests {
             starts[path] = (start, sentEnd)
         }
         return starts
+    }
+
+    static func recordFiles(_ store: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? []
+        return names.filter { $0.hasSuffix(".\(DownloadStore.recordExtension)") }.map {
+            store.appendingPathComponent($0)
+        }
+    }
+
+    /// Whether a record in `store` has a slot that a write left half done.
+    static func hasTornRecord(_ store: URL) -> Bool {
+        recordFiles(store).contains { file in
+            guard let data = try? Data(contentsOf: file), case .record(_, _, let torn) = RecordSlots.read(data)
+            else { return false }
+            return torn
+        }
     }
 }

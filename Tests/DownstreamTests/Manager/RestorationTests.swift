@@ -140,26 +140,37 @@ struct RestorationTests {
             let url = fixture.serve("/good.bin", body)
             let good = try fixture.leaveInterruptedDownload(
                 of: url, to: .directory(fixture.directory), partial: body, length: 1000)
-            let store = fixture.storeDirectory
-            let valid = try Data(contentsOf: store.appendingPathComponent("\(good.id.rawValue.uuidString).json"))
-            let truncated = store.appendingPathComponent("\(UUID().uuidString).json")
-            try valid.prefix(valid.count / 2).write(to: truncated)
-            let garbage = store.appendingPathComponent("\(UUID().uuidString).json")
-            try Data("not json at all \u{0}\u{1}".utf8).write(to: garbage)
-            let newer = store.appendingPathComponent("\(UUID().uuidString).json")
-            try Data(#"{"version": 99, "somethingNew": true}"#.utf8).write(to: newer)
+            let valid = try Data(contentsOf: fixture.recordFile(good.id))
+            func record(_ contents: Data) throws -> URL {
+                let file = fixture.recordFile(Download.ID())
+                try contents.write(to: file)
+                return file
+            }
+            // Cut inside the first copy's payload.
+            let truncated = try record(valid.prefix(RecordSlots.headerSize + 40))
+            let garbage = try record(Data("not a record at all \u{0}\u{1}".utf8))
+            let newerRecord = try record(
+                Data(
+                    RecordSlots.file(
+                        Data(#"{"version": 99, "somethingNew": true}"#.utf8), at: .init(sequence: 0, slotSize: 2048))))
+            var newerFormat = valid
+            newerFormat[3] = RecordSlots.formatVersion + 1
+            let newerLayout = try record(newerFormat)
+            // A file made by a process that ended before writing the first copy.
+            let empty = try record(Data())
 
             let manager = try fixture.makeManager()
             #expect(await manager.downloads.map(\.id) == [good.id])
-            let issues = manager.restorationIssues.sorted { $0.recordURL.path < $1.recordURL.path }
-            #expect(issues.count == 3)
+            let issues = manager.restorationIssues
+            #expect(issues.count == 4)
             #expect(
                 Set(issues.map(\.recordURL.lastPathComponent)) == [
                     truncated.lastPathComponent + ".corrupt", garbage.lastPathComponent + ".corrupt",
-                    newer.lastPathComponent + ".unsupported",
+                    newerRecord.lastPathComponent + ".unsupported", newerLayout.lastPathComponent + ".unsupported",
                 ])
-            #expect(issues.contains { $0.reason.contains("newer version") })
+            #expect(issues.filter { $0.reason.contains("newer version") }.count == 2)
             #expect(!FileManager.default.fileExists(atPath: truncated.path))
+            #expect(!FileManager.default.fileExists(atPath: empty.path), "removed, and not an issue")
 
             let download = try #require(await manager.downloads.first)
             await download.resume()
@@ -167,10 +178,44 @@ struct RestorationTests {
         }
     }
 
+    @Test func aWriteTornByAPowerCutFallsBackToTheCopyBefore() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 300_000, seed: 107)
+            let url = fixture.serve("/torn.bin", body)
+            let first = try fixture.leaveInterruptedDownload(
+                of: url, to: .directory(fixture.directory), partial: body, length: 1000
+            ) { $0.request.metadata = ["copy": "first"] }
+            // A second copy, in the other slot, then torn halfway (as by a power cut).
+            let store = try DownloadStore(
+                identifier: fixture.configuration.identifier, directory: fixture.storeDirectory)
+            var second = first
+            second.request.metadata = ["copy": "second"]
+            guard case .record(let loaded) = DownloadStore.read(fixture.recordFile(first.id)) else {
+                Issue.record("the record cannot be read")
+                return
+            }
+            let position = try store.update(second, after: loaded.position)
+            #expect(fixture.storedRecord(first.id)?.request.metadata == ["copy": "second"])
+            store.release()
+            let file = try FileHandle(forWritingTo: fixture.recordFile(first.id))
+            try file.seek(toOffset: UInt64(position.offset + RecordSlots.headerSize + 10))
+            try file.write(contentsOf: Data(repeating: 0xFF, count: 100))
+            try file.close()
+
+            let manager = try fixture.makeManager()
+            #expect(manager.restorationIssues.isEmpty)
+            let download = try #require(await manager.downloads.first)
+            #expect(download.request.metadata == ["copy": "first"])
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            #expect(fixture.server.requests("/torn.bin").map(\.rangeStart) == [1000])
+        }
+    }
+
     @Test func setAsideRecordsAreReportedOnce() async throws {
         try await withFixture(startsManager: false) { fixture in
             try FileManager.default.createDirectory(at: fixture.storeDirectory, withIntermediateDirectories: true)
-            try Data("{".utf8).write(to: fixture.storeDirectory.appendingPathComponent("\(UUID().uuidString).json"))
+            try Data("{".utf8).write(to: fixture.recordFile(Download.ID()))
             let first = try fixture.makeManager()
             #expect(first.restorationIssues.count == 1)
             await first.invalidate()
@@ -183,7 +228,7 @@ struct RestorationTests {
         try await withFixture(startsManager: false) { fixture in
             try FileManager.default.createDirectory(at: fixture.storeDirectory, withIntermediateDirectories: true)
             let leftover = fixture.storeDirectory.appendingPathComponent(
-                ".\(UUID().uuidString).json.12345.downstream-tmp")
+                ".\(UUID().uuidString).\(DownloadStore.recordExtension).12345.downstream-tmp")
             try Data("{\"version\":".utf8).write(to: leftover)
             let manager = try fixture.makeManager()
             #expect(!FileManager.default.fileExists(atPath: leftover.path))

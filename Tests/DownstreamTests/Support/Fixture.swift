@@ -52,10 +52,13 @@ struct Fixture {
 
     /// The record of download `id`, as it is on disk.
     func storedRecord(_ id: Download.ID) -> StoredDownload? {
-        let file = storeDirectory.appendingPathComponent("\(id.rawValue.uuidString).json")
-        guard let data = try? Data(contentsOf: file) else { return nil }
-        let decoder = JSONDecoder()
-        return try? decoder.decode(StoredDownload.self, from: data)
+        guard case .record(let loaded) = DownloadStore.read(recordFile(id)) else { return nil }
+        return loaded.record
+    }
+
+    /// The file of download `id`'s record.
+    func recordFile(_ id: Download.ID) -> URL {
+        storeDirectory.appendingPathComponent("\(id.rawValue.uuidString).\(DownloadStore.recordExtension)")
     }
 
     /// Leaves in the store what a process that ended during a download of `url` to `destination`
@@ -82,7 +85,7 @@ struct Fixture {
         }
         configure(&record)
         let store = try DownloadStore(identifier: configuration.identifier, directory: storeDirectory)
-        try store.save(record)
+        _ = try store.create(record)
         return record
     }
 }

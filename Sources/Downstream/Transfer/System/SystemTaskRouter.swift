@@ -174,7 +174,8 @@ final class SystemTaskRouter: Sendable {
         var outcome: String
         if let file {
             let name = FileName.suggested(contentDisposition: nil, url: task.response?.url ?? file)
-            let destination = unclaimedDirectory.appendingPathComponent("\(task.taskIdentifier)-\(name)")
+            let destination = unclaimedDirectory.appendingPathComponent(
+                "\(task.taskIdentifier)-\(name)", isDirectory: false)
             do {
                 try POSIXFile.createPrivateDirectory(unclaimedDirectory)
                 try FilePlacement.move(file, to: destination)
