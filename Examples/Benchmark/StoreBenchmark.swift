@@ -75,12 +75,10 @@ struct StoreBenchmark {
     }
 
     private func format(_ duration: Duration) -> String {
-        String(format: "%.3f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        String(format: "%.3f", ChildRun.seconds(duration))
     }
 
     private func microseconds(_ duration: Duration) -> String {
-        String(
-            format: "%.1f", (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) * 1e6
-        )
+        String(format: "%.1f", ChildRun.seconds(duration) * 1e6)
     }
 }

@@ -9,12 +9,19 @@
 //
 //     swift run -c release downstream-benchmark store [--count 10000]
 //         The time to enqueue that many new downloads, and to restore them in a new manager.
+//
+//     swift run -c release downstream-benchmark queue [--count 10000] [--size 4096] [--limit 8]
+//         Memory per queued download, enqueue time, and the time to drain that many small files at
+//         the limit, next to a plain URLSession task group in the same run.
 
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == ChildRun.command {
     exit(await ChildRun.main(Array(arguments.dropFirst())))
+}
+if arguments.first == "queue" {
+    exit(await QueueBenchmark(arguments: Array(arguments.dropFirst())).run())
 }
 if arguments.first == "store" {
     exit(await StoreBenchmark(arguments: Array(arguments.dropFirst())).run())

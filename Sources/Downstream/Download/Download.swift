@@ -359,6 +359,10 @@ public actor Download {
         case .becomeCompleted(let url):
             end(with: .success(url), event: .completed(url))
             let handlers = engines.completionHandlers.all
+            guard !handlers.isEmpty else {
+                finishBackgroundWork()
+                return
+            }
             Task {
                 for handler in handlers {
                     await handler(self, url)

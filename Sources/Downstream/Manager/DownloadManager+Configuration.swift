@@ -140,9 +140,11 @@ extension DownloadManager.Configuration {
     /// order they were queued. Change them at run time with
     /// ``DownloadManager/setLimits(maximumConcurrentDownloads:maximumConcurrentDownloadsPerHost:)``.
     public struct Scheduling: Sendable {
-        /// Downloads running at once, in all. Default: 6.
+        /// Downloads running at once, in all. Default: 6. With 0, downloads wait in the queue
+        /// until the limit is raised (running ones go back to it).
         public var maximumConcurrentDownloads = 6
-        /// Downloads running at once from one host (host and port). Default: 4.
+        /// Downloads running at once from one host (host and port). Default: 4. 0 holds the
+        /// queue, as for ``maximumConcurrentDownloads``.
         public var maximumConcurrentDownloadsPerHost = 4
 
         /// Default limits.

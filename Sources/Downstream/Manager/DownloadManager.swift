@@ -261,7 +261,8 @@ public actor DownloadManager {
 
     /// Changes how many downloads run at once, at once: more start if the limits grew; if they
     /// shrank, the lowest-priority running downloads stop and wait in the queue (continuing from
-    /// their bytes when their turn comes).
+    /// their bytes when their turn comes). A limit of 0 holds the whole queue: nothing runs until
+    /// it is raised again.
     public func setLimits(maximumConcurrentDownloads: Int? = nil, maximumConcurrentDownloadsPerHost: Int? = nil) {
         var limits = scheduler.limits
         limits.overall = maximumConcurrentDownloads ?? limits.overall

@@ -7,9 +7,9 @@
 /// and a free slot gives the next download to start.
 struct Scheduler<ID: Hashable> {
     struct Limits: Equatable, Sendable {
-        /// Downloads running at once, in all.
+        /// Downloads running at once, in all; 0 holds the queue.
         var overall: Int
-        /// Downloads running at once to one host.
+        /// Downloads running at once to one host; 0 holds the queue.
         var perHost: Int
     }
 
@@ -115,7 +115,7 @@ struct Scheduler<ID: Hashable> {
         while running.count > limits.overall, let id = lowestRunning(on: nil) {
             stopped.append(requeue(id))
         }
-        for host in Set(queuedHosts.values) {
+        for host in queues.keys {
             refresh(host)
         }
         return (startEligible(), stopped)
@@ -167,7 +167,7 @@ struct Scheduler<ID: Hashable> {
     }
 
     private static func valid(_ limits: Limits) -> Limits {
-        Limits(overall: max(1, limits.overall), perHost: max(1, limits.perHost))
+        Limits(overall: max(0, limits.overall), perHost: max(0, limits.perHost))
     }
 }
 

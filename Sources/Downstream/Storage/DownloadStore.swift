@@ -33,11 +33,6 @@ final class DownloadStore: Sendable {
     private let isReleased = Locked(false)
     private let synchronizes: Bool
     private let duringWrite: (@Sendable () -> Void)?
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
 
     /// Claims `identifier` in this process and the store at `directory` among processes.
     ///
@@ -89,7 +84,7 @@ final class DownloadStore: Sendable {
 
     /// Writes the first copy of a new record, in a new file; returns where the copy is.
     func create(_ record: StoredDownload) throws(DownloadError) -> RecordSlots.Position {
-        let payload = try encode(record)
+        let payload = record.json
         let position = RecordSlots.firstPosition(for: payload.count)
         guard !isReleased.value else { return position }
         let url = fileURL(for: record.id)
@@ -110,7 +105,7 @@ final class DownloadStore: Sendable {
     func update(
         _ record: StoredDownload, after position: RecordSlots.Position
     ) throws(DownloadError) -> RecordSlots.Position {
-        let payload = try encode(record)
+        let payload = record.json
         let next = position.next
         guard !isReleased.value else { return next }
         let url = fileURL(for: record.id)
@@ -125,10 +120,14 @@ final class DownloadStore: Sendable {
         }
         defer { POSIXFile.close(descriptor) }
         let slot = RecordSlots.slot(payload, at: next)
-        let half = slot.count / 2
-        try writeAll(Array(slot[..<half]), to: descriptor, at: next.offset, url: url, synchronizing: false)
-        duringWrite?()
-        try writeAll(Array(slot[half...]), to: descriptor, at: next.offset + half, url: url)
+        if let duringWrite {
+            let half = slot.count / 2
+            try writeAll(Array(slot[..<half]), to: descriptor, at: next.offset, url: url, synchronizing: false)
+            duringWrite()
+            try writeAll(Array(slot[half...]), to: descriptor, at: next.offset + half, url: url)
+        } else {
+            try writeAll(slot, to: descriptor, at: next.offset, url: url)
+        }
         return next
     }
 
@@ -151,14 +150,6 @@ final class DownloadStore: Sendable {
         }
         if synchronizing ?? synchronizes {
             try POSIXFile.synchronize(descriptor, path: url.path)
-        }
-    }
-
-    private func encode(_ record: StoredDownload) throws(DownloadError) -> Data {
-        do {
-            return try encoder.encode(record)
-        } catch {
-            throw .fileSystem(path: fileURL(for: record.id).path, reason: "cannot encode the record: \(error)")
         }
     }
 

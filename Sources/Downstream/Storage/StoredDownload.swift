@@ -95,3 +95,42 @@ struct StoredDownload: Codable, Equatable, Sendable {
         PartialLocation(partialURL: URL(fileURLWithPath: partialPath))
     }
 }
+
+extension StoredDownload {
+    /// The record as JSON, as `JSONEncoder` would write it (members in another order), fast.
+    var json: Data {
+        var writer = JSONWriter()
+        writer.object { writer in
+            writer.integer("version", version)
+            writer.string("id", id.rawValue.uuidString)
+            writer.object("request") { writer in
+                writer.url("url", request.url)
+                writer.dictionary("headers", request.headers)
+                writer.string("onServerFileChange", request.onServerFileChange.rawValue)
+                writer.integer("priority", request.priority)
+                writer.dictionary("metadata", request.metadata)
+            }
+            writer.object("destination") { writer in
+                writer.bool("isDirectory", destination.isDirectory)
+                writer.string("path", destination.path)
+                writer.string("conflictPolicy", destination.conflictPolicy.rawValue)
+            }
+            writer.string("partialPath", partialPath)
+            writer.string("intent", intent.rawValue)
+            writer.object("resume") { writer in
+                writer.url("url", resume.url)
+                writer.object("validator") { writer in
+                    writer.string("etag", resume.validator.etag)
+                    writer.string("lastModified", resume.validator.lastModified)
+                }
+                writer.integer("expectedLength", resume.expectedLength)
+                writer.integer("durableLength", resume.durableLength)
+                writer.string("suggestedFileName", resume.suggestedFileName)
+                writer.bool("isResumable", resume.isResumable)
+            }
+            writer.data("systemResumeData", systemResumeData)
+            writer.date("created", created)
+        }
+        return Data(writer.bytes)
+    }
+}

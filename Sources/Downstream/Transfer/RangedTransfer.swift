@@ -185,10 +185,12 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
 
     private func accept(_ body: ResponseDecision.BodyPlan, head: ResponseHead) {
         let kept = body.discardsPartial ? 0 : body.start
+        // No bigger than the body, when its end is known: small files are many.
+        let bodyLength = (body.end ?? body.totalLength).map { max(0, $0 - kept) }
+        let capacity = bodyLength.map { Int(min(Int64(setup.writeBufferCapacity), $0)) } ?? setup.writeBufferCapacity
         do {
             sink.file = try PartialFile(
-                url: setup.partialURL, keepingFirst: kept,
-                bufferCapacity: setup.writeBufferCapacity, throttle: setup.diskThrottle)
+                url: setup.partialURL, keepingFirst: kept, bufferCapacity: capacity, throttle: setup.diskThrottle)
         } catch {
             return reject(.failed(error))
         }

@@ -77,6 +77,18 @@ import Testing
         #expect(stopped.isEmpty)
     }
 
+    @Test func aLimitOfZeroHoldsTheQueue() {
+        var scheduler = Scheduler<Int>(limits: Limits(overall: 0, perHost: 4))
+        for id in 0..<3 { #expect(scheduler.enqueue(id, host: "h", priority: 0).isEmpty) }
+        #expect(scheduler.runningCount == 0)
+        #expect(scheduler.setLimits(Limits(overall: 2, perHost: 4)) == ([0, 1], []))
+        // Back to 0: the running ones wait again, ahead of the one that never started.
+        let (started, stopped) = scheduler.setLimits(Limits(overall: 2, perHost: 0))
+        #expect(started.isEmpty && Set(stopped) == [0, 1])
+        #expect(scheduler.runningCount == 0 && scheduler.queuedCount == 3)
+        #expect(scheduler.setLimits(Limits(overall: 1, perHost: 1)) == ([0], []))
+    }
+
     @Test func loweringLimitsStopsTheLowestRankedAndQueuesThemFirst() {
         var scheduler = Scheduler<Int>(limits: Limits(overall: 3, perHost: 3))
         _ = scheduler.enqueue(1, host: "h", priority: 1)
@@ -97,7 +109,7 @@ import Testing
     /// run waits, and whatever starts is the best-ranked download that may.
     @Test func randomOperationsKeepTheInvariants() {
         for _ in 0..<200 {
-            var limits = Limits(overall: Int.random(in: 1...6), perHost: Int.random(in: 1...4))
+            var limits = Limits(overall: Int.random(in: 0...6), perHost: Int.random(in: 0...4))
             var scheduler = Scheduler<Int>(limits: limits)
             var hosts: [Int: String] = [:]
             var priorities: [Int: Int] = [:]
@@ -126,7 +138,7 @@ import Testing
                     started = scheduler.setPriority(id, to: priorities[id]!)
                 default:
                     guard step % 5 == 0 else { continue }
-                    limits = Limits(overall: Int.random(in: 1...6), perHost: Int.random(in: 1...4))
+                    limits = Limits(overall: Int.random(in: 0...6), perHost: Int.random(in: 0...4))
                     (started, stopped) = scheduler.setLimits(limits)
                 }
                 for id in stopped {

@@ -1,0 +1,95 @@
+import Foundation
+
+/// Writes JSON text directly, for records written often: an order of magnitude faster than
+/// `JSONEncoder` (about 40 µs for a download's record on Linux), with the same representation
+/// of the values `JSONDecoder` reads back (URLs as their absolute string, dates as seconds since
+/// the reference date, data in Base64).
+struct JSONWriter {
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+    private static let controlEscape = Array("\\u00".utf8)
+
+    private(set) var bytes: [UInt8] = []
+    /// Whether the object being written has no member yet, per open object.
+    private var isFirst: [Bool] = []
+
+    init(capacity: Int = 1024) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Writes an object, whose members `body` writes.
+    mutating func object(_ key: String? = nil, _ body: (inout JSONWriter) -> Void) {
+        member(key)
+        bytes.append(UInt8(ascii: "{"))
+        isFirst.append(true)
+        body(&self)
+        isFirst.removeLast()
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    mutating func string(_ key: String, _ value: String?) {
+        guard let value else { return }
+        member(key)
+        append(string: value)
+    }
+
+    mutating func integer<Value: BinaryInteger>(_ key: String, _ value: Value?) {
+        guard let value else { return }
+        member(key)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func bool(_ key: String, _ value: Bool) {
+        member(key)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    mutating func url(_ key: String, _ value: URL) {
+        string(key, value.absoluteString)
+    }
+
+    mutating func date(_ key: String, _ value: Date) {
+        member(key)
+        bytes.append(contentsOf: value.timeIntervalSinceReferenceDate.description.utf8)
+    }
+
+    mutating func data(_ key: String, _ value: Data?) {
+        string(key, value?.base64EncodedString())
+    }
+
+    mutating func dictionary(_ key: String, _ value: [String: String]) {
+        object(key) { writer in
+            for (name, text) in value.sorted(by: { $0.key < $1.key }) {
+                writer.string(name, text)
+            }
+        }
+    }
+
+    private mutating func member(_ key: String?) {
+        guard let key else { return }
+        if isFirst[isFirst.count - 1] {
+            isFirst[isFirst.count - 1] = false
+        } else {
+            bytes.append(UInt8(ascii: ","))
+        }
+        append(string: key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    private mutating func append(string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case 0..<0x20:
+                bytes.append(contentsOf: Self.controlEscape)
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0xF)])
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
