@@ -63,7 +63,10 @@ extension Download {
         if let requestError { throw requestError }
         guard let url = request.url, let recordFile else { throw .invalidRequest("the request has no URL") }
         try FilePlacement.prepare(request.destination)
-        try FilePlacement.createDirectory(location.partialURL.deletingLastPathComponent())
+        let partialDirectory = POSIXFile.parentPath(of: location.partialURL.path)
+        if partialDirectory != request.destination.directoryPath {
+            try FilePlacement.createDirectory(atPath: partialDirectory)
+        }
 
         var record = recordFile.record.resume
         var offset: Int64 = 0

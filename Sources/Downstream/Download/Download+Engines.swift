@@ -86,7 +86,7 @@ extension Download {
             }
             target = systemTarget
             try FilePlacement.prepare(request.destination)
-            try FilePlacement.createDirectory(location.partialURL.deletingLastPathComponent())
+            try FilePlacement.createDirectory(atPath: POSIXFile.parentPath(of: location.partialURL.path))
             if kind == .restart {
                 try recordFile.update { record in
                     record.systemResumeData = nil

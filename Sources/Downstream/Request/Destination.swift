@@ -23,7 +23,7 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
     ///     ``DownloadError/Kind/destinationExists`` and keeps its data, before it starts when the
     ///     file is already there and again at the end.
     public static func file(_ url: URL, ifExists: ConflictPolicy = .fail) -> Destination {
-        Destination(location: .file(url.standardizedFileURL), conflictPolicy: ifExists)
+        Destination(location: .file(standardized(url)), conflictPolicy: ifExists)
     }
 
     /// Saves the download in this directory, under the name the server suggests.
@@ -37,7 +37,17 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
     ///   - ifExists: what to do when a file of that name exists. By default the new file gets a
     ///     unique name (`name (1).ext`), as a browser does.
     public static func directory(_ url: URL, ifExists: ConflictPolicy = .uniqueName) -> Destination {
-        Destination(location: .directory(url.standardizedFileURL), conflictPolicy: ifExists)
+        Destination(location: .directory(standardized(url)), conflictPolicy: ifExists)
+    }
+
+    /// `url` as an absolute file URL without `.` or `..` components; itself when it is one
+    /// already (standardizing makes a new URL, and apps make thousands of destinations).
+    private static func standardized(_ url: URL) -> URL {
+        let path = url.path
+        let isStandard =
+            url.isFileURL && url.baseURL == nil && path.hasPrefix("/") && !path.contains("//")
+            && !path.split(separator: "/").contains { $0 == "." || $0 == ".." }
+        return isStandard ? url : url.standardizedFileURL
     }
 
     /// The directory the file goes into.
@@ -45,6 +55,14 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
         switch location {
         case .file(let url): url.deletingLastPathComponent()
         case .directory(let url): url
+        }
+    }
+
+    /// The path of ``directoryURL``, without making a URL.
+    var directoryPath: String {
+        switch location {
+        case .file(let url): POSIXFile.parentPath(of: url.path)
+        case .directory(let url): url.path
         }
     }
 

@@ -133,7 +133,7 @@ struct ContentDispositionParameters {
             while index < header.endIndex, header[index] != "=", header[index] != ";" {
                 index = header.index(after: index)
             }
-            let name = header[nameStart..<index].trimmingCharacters(in: .whitespaces).lowercased()
+            let name = header[nameStart..<index].trimmingWhitespace.lowercased()
             guard index < header.endIndex, header[index] == "=" else { continue }
             index = header.index(after: index)
             while index < header.endIndex, header[index] == " " { index = header.index(after: index) }
@@ -153,7 +153,7 @@ struct ContentDispositionParameters {
             } else {
                 let valueStart = index
                 while index < header.endIndex, header[index] != ";" { index = header.index(after: index) }
-                value = header[valueStart..<index].trimmingCharacters(in: .whitespaces)
+                value = String(header[valueStart..<index].trimmingWhitespace)
             }
             if !name.isEmpty, values[name] == nil {
                 values[name] = value

@@ -16,7 +16,7 @@ enum FilePlacement {
     /// Creates the destination's directory and fails early when an exact destination file exists
     /// and may not be replaced.
     static func prepare(_ destination: Destination) throws(DownloadError) {
-        try createDirectory(destination.directoryURL)
+        try createDirectory(atPath: destination.directoryPath)
         if let file = destination.fileURL, destination.conflictPolicy == .fail, POSIXFile.exists(file) {
             throw .destinationExists(path: file.path)
         }
@@ -27,12 +27,12 @@ enum FilePlacement {
     static func place(
         _ partial: URL, at destination: Destination, suggestedName: String
     ) throws(DownloadError) -> URL {
-        let directory = destination.directoryURL
-        try createDirectory(directory)
+        try createDirectory(atPath: destination.directoryPath)
         // The partial file is private to its owner; the delivered file gets the usual mode.
         _ = chmod(partial.path, mode_t(0o666) & ~processUmask)
+        let directory = destination.directoryURL
         let name = destination.fileURL?.lastPathComponent ?? suggestedName
-        let target = directory.appendingPathComponent(name, isDirectory: false)
+        let target = destination.fileURL ?? directory.appendingPathComponent(name, isDirectory: false)
         switch destination.conflictPolicy.code {
         case .replace:
             try move(partial, to: target)
@@ -51,12 +51,13 @@ enum FilePlacement {
         }
     }
 
-    static func createDirectory(_ directory: URL) throws(DownloadError) {
+    static func createDirectory(atPath path: String) throws(DownloadError) {
+        // The common case, a directory that is there, costs one call.
+        if POSIXFile.isDirectory(atPath: path) { return }
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw .fileSystem(
-                path: directory.path, reason: "cannot create the directory: \(error.localizedDescription)")
+            throw .fileSystem(path: path, reason: "cannot create the directory: \(error.localizedDescription)")
         }
     }
 
@@ -117,7 +118,7 @@ enum FilePlacement {
         #if os(Linux)
             if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
                 let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
-                let value = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+                let value = mode_t(line.dropFirst("Umask:".count).trimmingWhitespace, radix: 8)
             {
                 return value
             }

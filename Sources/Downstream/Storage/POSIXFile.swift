@@ -81,6 +81,17 @@ enum POSIXFile {
         return Int64(info.st_size)
     }
 
+    static func isDirectory(atPath path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The directory part of `path`: what is before its last `/`.
+    static func parentPath(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     static func exists(_ url: URL) -> Bool {
         var info = stat()
         return lstat(url.path, &info) == 0

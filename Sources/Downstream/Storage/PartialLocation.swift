@@ -20,25 +20,23 @@ struct PartialLocation: Hashable, Sendable {
     /// - Parameter separateFrom: for a download that must not share its partial file with another
     ///   of the same URL and destination, its identifier, which goes into the name.
     init(url: URL, destination: Destination, partialsDirectory: URL?, separateFrom id: Download.ID? = nil) {
+        if partialsDirectory == nil, id == nil, let file = destination.fileURL {
+            partialURL = file.appendingPathExtension(Self.partialExtension)
+            return
+        }
         let target = destination.fileURL?.path ?? (destination.directoryURL.path + "/*")
         let key = StableHash.hex("\(target)|\(url.absoluteString)" + (id.map { "|\($0)" } ?? ""))
         let name: String
-        let isExactFile: Bool
         switch destination.location {
         case .file(let file):
             name = file.lastPathComponent
-            isExactFile = true
         case .directory:
             name = FileName.sanitize(FileName.fromURL(url) ?? FileName.fallback)
-            isExactFile = false
         }
         let shortName = FileName.truncated(name, limit: 200)
         if let partialsDirectory {
             partialURL = partialsDirectory.appendingPathComponent(
                 "\(shortName).\(key).\(Self.partialExtension)", isDirectory: false)
-        } else if isExactFile, id == nil {
-            partialURL = destination.directoryURL.appendingPathComponent(
-                "\(name).\(Self.partialExtension)", isDirectory: false)
         } else {
             partialURL = destination.directoryURL.appendingPathComponent(
                 "\(shortName).\(key.prefix(8)).\(Self.partialExtension)", isDirectory: false)

@@ -14,9 +14,9 @@ struct ContentRange: Equatable, Sendable {
     }
 
     init?(_ headerValue: String) {
-        let value = headerValue.trimmingCharacters(in: .whitespaces)
-        guard value.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = value.dropFirst("bytes ".count).trimmingCharacters(in: .whitespaces)
+        let value = headerValue.trimmingWhitespace
+        guard value.prefix(6).lowercased() == "bytes " else { return nil }
+        let spec = value.dropFirst("bytes ".count).trimmingWhitespace
         let parts = spec.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
 

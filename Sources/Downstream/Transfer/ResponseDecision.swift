@@ -34,7 +34,7 @@ struct ResponseHead: Equatable, Sendable {
     init(_ response: HTTPURLResponse) {
         // `value(forHTTPHeaderField:)` is case-insensitive; `allHeaderFields` keys are re-cased on Linux.
         let length = response.value(forHTTPHeaderField: "Content-Length").flatMap {
-            Int64($0.trimmingCharacters(in: .whitespaces))
+            Int64($0.trimmingWhitespace)
         }
         self.init(
             status: response.statusCode,
@@ -51,7 +51,7 @@ struct ResponseHead: Equatable, Sendable {
 
     /// `Retry-After` is delay-seconds or an HTTP-date (RFC 9110, section 10.2.3).
     static func parseRetryAfter(_ value: String, now: Date) -> Duration? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = String(value.trimmingWhitespace)
         if let seconds = Int(trimmed), seconds >= 0 {
             return .seconds(seconds)
         }
@@ -67,7 +67,7 @@ struct ResponseHead: Equatable, Sendable {
     /// server's offsets, so it cannot be resumed with a range.
     var isEncoded: Bool {
         guard let contentEncoding else { return false }
-        let coding = contentEncoding.trimmingCharacters(in: .whitespaces).lowercased()
+        let coding = contentEncoding.trimmingWhitespace.lowercased()
         return !(coding.isEmpty || coding == "identity")
     }
 }

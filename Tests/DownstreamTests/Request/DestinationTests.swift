@@ -9,6 +9,18 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2)))
 struct DestinationTests {
+    @Test func destinationsAreStandardizedFileURLs() {
+        let messy = Destination.file(URL(fileURLWithPath: "/tmp/a/../b/./c.bin"))
+        #expect(messy.fileURL?.path == "/tmp/b/c.bin")
+        #expect(messy == .file(URL(fileURLWithPath: "/tmp/b/c.bin")))
+        #expect(Destination.directory(URL(fileURLWithPath: "/tmp//x/")).directoryURL.path == "/tmp/x")
+        let relative = Destination.file(URL(fileURLWithPath: "c.bin"))
+        #expect(relative.fileURL?.path == FileManager.default.currentDirectoryPath + "/c.bin")
+        #expect(relative.fileURL?.baseURL == nil)
+        #expect(messy.directoryPath == "/tmp/b")
+        #expect(Destination.directory(URL(fileURLWithPath: "/")).directoryPath == "/")
+    }
+
     @Test func anExistingFileIsNotReplacedByDefaultAndNothingIsRequested() async throws {
         try await withFixture { fixture in
             let url = fixture.serve("/a", .pattern(count: 1000))
