@@ -102,7 +102,8 @@ extension Download {
         }
         let setup = RangedTransfer.Setup(
             attempt: attempt, plan: plan, announcesResume: kind == .run, partialURL: location.partialURL,
-            record: record, recordFile: recordFile, writeBufferCapacity: settings.writeBufferCapacity,
+            namesFile: request.destination.fileURL == nil, record: record, recordFile: recordFile,
+            writeBufferCapacity: settings.writeBufferCapacity,
             checkpoints: settings.checkpoints, synchronizesToDisk: settings.synchronizesToDisk,
             diskThrottle: settings.diskThrottle)
         return (setup, urlRequest)
@@ -112,8 +113,13 @@ extension Download {
     /// process killed in between finds a record whose bytes were all received and no partial
     /// file, and knows the file was delivered).
     func finalize() {
-        let record = recordFile?.record.resume
-        let name = record?.suggestedFileName ?? FileName.suggested(contentDisposition: nil, url: request.url)
+        // Only a directory destination takes the server's name.
+        var name = ""
+        if request.destination.fileURL == nil {
+            name =
+                recordFile?.record.resume.suggestedFileName
+                ?? FileName.suggested(contentDisposition: nil, url: request.url)
+        }
         do {
             let url = try FilePlacement.place(location.partialURL, at: request.destination, suggestedName: name)
             if settings.synchronizesToDisk {

@@ -28,6 +28,7 @@ final class DownloadStore: Sendable {
     private static let identifiersInUse = Locked<Set<String>>([])
 
     let directory: URL
+    private let directoryPath: String
     private let identifier: String
     private let lockDescriptor: Int32
     private let isReleased = Locked(false)
@@ -58,6 +59,7 @@ final class DownloadStore: Sendable {
         }
         self.identifier = identifier
         self.directory = directory
+        directoryPath = directory.path
         self.synchronizes = synchronizes
         self.duringWrite = duringWrite
     }
@@ -78,8 +80,9 @@ final class DownloadStore: Sendable {
         _ = Self.identifiersInUse.withLock { $0.remove(identifier) }
     }
 
-    func fileURL(for id: Download.ID) -> URL {
-        directory.appendingPathComponent("\(id.rawValue.uuidString).\(Self.recordExtension)", isDirectory: false)
+    /// The path of record `id`'s file: made as text, which is much cheaper than a URL.
+    func path(for id: Download.ID) -> String {
+        "\(directoryPath)/\(id.rawValue.uuidString).\(Self.recordExtension)"
     }
 
     /// Writes the first copy of a new record, in a new file; returns where the copy is.
@@ -87,14 +90,14 @@ final class DownloadStore: Sendable {
         let payload = record.json
         let position = RecordSlots.firstPosition(for: payload.count)
         guard !isReleased.value else { return position }
-        let url = fileURL(for: record.id)
-        let descriptor = try POSIXFile.openForWriting(url, exclusive: true)
+        let path = path(for: record.id)
+        let descriptor = try POSIXFile.openForWriting(atPath: path, exclusive: true)
         do {
-            try writeAll(RecordSlots.file(payload, at: position), to: descriptor, at: 0, url: url)
+            try writeAll(RecordSlots.file(payload, at: position), to: descriptor, at: 0, path: path)
             POSIXFile.close(descriptor)
         } catch {
             POSIXFile.close(descriptor)
-            POSIXFile.remove(url)
+            POSIXFile.remove(atPath: path)
             throw error
         }
         return position
@@ -108,54 +111,56 @@ final class DownloadStore: Sendable {
         let payload = record.json
         let next = position.next
         guard !isReleased.value else { return next }
-        let url = fileURL(for: record.id)
+        let path = path(for: record.id)
         guard next.fits(payload.count) else {
-            return try replace(url, with: payload, sequence: next.sequence)
+            return try replace(path, with: payload, sequence: next.sequence)
         }
-        let descriptor = open(url.path, O_WRONLY | O_CLOEXEC)
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            guard errno == ENOENT else { throw POSIXFile.failure(url, "cannot open for writing") }
+            guard errno == ENOENT else { throw POSIXFile.failure(path, "cannot open for writing") }
             // Deleted behind the store's back: write it anew.
-            return try replace(url, with: payload, sequence: next.sequence)
+            return try replace(path, with: payload, sequence: next.sequence)
         }
         defer { POSIXFile.close(descriptor) }
         let slot = RecordSlots.slot(payload, at: next)
         if let duringWrite {
             let half = slot.count / 2
-            try writeAll(Array(slot[..<half]), to: descriptor, at: next.offset, url: url, synchronizing: false)
+            try writeAll(Array(slot[..<half]), to: descriptor, at: next.offset, path: path, synchronizing: false)
             duringWrite()
-            try writeAll(Array(slot[half...]), to: descriptor, at: next.offset + half, url: url)
+            try writeAll(Array(slot[half...]), to: descriptor, at: next.offset + half, path: path)
         } else {
-            try writeAll(slot, to: descriptor, at: next.offset, url: url)
+            try writeAll(slot, to: descriptor, at: next.offset, path: path)
         }
         return next
     }
 
-    /// Replaces the file at `url` (atomically: a temporary file, then a rename) by one with slots
-    /// made for `payload`.
-    private func replace(_ url: URL, with payload: Data, sequence: UInt64) throws(DownloadError) -> RecordSlots.Position
-    {
+    /// Replaces the file at `path` (atomically: a temporary file, then a rename) by one with
+    /// slots made for `payload`.
+    private func replace(
+        _ path: String, with payload: Data, sequence: UInt64
+    ) throws(DownloadError) -> RecordSlots.Position {
         var position = RecordSlots.firstPosition(for: payload.count)
         position.sequence = sequence
-        try AtomicFile.write(Data(RecordSlots.file(payload, at: position)), to: url, synchronize: synchronizes)
+        let file = Data(RecordSlots.file(payload, at: position))
+        try AtomicFile.write(file, to: URL(fileURLWithPath: path, isDirectory: false), synchronize: synchronizes)
         return position
     }
 
     private func writeAll(
-        _ bytes: [UInt8], to descriptor: Int32, at offset: Int, url: URL, synchronizing: Bool? = nil
+        _ bytes: [UInt8], to descriptor: Int32, at offset: Int, path: String, synchronizing: Bool? = nil
     ) throws(DownloadError) {
         let errorNumber = bytes.withUnsafeBytes { POSIXFile.write(descriptor, $0, at: Int64(offset)).errorNumber }
         if let errorNumber {
-            throw POSIXFile.failure(url, "cannot write the record", errorNumber: errorNumber)
+            throw POSIXFile.failure(path, "cannot write the record", errorNumber: errorNumber)
         }
         if synchronizing ?? synchronizes {
-            try POSIXFile.synchronize(descriptor, path: url.path)
+            try POSIXFile.synchronize(descriptor, path: path)
         }
     }
 
     func remove(_ id: Download.ID) {
         guard !isReleased.value else { return }
-        POSIXFile.remove(fileURL(for: id))
+        POSIXFile.remove(atPath: path(for: id))
     }
 
     /// A record read back, and where its latest copy is.

@@ -27,12 +27,23 @@ enum FilePlacement {
     static func place(
         _ partial: URL, at destination: Destination, suggestedName: String
     ) throws(DownloadError) -> URL {
-        try createDirectory(atPath: destination.directoryPath)
         // The partial file is private to its owner; the delivered file gets the usual mode.
         _ = chmod(partial.path, mode_t(0o666) & ~processUmask)
-        let directory = destination.directoryURL
+        do {
+            return try move(partial, to: destination, suggestedName: suggestedName)
+        } catch {
+            // The directory was made when the download started; if it went away since, again.
+            guard !POSIXFile.isDirectory(atPath: destination.directoryPath) else { throw error }
+            try createDirectory(atPath: destination.directoryPath)
+            return try move(partial, to: destination, suggestedName: suggestedName)
+        }
+    }
+
+    private static func move(
+        _ partial: URL, to destination: Destination, suggestedName: String
+    ) throws(DownloadError) -> URL {
         let name = destination.fileURL?.lastPathComponent ?? suggestedName
-        let target = destination.fileURL ?? directory.appendingPathComponent(name, isDirectory: false)
+        let target = destination.fileURL ?? destination.directoryURL.appendingPathComponent(name, isDirectory: false)
         switch destination.conflictPolicy.code {
         case .replace:
             try move(partial, to: target)
@@ -41,10 +52,10 @@ enum FilePlacement {
             guard try moveIfAbsent(partial, to: target) else { throw .destinationExists(path: target.path) }
             return target
         case .uniqueName:
-            for number in 0..<10_000 {
-                let candidate =
-                    number == 0
-                    ? target : directory.appendingPathComponent(FileName.numbered(name, number), isDirectory: false)
+            if try moveIfAbsent(partial, to: target) { return target }
+            let directory = destination.directoryURL
+            for number in 1..<10_000 {
+                let candidate = directory.appendingPathComponent(FileName.numbered(name, number), isDirectory: false)
                 if try moveIfAbsent(partial, to: candidate) { return candidate }
             }
             throw .destinationExists(path: target.path)

@@ -12,10 +12,14 @@ import Foundation
 enum POSIXFile {
     /// Opens (creating with owner-only permissions) a file for writing.
     static func openForWriting(_ url: URL, exclusive: Bool = false) throws(DownloadError) -> Int32 {
+        try openForWriting(atPath: url.path, exclusive: exclusive)
+    }
+
+    static func openForWriting(atPath path: String, exclusive: Bool = false) throws(DownloadError) -> Int32 {
         var flags = O_WRONLY | O_CREAT | O_CLOEXEC
         if exclusive { flags |= O_EXCL }
-        let descriptor = retryingOnInterrupt { open(url.path, flags, 0o600) }
-        guard descriptor >= 0 else { throw failure(url, "cannot open for writing") }
+        let descriptor = retryingOnInterrupt { open(path, flags, 0o600) }
+        guard descriptor >= 0 else { throw failure(path, "cannot open for writing") }
         return descriptor
     }
 
@@ -99,6 +103,10 @@ enum POSIXFile {
 
     static func remove(_ url: URL) {
         _ = unlink(url.path)
+    }
+
+    static func remove(atPath path: String) {
+        _ = unlink(path)
     }
 
     static func failure(_ url: URL, _ what: String, errorNumber: Int32 = errno) -> DownloadError {

@@ -22,6 +22,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         /// for each range of a file that comes in several).
         var announcesResume: Bool
         var partialURL: URL
+        /// Whether the file takes the name the server suggests (a directory destination).
+        var namesFile: Bool
         /// What the engine knows of the partial file as the request starts.
         var record: ResumeRecord
         /// Where that knowledge is saved: on each response, at checkpoints and at the end.
@@ -199,7 +201,10 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         sink.record.expectedLength = body.totalLength
         sink.record.durableLength = kept
         sink.record.isResumable = body.isResumable
-        sink.record.suggestedFileName = FileName.suggested(contentDisposition: head.contentDisposition, url: head.url)
+        if setup.namesFile {
+            sink.record.suggestedFileName = FileName.suggested(
+                contentDisposition: head.contentDisposition, url: head.url)
+        }
         scheduleCheckpoint(after: kept)
         if storedRecordMisleads(after: body) {
             do {

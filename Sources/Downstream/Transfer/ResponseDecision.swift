@@ -32,21 +32,23 @@ struct ResponseHead: Equatable, Sendable {
     }
 
     init(_ response: HTTPURLResponse) {
-        // `value(forHTTPHeaderField:)` is case-insensitive; `allHeaderFields` keys are re-cased on Linux.
-        let length = response.value(forHTTPHeaderField: "Content-Length").flatMap {
-            Int64($0.trimmingWhitespace)
+        // Header names are case-insensitive, and re-cased on Linux. One pass over them: on Linux
+        // each `value(forHTTPHeaderField:)` lowercases every name again.
+        var fields: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name.base as? String, let value = value as? String {
+                fields[name.lowercased()] = value
+            }
         }
         self.init(
             status: response.statusCode,
-            contentRange: response.value(forHTTPHeaderField: "Content-Range"),
-            contentLength: length,
-            validator: Validator(
-                etag: response.value(forHTTPHeaderField: "ETag"),
-                lastModified: response.value(forHTTPHeaderField: "Last-Modified")),
-            contentEncoding: response.value(forHTTPHeaderField: "Content-Encoding"),
-            contentDisposition: response.value(forHTTPHeaderField: "Content-Disposition"),
+            contentRange: fields["content-range"],
+            contentLength: fields["content-length"].flatMap { Int64($0.trimmingWhitespace) },
+            validator: Validator(etag: fields["etag"], lastModified: fields["last-modified"]),
+            contentEncoding: fields["content-encoding"],
+            contentDisposition: fields["content-disposition"],
             url: response.url)
-        retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap { Self.parseRetryAfter($0, now: Date()) }
+        retryAfter = fields["retry-after"].flatMap { Self.parseRetryAfter($0, now: Date()) }
     }
 
     /// `Retry-After` is delay-seconds or an HTTP-date (RFC 9110, section 10.2.3).

@@ -125,6 +125,23 @@ struct DestinationTests {
         }
     }
 
+    @Test func aDestinationDirectoryRemovedDuringTheDownloadIsMadeAgain() async throws {
+        let partials = FileManager.default.temporaryDirectory.appendingPathComponent("partials-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: partials) }
+        try await withFixture({ $0.storage.partialsDirectory = partials }) { fixture in
+            let body = Body.pattern(count: 200_000, seed: 46)
+            let url = fixture.serve("/gone-dir.bin", body) { $0.faults = [.holdAfter(50_000)] }
+            let directory = fixture.file("nested/deeper")
+            let download = await fixture.manager.download(
+                from: url, to: .file(directory.appendingPathComponent("f.bin")))
+            await download.waitForBytes(50_000)
+            try FileManager.default.removeItem(at: fixture.file("nested"))
+            fixture.server.release("/gone-dir.bin")
+            try body.expectMatches(try await download.fileURL)
+            #expect(fixture.listing(directory) == ["f.bin"])
+        }
+    }
+
     @Test(arguments: ["ftp://127.0.0.1/file", "file:///etc/passwd", "http:///nohost"])
     func aURLThatIsNotHTTPIsAnInvalidRequest(_ address: String) async throws {
         try await withFixture { fixture in
