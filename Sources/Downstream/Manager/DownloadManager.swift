@@ -305,9 +305,13 @@ public actor DownloadManager {
         return granted
     }
 
-    /// Applies a download's change of slot need or priority; changes arrive in order.
-    fileprivate func apply(_ change: SchedulingLink.Change) {
-        start(schedule(change.download, need: change.need, priority: change.priority))
+    /// Applies the downloads' changes of slot need or priority, in the order they were made.
+    func applySchedulingChanges() {
+        while let changes = schedulingLink.takePending() {
+            for change in changes {
+                start(schedule(change.download, need: change.need, priority: change.priority))
+            }
+        }
     }
 
     private func start(_ ids: [Download.ID]) {
@@ -411,46 +415,5 @@ public actor DownloadManager {
             return .invalidRequest("the destination file \(file.path) is a directory path")
         }
         return nil
-    }
-}
-
-/// Connects downloads to their manager's scheduler: each change of a download's slot need or
-/// priority goes, in order, through one stream that the manager reads. It does not keep the
-/// manager alive, and exists before it (restored downloads are made while the manager is made).
-final class SchedulingLink: Sendable {
-    struct Change: Sendable {
-        var download: Download
-        var need: Download.StateMachine.SlotNeed
-        var priority: DownloadRequest.Priority
-    }
-
-    private let changes: AsyncStream<Change>
-    private let continuation: AsyncStream<Change>.Continuation
-
-    init() {
-        (changes, continuation) = AsyncStream.makeStream(of: Change.self)
-    }
-
-    /// Sends a download's change.
-    var notify: Download.SlotNeedHandler {
-        { [continuation] download, need, priority in
-            continuation.yield(Change(download: download, need: need, priority: priority))
-        }
-    }
-
-    /// Lets `manager` apply the changes, in order, for as long as it exists.
-    func connect(_ manager: DownloadManager) {
-        let changes = self.changes
-        Task { [weak manager] in
-            for await change in changes {
-                guard let manager else { return }
-                await manager.apply(change)
-            }
-        }
-    }
-
-    /// Ends the stream (the manager is gone).
-    func disconnect() {
-        continuation.finish()
     }
 }
