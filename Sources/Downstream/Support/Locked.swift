@@ -1,23 +1,34 @@
 import Foundation
 
-/// A value guarded by a lock.
+/// A value guarded by a lock, shared by every copy.
 ///
-/// Downstream needs a lock that works on every platform it supports; `Synchronization.Mutex`
-/// needs iOS 18 and macOS 15, so this wraps `NSLock`. Keep the closures short: never call
-/// user code, resume a continuation or finish a stream while holding it.
-final class Locked<State>: @unchecked Sendable {
-    // Safe: `state` is only touched inside `withLock`, which holds `lock`.
-    private let lock = NSLock()
-    private var state: State
+/// `Synchronization.Mutex` needs iOS 18 and macOS 15, and `NSLock` costs two more heap objects
+/// (the lock, and its `pthread_mutex_t`) next to the value: for the many small locks of thousands
+/// of queued downloads, this keeps value and mutex in one allocation. Keep the closures short:
+/// never call user code, resume a continuation or finish a stream while holding the lock.
+struct Locked<State>: @unchecked Sendable {
+    // Safe: the value is only touched inside `withLock`, which holds the mutex.
+    private final class Storage: ManagedBuffer<State, pthread_mutex_t> {
+        deinit {
+            _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+        }
+    }
+
+    private let storage: Storage
 
     init(_ state: State) {
-        self.state = state
+        let buffer = Storage.create(minimumCapacity: 1) { _ in state }
+        // `create` makes an instance of the class it is called on.
+        storage = unsafeDowncast(buffer, to: Storage.self)
+        _ = storage.withUnsafeMutablePointerToElements { pthread_mutex_init($0, nil) }
     }
 
     func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&state)
+        try storage.withUnsafeMutablePointers { state, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&state.pointee)
+        }
     }
 }
 
