@@ -63,7 +63,7 @@ extension Download {
         if let requestError { throw requestError }
         guard let url = request.url, let recordFile else { throw .invalidRequest("the request has no URL") }
         try FilePlacement.prepare(request.destination)
-        let partialDirectory = POSIXFile.parentPath(of: location.partialURL.path)
+        let partialDirectory = POSIXFile.parentPath(of: location.path)
         if partialDirectory != request.destination.directoryPath {
             try FilePlacement.createDirectory(atPath: partialDirectory)
         }
@@ -71,7 +71,7 @@ extension Download {
         var record = recordFile.record.resume
         var offset: Int64 = 0
         if kind != .restart, record.url == url, record.isResumable {
-            offset = POSIXFile.length(of: location.partialURL) ?? 0
+            offset = POSIXFile.length(atPath: location.path) ?? 0
             if let expected = record.expectedLength, offset > expected { offset = 0 }
         }
         if offset == 0 {
@@ -101,7 +101,7 @@ extension Download {
             urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         let setup = RangedTransfer.Setup(
-            attempt: attempt, plan: plan, announcesResume: kind == .run, partialURL: location.partialURL,
+            attempt: attempt, plan: plan, announcesResume: kind == .run, partialPath: location.path,
             namesFile: request.destination.fileURL == nil, record: record, recordFile: recordFile,
             writeBufferCapacity: settings.writeBufferCapacity,
             checkpoints: settings.checkpoints, synchronizesToDisk: settings.synchronizesToDisk,

@@ -70,7 +70,7 @@ extension Download {
         guard let session = engines.system?.router.session, kind != .continuation, let record = recordFile?.record
         else { return false }
         if kind == .restart || (record.systemResumeData != nil && session.supportsResumeData) { return true }
-        let bytesOnDisk = record.resume.isResumable ? (POSIXFile.length(of: location.partialURL) ?? 0) : 0
+        let bytesOnDisk = record.resume.isResumable ? (POSIXFile.length(atPath: location.path) ?? 0) : 0
         return bytesOnDisk == 0
     }
 
@@ -86,7 +86,7 @@ extension Download {
             }
             target = systemTarget
             try FilePlacement.prepare(request.destination)
-            try FilePlacement.createDirectory(atPath: POSIXFile.parentPath(of: location.partialURL.path))
+            try FilePlacement.createDirectory(atPath: POSIXFile.parentPath(of: location.path))
             if kind == .restart {
                 try recordFile.update { record in
                     record.systemResumeData = nil
@@ -132,8 +132,12 @@ extension Download {
         }
         changed.setAttempt(attempt)
         transfer = changed
-        stateSnapshot.withLock { $0 = machine.publicState }
-        for aggregate in aggregates.value {
+        let state = machine.publicState
+        let aggregates = snapshot.withLock { snapshot in
+            snapshot.state = state
+            return snapshot.aggregates
+        }
+        for aggregate in aggregates {
             aggregate.stateChanged(id, to: .running)
         }
         eventSink.publish(.running)

@@ -72,27 +72,46 @@ public actor Download {
     public nonisolated let request: DownloadRequest
 
     nonisolated let location: PartialLocation
-    let engines: Engines
-    let settings: Settings
+    /// What the download shares with every other download of its manager.
+    let context: Context
+    var engines: Engines { context.engines }
+    var settings: Settings { context.settings }
     /// The download's record in the store; nil for a request that cannot be downloaded.
     nonisolated let recordFile: DownloadRecordFile?
     let requestError: DownloadError?
     let progressReporter: ProgressReporter
     let eventSink = DownloadEventSink()
     nonisolated var eventBroadcast: Broadcast<DownloadEvent> { eventSink.broadcast }
-    /// The totals that count this download: its manager's, and its groups'.
-    let aggregates: Locked<[ProgressAggregate]>
     let result = ResultWaiters<URL>()
-    let stateSnapshot: Locked<DownloadState>
-    /// Whether the download waits for a slot, holds one or needs none; its manager's scheduler
-    /// follows it (see `onSlotNeedChange`).
-    let slotNeedSnapshot: Locked<StateMachine.SlotNeed>
-    let prioritySnapshot: Locked<DownloadRequest.Priority>
-    /// Tells the manager, in order, each change of the download's slot need or priority.
-    let onSlotNeedChange: SlotNeedHandler?
+    /// What other threads read without waiting for the actor, under one lock.
+    let snapshot: Locked<Snapshot>
 
+    struct Snapshot {
+        var state: DownloadState
+        /// Whether the download waits for a slot, holds one or needs none; its manager's
+        /// scheduler follows it (see ``Context/onSlotNeedChange``).
+        var slotNeed: StateMachine.SlotNeed
+        var priority: DownloadRequest.Priority
+        /// The totals that count this download: its manager's, and its groups'.
+        var aggregates: [ProgressAggregate] = []
+    }
     /// Receives a download, its new slot need and its priority.
     typealias SlotNeedHandler = @Sendable (Download, StateMachine.SlotNeed, DownloadRequest.Priority) -> Void
+
+    /// What every download of a manager shares: one object, not a copy in each download.
+    final class Context: Sendable {
+        let engines: Engines
+        let settings: Settings
+        /// Tells the manager, in order, each change of a download's slot need or priority (see
+        /// ``SchedulingLink``).
+        let onSlotNeedChange: SlotNeedHandler?
+
+        init(engines: Engines, settings: Settings, onSlotNeedChange: SlotNeedHandler?) {
+            self.engines = engines
+            self.settings = settings
+            self.onSlotNeedChange = onSlotNeedChange
+        }
+    }
 
     var machine: StateMachine
     var transfer: (any AttemptTransfer)?
@@ -106,35 +125,31 @@ public actor Download {
     /// - Parameter startsPaused: whether the download starts paused (restored from the store at
     ///   launch, or asked for so) instead of queued.
     init(
-        id: ID, request: DownloadRequest, location: PartialLocation, engines: Engines, settings: Settings,
-        recordFile: DownloadRecordFile?, requestError: DownloadError?, startsPaused: Bool = false,
-        onSlotNeedChange: SlotNeedHandler? = nil
+        id: ID, request: DownloadRequest, location: PartialLocation, context: Context,
+        recordFile: DownloadRecordFile?, requestError: DownloadError?, startsPaused: Bool = false
     ) {
         self.id = id
         self.request = request
         self.location = location
-        self.engines = engines
-        self.settings = settings
+        self.context = context
+        let settings = context.settings
         self.recordFile = recordFile
         self.requestError = requestError
         machine = StateMachine(state: startsPaused ? .paused : .queued)
-        stateSnapshot = Locked(machine.publicState)
-        slotNeedSnapshot = Locked(machine.slotNeed)
-        prioritySnapshot = Locked(request.priority)
-        self.onSlotNeedChange = onSlotNeedChange
+        let snapshot = Locked(
+            Snapshot(state: machine.publicState, slotNeed: machine.slotNeed, priority: request.priority))
+        self.snapshot = snapshot
 
         var initialBytes: Int64 = 0
         let resume = recordFile?.record.resume
         if let resume, resume.isResumable {
             // The partial file's real length wins over the record's: bytes are only appended.
-            initialBytes = POSIXFile.length(of: location.partialURL) ?? 0
+            initialBytes = POSIXFile.length(atPath: location.path) ?? 0
         }
-        let aggregates = Locked<[ProgressAggregate]>([])
-        self.aggregates = aggregates
         progressReporter = ProgressReporter(
             interval: settings.progressInterval, bytesReceived: initialBytes, expectedBytes: resume?.expectedLength,
             observe: { [id] progress in
-                for aggregate in aggregates.value {
+                for aggregate in snapshot.withLock({ $0.aggregates }) {
                     aggregate.update(id, progress: progress)
                 }
             })
@@ -145,7 +160,7 @@ public actor Download {
 
     /// Where the download is in its life. Readable without waiting for the actor.
     public nonisolated var state: DownloadState {
-        stateSnapshot.value
+        snapshot.withLock { $0.state }
     }
 
     /// The latest progress. Readable without waiting for the actor.
@@ -225,15 +240,18 @@ public actor Download {
 
     /// How urgent the download is among its manager's; ``setPriority(_:)`` changes it.
     public nonisolated var priority: DownloadRequest.Priority {
-        prioritySnapshot.value
+        snapshot.withLock { $0.priority }
     }
 
     /// Changes how urgent the download is, queued or running; kept across relaunches.
     public func setPriority(_ priority: DownloadRequest.Priority) {
-        guard prioritySnapshot.withLock({ $0 }) != priority else { return }
-        prioritySnapshot.withLock { $0 = priority }
+        let changed = snapshot.withLock { snapshot in
+            defer { snapshot.priority = priority }
+            return snapshot.priority != priority
+        }
+        guard changed else { return }
         try? recordFile?.update { $0.request.priority = priority.value }
-        onSlotNeedChange?(self, machine.slotNeed, priority)
+        context.onSlotNeedChange?(self, machine.slotNeed, priority)
     }
 
     /// Stops the download for good, as if the process ended: a ranged request stops (its bytes
@@ -249,7 +267,7 @@ public actor Download {
 
     /// Counts this download in `aggregate` (its manager's totals, or a group's).
     nonisolated func join(_ aggregate: ProgressAggregate) {
-        aggregates.withLock { $0.append(aggregate) }
+        snapshot.withLock { $0.aggregates.append(aggregate) }
         aggregate.track(id, progress: progressReporter.current, state: state)
     }
 
@@ -276,23 +294,19 @@ public actor Download {
         // The snapshot changes before the action's effects, so that a waiter woken by them
         // already reads the new state.
         let state = machine.publicState
-        let stateChanged = stateSnapshot.withLock { snapshot in
-            defer { snapshot = state }
-            return snapshot != state
+        let need = machine.slotNeed
+        let (stateChanged, needChanged, aggregates) = snapshot.withLock { snapshot in
+            defer { (snapshot.state, snapshot.slotNeed) = (state, need) }
+            return (snapshot.state != state, snapshot.slotNeed != need, snapshot.aggregates)
         }
         if stateChanged {
-            for aggregate in aggregates.value {
+            for aggregate in aggregates {
                 aggregate.stateChanged(id, to: state)
             }
         }
-        let need = machine.slotNeed
-        let needChanged = slotNeedSnapshot.withLock { snapshot in
-            defer { snapshot = need }
-            return snapshot != need
-        }
         if needChanged {
             // Sent in the order of the changes: the manager applies them in that order.
-            onSlotNeedChange?(self, need, priority)
+            context.onSlotNeedChange?(self, need, priority)
         }
         perform(action)
         if machine.isSettled, !settleWaiters.isEmpty {
@@ -351,7 +365,7 @@ public actor Download {
             } else {
                 // Marked first, so that a process killed in between finishes the job at launch.
                 saveIntent(.cancelled)
-                POSIXFile.remove(location.partialURL)
+                POSIXFile.remove(atPath: location.path)
                 recordFile?.remove()
             }
             end(with: .failure(.cancelled), event: .cancelled)

@@ -27,8 +27,7 @@ extension DownloadManager {
         /// - Parameter partialsDirectory: the manager's own directory of partial files, if it has
         ///   one: partial files there that no record knows are deleted.
         init(
-            store: DownloadStore, engines: Download.Engines, settings: Download.Settings, partialsDirectory: URL?,
-            onSlotNeedChange: @escaping Download.SlotNeedHandler
+            store: DownloadStore, context: Download.Context, partialsDirectory: URL?
         ) {
             let contents = store.load()
             issues = contents.issues
@@ -41,11 +40,11 @@ extension DownloadManager {
                 var record = loaded.record
                 var position = loaded.position
                 let location = record.location
-                let partialLength = POSIXFile.length(of: location.partialURL)
+                let partialLength = POSIXFile.length(atPath: location.path)
                 switch record.intent {
                 case .cancelled:
                     // A cancellation that did not finish: finish it.
-                    POSIXFile.remove(location.partialURL)
+                    POSIXFile.remove(atPath: location.path)
                     store.remove(record.id)
                     continue
                 case .kept:
@@ -71,12 +70,11 @@ extension DownloadManager {
                     position = (try? store.update(record, after: position)) ?? position
                 }
                 let download = Download(
-                    id: record.id, request: record.downloadRequest, location: location, engines: engines,
-                    settings: settings,
+                    id: record.id, request: record.downloadRequest, location: location, context: context,
                     recordFile: DownloadRecordFile(store: store, record: record, position: position),
                     requestError: nil,
-                    startsPaused: true, onSlotNeedChange: onSlotNeedChange)
-                engines.system?.router.register(download)
+                    startsPaused: true)
+                context.engines.system?.router.register(download)
                 downloads.append(download)
                 if record.intent == .active {
                     interrupted.append(download)
@@ -87,7 +85,7 @@ extension DownloadManager {
         /// Deletes the partial files in `directory` that belong to no restored download and to no
         /// kept data: left by a download whose record was lost.
         private func removeUnknownPartials(in directory: URL) {
-            let known = Set(downloads.map(\.location.partialURL.path) + kept.keys.map(\.partialURL.path))
+            let known = Set(downloads.map(\.location.path) + kept.keys.map(\.path))
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             for name in names where name.hasSuffix(".\(PartialLocation.partialExtension)") {
                 let file = directory.appendingPathComponent(name, isDirectory: false)

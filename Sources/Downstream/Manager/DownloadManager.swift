@@ -23,8 +23,8 @@ public actor DownloadManager {
     /// aside in the store, and the other downloads were restored without it.
     public nonisolated let restorationIssues: [RestorationIssue]
 
-    let engines: Download.Engines
-    let settings: Download.Settings
+    let context: Download.Context
+    var engines: Download.Engines { context.engines }
     let store: DownloadStore
     /// The system-task engine's router, with a background session.
     nonisolated let systemRouter: SystemTaskRouter?
@@ -58,7 +58,6 @@ public actor DownloadManager {
     ///   directory cannot be created.
     public init(configuration: Configuration) throws(DownloadError) {
         self.configuration = configuration
-        settings = configuration.makeDownloadSettings()
         scheduler = Scheduler(limits: configuration.scheduling.limits)
         aggregate = ProgressAggregate(interval: configuration.progress.interval)
         do {
@@ -81,11 +80,12 @@ public actor DownloadManager {
                 ready: Latch())
         }
         systemRouter = system?.router
-        engines = Download.Engines(ranged: rangedSession, system: system, completionHandlers: completionHandlers)
+        let engines = Download.Engines(ranged: rangedSession, system: system, completionHandlers: completionHandlers)
+        context = Download.Context(
+            engines: engines, settings: configuration.makeDownloadSettings(), onSlotNeedChange: schedulingLink.notify)
 
         let restoration = Restoration(
-            store: store, engines: engines, settings: settings,
-            partialsDirectory: configuration.storage.partialsDirectory, onSlotNeedChange: schedulingLink.notify)
+            store: store, context: context, partialsDirectory: configuration.storage.partialsDirectory)
         restorationIssues = restoration.issues
         kept = restoration.kept
         for download in restoration.downloads {
@@ -158,7 +158,7 @@ public actor DownloadManager {
             }
             // Another URL to the same file: both would write the same partial file.
             requestError = .invalidRequest(
-                "\(location.partialURL.path) is in use by the download of \(existing.request.url?.absoluteString ?? "?")"
+                "\(location.path) is in use by the download of \(existing.request.url?.absoluteString ?? "?")"
             )
         }
 
@@ -172,9 +172,8 @@ public actor DownloadManager {
             }
         }
         let download = Download(
-            id: id, request: request, location: location, engines: engines, settings: settings,
-            recordFile: recordFile, requestError: requestError, startsPaused: startsPaused,
-            onSlotNeedChange: schedulingLink.notify)
+            id: id, request: request, location: location, context: context, recordFile: recordFile,
+            requestError: requestError, startsPaused: startsPaused)
         if recordFile != nil {
             systemRouter?.register(download)
         }

@@ -80,14 +80,23 @@ enum POSIXFile {
 
     /// The size of the regular file at `url`, or nil if there is none.
     static func length(of url: URL) -> Int64? {
+        length(atPath: url.path)
+    }
+
+    static func length(atPath path: String) -> Int64? {
         var info = stat()
-        guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int64(info.st_size)
     }
 
     static func isDirectory(atPath path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// `name` in `directory`.
+    static func path(_ name: String, in directory: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
     /// The directory part of `path`: what is before its last `/`.

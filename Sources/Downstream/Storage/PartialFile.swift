@@ -6,7 +6,7 @@ import Foundation
 /// buffer and written with one `pwrite` per buffer, so the per-chunk cost is a `memcpy`.
 /// A `PartialFile` is used from one serial queue at a time (the session's delegate queue).
 final class PartialFile {
-    let url: URL
+    let path: String
     /// Bytes accepted so far, written or buffered.
     private(set) var length: Int64
     /// Bytes handed to the file system.
@@ -17,14 +17,16 @@ final class PartialFile {
     private var bufferedCount = 0
     private let throttle: DiskThrottle?
 
-    /// Opens the partial file at `url`, keeping its first `keptLength` bytes and discarding the
+    /// Opens the partial file at `path`, keeping its first `keptLength` bytes and discarding the
     /// rest (a partial is only ever appended to from a known good length).
-    init(url: URL, keepingFirst keptLength: Int64, bufferCapacity: Int, throttle: DiskThrottle?) throws(DownloadError) {
-        self.url = url
+    init(
+        path: String, keepingFirst keptLength: Int64, bufferCapacity: Int, throttle: DiskThrottle?
+    ) throws(DownloadError) {
+        self.path = path
         self.throttle = throttle
-        let descriptor = try POSIXFile.openForWriting(url)
+        let descriptor = try POSIXFile.openForWriting(atPath: path)
         do {
-            try POSIXFile.truncate(descriptor, to: keptLength, path: url.path)
+            try POSIXFile.truncate(descriptor, to: keptLength, path: path)
         } catch {
             POSIXFile.close(descriptor)
             throw error
@@ -68,7 +70,7 @@ final class PartialFile {
     func synchronize() throws(DownloadError) {
         try flush()
         if let descriptor {
-            try POSIXFile.synchronize(descriptor, path: url.path)
+            try POSIXFile.synchronize(descriptor, path: path)
         }
     }
 
@@ -84,14 +86,14 @@ final class PartialFile {
 
     private func writeThrough(_ bytes: UnsafeRawBufferPointer) throws(DownloadError) {
         guard let descriptor else {
-            throw .fileSystem(path: url.path, reason: "the partial file is closed")
+            throw .fileSystem(path: path, reason: "the partial file is closed")
         }
         let (written, errorNumber) = POSIXFile.write(descriptor, bytes, at: writtenLength)
         writtenLength += Int64(written)
         throttle?.account(written)
         if let errorNumber {
             length = writtenLength
-            throw POSIXFile.failure(url, "cannot write", errorNumber: errorNumber)
+            throw POSIXFile.failure(path, "cannot write", errorNumber: errorNumber)
         }
     }
 }

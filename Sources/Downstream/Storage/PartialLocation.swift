@@ -11,17 +11,23 @@ import Foundation
 struct PartialLocation: Hashable, Sendable {
     static let partialExtension = "partial"
 
-    let partialURL: URL
+    /// The partial file's path. Kept as text: a download keeps its location for its whole life,
+    /// and a URL costs several times the memory of its path.
+    let path: String
 
-    init(partialURL: URL) {
-        self.partialURL = partialURL
+    var partialURL: URL {
+        URL(fileURLWithPath: path, isDirectory: false)
+    }
+
+    init(path: String) {
+        self.path = path
     }
 
     /// - Parameter separateFrom: for a download that must not share its partial file with another
     ///   of the same URL and destination, its identifier, which goes into the name.
     init(url: URL, destination: Destination, partialsDirectory: URL?, separateFrom id: Download.ID? = nil) {
         if partialsDirectory == nil, id == nil, let file = destination.fileURL {
-            partialURL = file.appendingPathExtension(Self.partialExtension)
+            path = file.path + "." + Self.partialExtension
             return
         }
         let target = destination.fileURL?.path ?? (destination.directoryURL.path + "/*")
@@ -35,11 +41,10 @@ struct PartialLocation: Hashable, Sendable {
         }
         let shortName = FileName.truncated(name, limit: 200)
         if let partialsDirectory {
-            partialURL = partialsDirectory.appendingPathComponent(
-                "\(shortName).\(key).\(Self.partialExtension)", isDirectory: false)
+            path = POSIXFile.path("\(shortName).\(key).\(Self.partialExtension)", in: partialsDirectory.path)
         } else {
-            partialURL = destination.directoryURL.appendingPathComponent(
-                "\(shortName).\(key.prefix(8)).\(Self.partialExtension)", isDirectory: false)
+            path = POSIXFile.path(
+                "\(shortName).\(key.prefix(8)).\(Self.partialExtension)", in: destination.directoryPath)
         }
     }
 }

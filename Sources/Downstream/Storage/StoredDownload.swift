@@ -68,7 +68,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
             destination = StoredDestination(
                 isDirectory: true, path: directory.path, conflictPolicy: request.destination.conflictPolicy.code)
         }
-        partialPath = location.partialURL.path
+        partialPath = location.path
         intent = .active
         resume = ResumeRecord(url: url)
         // A partial file already there is of unknown origin: it is not continued.
@@ -92,7 +92,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
     }
 
     var location: PartialLocation {
-        PartialLocation(partialURL: URL(fileURLWithPath: partialPath))
+        PartialLocation(path: partialPath)
     }
 }
 

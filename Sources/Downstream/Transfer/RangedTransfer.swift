@@ -21,7 +21,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         /// Whether to publish `resumed(at:)` when the response continues the partial file (not
         /// for each range of a file that comes in several).
         var announcesResume: Bool
-        var partialURL: URL
+        var partialPath: String
         /// Whether the file takes the name the server suggests (a directory destination).
         var namesFile: Bool
         /// What the engine knows of the partial file as the request starts.
@@ -115,7 +115,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             if length == 0 {
                 // An empty file: there is no range to ask for, and nothing to write.
                 do {
-                    try PartialFile(url: setup.partialURL, keepingFirst: 0, bufferCapacity: 0, throttle: nil)
+                    try PartialFile(path: setup.partialPath, keepingFirst: 0, bufferCapacity: 0, throttle: nil)
                         .close()
                 } catch {
                     return reject(.failed(error))
@@ -192,7 +192,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         let capacity = bodyLength.map { Int(min(Int64(setup.writeBufferCapacity), $0)) } ?? setup.writeBufferCapacity
         do {
             sink.file = try PartialFile(
-                url: setup.partialURL, keepingFirst: kept, bufferCapacity: capacity, throttle: setup.diskThrottle)
+                path: setup.partialPath, keepingFirst: kept, bufferCapacity: capacity, throttle: setup.diskThrottle)
         } catch {
             return reject(.failed(error))
         }
