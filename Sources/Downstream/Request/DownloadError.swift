@@ -64,30 +64,67 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         public var description: String { code.rawValue }
     }
 
+    /// The details, in one object: an error is carried in events, states and results of every
+    /// download, and a reference keeps them small.
+    private final class Details: Sendable, Hashable {
+        let kind: Kind
+        let statusCode: Int?
+        let urlErrorCode: URLError.Code?
+        let path: String?
+        let retryAfter: Duration?
+        let reason: String
+
+        init(
+            kind: Kind, statusCode: Int?, urlErrorCode: URLError.Code?, path: String?, retryAfter: Duration?,
+            reason: String
+        ) {
+            self.kind = kind
+            self.statusCode = statusCode
+            self.urlErrorCode = urlErrorCode
+            self.path = path
+            self.retryAfter = retryAfter
+            self.reason = reason
+        }
+
+        static func == (a: Details, b: Details) -> Bool {
+            a === b
+                || (a.kind, a.statusCode, a.urlErrorCode, a.path, a.retryAfter, a.reason)
+                    == (b.kind, b.statusCode, b.urlErrorCode, b.path, b.retryAfter, b.reason)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(kind)
+            hasher.combine(statusCode)
+            hasher.combine(urlErrorCode)
+            hasher.combine(path)
+            hasher.combine(retryAfter)
+            hasher.combine(reason)
+        }
+    }
+
+    private let details: Details
+
     /// What kind of failure this is.
-    public let kind: Kind
+    public var kind: Kind { details.kind }
     /// The HTTP status code, for ``Kind/httpStatus``.
-    public let statusCode: Int?
+    public var statusCode: Int? { details.statusCode }
     /// The `URLError` code, for ``Kind/network``.
-    public let urlErrorCode: URLError.Code?
+    public var urlErrorCode: URLError.Code? { details.urlErrorCode }
     /// The file involved, for ``Kind/fileSystem`` and ``Kind/destinationExists``.
-    public let path: String?
+    public var path: String? { details.path }
     /// How long the server asked to wait before trying again (`Retry-After`), for
     /// ``Kind/httpStatus``.
-    public let retryAfter: Duration?
+    public var retryAfter: Duration? { details.retryAfter }
     /// Details in words.
-    public let reason: String
+    public var reason: String { details.reason }
 
     private init(
         _ code: Kind.Code, reason: String, statusCode: Int? = nil, urlErrorCode: URLError.Code? = nil,
         path: String? = nil, retryAfter: Duration? = nil
     ) {
-        self.kind = Kind(code: code)
-        self.reason = reason
-        self.statusCode = statusCode
-        self.urlErrorCode = urlErrorCode
-        self.path = path
-        self.retryAfter = retryAfter
+        details = Details(
+            kind: Kind(code: code), statusCode: statusCode, urlErrorCode: urlErrorCode, path: path,
+            retryAfter: retryAfter, reason: reason)
     }
 
     /// Whether resuming the download can succeed without a change on your side.
