@@ -17,9 +17,15 @@ extension Connection {
     private struct PeerGone: Error {}
 
     /// Writes a planned response, applying its fault, pacing and framing.
+    ///
+    /// The response leaves the gauges just before its last bytes are sent: a client can only
+    /// see it complete (and start another request) after that, so two responses counted at once
+    /// were requests the client really had open at once.
     func write(_ plan: ResponsePlan, path: String, logPosition: Int) -> WriteOutcome {
-        guard POSIXSocket.sendAll(socket, plan.headBytes()) else { return .clientGone }
         let body = plan.sendsBody ? plan.bodyRange : plan.bodyRange.lowerBound..<plan.bodyRange.lowerBound
+        if body.isEmpty, plan.interruption == nil, !plan.chunked { leaveGauges() }
+        guard POSIXSocket.sendAll(socket, plan.headBytes()) else { return .clientGone }
+        lastBodyByte = plan.chunked || plan.interruption.map({ $0.kind != .hold }) == true ? nil : body.upperBound
         let cut = body.lowerBound + plan.bytesBeforeInterruption
         guard sendBody(plan, body.lowerBound..<cut, logPosition: logPosition) else { return .clientGone }
 
@@ -40,6 +46,7 @@ extension Connection {
 
         guard sendBody(plan, cut..<body.upperBound, logPosition: logPosition) else { return .clientGone }
         if plan.chunked && plan.sendsBody {
+            leaveGauges()
             guard POSIXSocket.sendAll(socket, Array("0\r\n\r\n".utf8)) else { return .clientGone }
         }
         return .completed
@@ -81,15 +88,20 @@ extension Connection {
 
     /// Sends `range` of `body` in pieces of at most `writeSize` bytes, counting them.
     private func send(_ body: Body, _ range: Range<Int64>, writeSize: Int, logPosition: Int) -> Bool {
+        var position = range.lowerBound
         do {
             try body.write(range) { block in
                 var offset = 0
                 while offset < block.count {
                     let length = min(writeSize, block.count - offset)
+                    position += Int64(length)
                     let piece = UnsafeRawBufferPointer(rebasing: block[offset..<(offset + length)])
                     // Counted before sending, so a client that has received the bytes never
                     // sees a smaller count in the log; corrected if the send falls short.
                     core.addBodyBytes(length, logPosition: logPosition)
+                    if position == lastBodyByte {
+                        leaveGauges()
+                    }
                     let sent = POSIXSocket.send(socket, piece)
                     guard sent == length else {
                         core.addBodyBytes(sent - length, logPosition: logPosition)

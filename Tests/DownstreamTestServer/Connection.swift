@@ -34,6 +34,11 @@ final class Connection {
 
     /// Bytes received but not consumed yet (the start of a pipelined request, say).
     var pending: [UInt8] = []
+    /// Ends the response in the gauges; called once, just before the response's last bytes are
+    /// sent (see ``Connection/write(_:path:logPosition:)``).
+    var endInGauges: (() -> Void)?
+    /// The end of the body of the response being written, when its last send ends it.
+    var lastBodyByte: Int64?
 
     private let receiveBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
 
@@ -81,8 +86,9 @@ final class Connection {
                 let (plan, logPosition) = core.receive(request, connection: id)
                 let gauges = core.gauges
                 gauges.forEach { $0.enter() }
+                endInGauges = { gauges.forEach { $0.leave() } }
                 let outcome = write(plan, path: request.path, logPosition: logPosition)
-                gauges.forEach { $0.leave() }
+                leaveGauges()
                 switch outcome {
                 case .completed:
                     if !plan.keepAlive { return .graceful }
@@ -95,6 +101,12 @@ final class Connection {
                 }
             }
         }
+    }
+
+    /// Ends the current response in the gauges, if it was not yet.
+    func leaveGauges() {
+        endInGauges?()
+        endInGauges = nil
     }
 
     /// Answers a request that could not be read, without recording it.

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Counts the responses in progress (from a request received to its response's last byte
-/// written) and remembers the most at once. One server has its own; servers that act as several
+/// Counts the responses in progress (from a request received to just before its response's
+/// last bytes are sent, so that a client cannot have seen it end while it is counted) and
+/// remembers the most at once. One server has its own; servers that act as several
 /// hosts of one test can also share one.
 public final class InFlightGauge: @unchecked Sendable {
     // Safe: `current` and `highest` are only touched while `lock` is held.

@@ -15,9 +15,9 @@ extension Download {
         switch kind {
         case .run:
             saveIntent(.active)
-            eventSink.publish(.running)
+            publishEvent(.running)
         case .restart:
-            eventSink.publish(.restarted)
+            publishEvent(.restarted)
         case .continuation:
             break
         }
@@ -35,7 +35,7 @@ extension Download {
         }
         let transfer = RangedTransfer(
             setup, session: engines.ranged, progress: progressReporter,
-            publish: { [eventSink] in eventSink.publish($0) },
+            publish: { [weak self] in self?.publishEvent($0) },
             onEnd: { [weak self] outcome in
                 Task { await self?.attemptEnded(attempt, outcome) }
             })

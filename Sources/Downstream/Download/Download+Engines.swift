@@ -57,7 +57,7 @@ extension Download {
         guard let recordFile else { return nil }
         return SystemTransfer.Target(
             downloadID: id, partialURL: location.partialURL, recordFile: recordFile, progress: progressReporter,
-            publish: { [eventSink] in eventSink.publish($0) },
+            publish: { [weak self] in self?.publishEvent($0) },
             notify: { [weak self] transfer in
                 Task { await self?.systemTransferChanged(transfer) }
             })
@@ -133,14 +133,12 @@ extension Download {
         changed.setAttempt(attempt)
         transfer = changed
         let state = machine.publicState
-        let aggregates = snapshot.withLock { snapshot in
+        let groups = snapshot.withLock { snapshot in
             snapshot.state = state
-            return snapshot.aggregates
+            return snapshot.groups
         }
-        for aggregate in aggregates {
-            aggregate.stateChanged(id, to: .running)
-        }
-        eventSink.publish(.running)
+        announce(state, to: groups)
+        publishEvent(.running)
         saveIntent(.active)
         if let end = changed.takeEnd() {
             consume(end, of: changed, attempt: attempt)

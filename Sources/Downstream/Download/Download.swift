@@ -80,8 +80,8 @@ public actor Download {
     nonisolated let recordFile: DownloadRecordFile?
     let requestError: DownloadError?
     let progressReporter: ProgressReporter
-    let eventSink = DownloadEventSink()
-    nonisolated var eventBroadcast: Broadcast<DownloadEvent> { eventSink.broadcast }
+    /// The download's own event subscribers: each first gets the latest 64 events.
+    nonisolated let eventBroadcast = Broadcast<DownloadEvent>(replayLimit: 64)
     let result = ResultWaiters<URL>()
     /// What other threads read without waiting for the actor, under one lock.
     let snapshot: Locked<Snapshot>
@@ -92,8 +92,8 @@ public actor Download {
         /// scheduler follows it (see ``Context/onSlotNeedChange``).
         var slotNeed: StateMachine.SlotNeed
         var priority: DownloadRequest.Priority
-        /// The totals that count this download: its manager's, and its groups'.
-        var aggregates: [ProgressAggregate] = []
+        /// The totals of the groups that count this download (its manager's is in the context).
+        var groups: [ProgressAggregate] = []
     }
     /// Receives a download, its new slot need and its priority.
     typealias SlotNeedHandler = @Sendable (Download, StateMachine.SlotNeed, DownloadRequest.Priority) -> Void
@@ -105,11 +105,20 @@ public actor Download {
         /// Tells the manager, in order, each change of a download's slot need or priority (see
         /// ``SchedulingLink``).
         let onSlotNeedChange: SlotNeedHandler?
+        /// The manager's events, which also get every event of its downloads.
+        let managerEvents: Broadcast<DownloadManager.Event>?
+        /// The manager's totals, which count every download.
+        let aggregate: ProgressAggregate?
 
-        init(engines: Engines, settings: Settings, onSlotNeedChange: SlotNeedHandler?) {
+        init(
+            engines: Engines, settings: Settings, onSlotNeedChange: SlotNeedHandler? = nil,
+            managerEvents: Broadcast<DownloadManager.Event>? = nil, aggregate: ProgressAggregate? = nil
+        ) {
             self.engines = engines
             self.settings = settings
             self.onSlotNeedChange = onSlotNeedChange
+            self.managerEvents = managerEvents
+            self.aggregate = aggregate
         }
     }
 
@@ -149,11 +158,12 @@ public actor Download {
         progressReporter = ProgressReporter(
             interval: settings.progressInterval, bytesReceived: initialBytes, expectedBytes: resume?.expectedLength,
             observe: { [id] progress in
-                for aggregate in snapshot.withLock({ $0.aggregates }) {
-                    aggregate.update(id, progress: progress)
+                context.aggregate?.update(id, progress: progress)
+                for group in snapshot.withLock({ $0.groups }) {
+                    group.update(id, progress: progress)
                 }
             })
-        eventSink.publish(startsPaused ? .paused : .queued)
+        publishEvent(startsPaused ? .paused : .queued)
     }
 
     // MARK: - Observing
@@ -175,7 +185,7 @@ public actor Download {
     /// and a final value; it finishes when the download completes, fails or is cancelled. A
     /// consumer that falls behind only misses intermediate values: it never slows the transfer.
     public nonisolated var progress: AsyncStream<DownloadProgress> {
-        progressReporter.broadcast.subscribe()
+        progressReporter.subscribe()
     }
 
     /// The download's events, as a new subscription on every access.
@@ -265,10 +275,24 @@ public actor Download {
         await waitUntilSettled()
     }
 
-    /// Counts this download in `aggregate` (its manager's totals, or a group's).
-    nonisolated func join(_ aggregate: ProgressAggregate) {
-        snapshot.withLock { $0.aggregates.append(aggregate) }
-        aggregate.track(id, progress: progressReporter.current, state: state)
+    /// Counts this download in a group's totals.
+    nonisolated func join(_ group: ProgressAggregate) {
+        snapshot.withLock { $0.groups.append(group) }
+        group.track(id, progress: progressReporter.current, state: state)
+    }
+
+    /// Sends `event` to the download's subscribers and to its manager's.
+    nonisolated func publishEvent(_ event: DownloadEvent) {
+        eventBroadcast.publish(event)
+        context.managerEvents?.publish(DownloadManager.Event(download: self, event: event))
+    }
+
+    /// Tells the totals that count the download that its state is `state` now.
+    nonisolated func announce(_ state: DownloadState, to groups: [ProgressAggregate]) {
+        context.aggregate?.stateChanged(id, to: state)
+        for group in groups {
+            group.stateChanged(id, to: state)
+        }
     }
 
     /// Gives the download's slot back (its manager's limits shrank): it stops and waits in the
@@ -295,14 +319,12 @@ public actor Download {
         // already reads the new state.
         let state = machine.publicState
         let need = machine.slotNeed
-        let (stateChanged, needChanged, aggregates) = snapshot.withLock { snapshot in
+        let (stateChanged, needChanged, groups) = snapshot.withLock { snapshot in
             defer { (snapshot.state, snapshot.slotNeed) = (state, need) }
-            return (snapshot.state != state, snapshot.slotNeed != need, snapshot.aggregates)
+            return (snapshot.state != state, snapshot.slotNeed != need, snapshot.groups)
         }
         if stateChanged {
-            for aggregate in aggregates {
-                aggregate.stateChanged(id, to: state)
-            }
+            announce(state, to: groups)
         }
         if needChanged {
             // Sent in the order of the changes: the manager applies them in that order.
@@ -334,10 +356,10 @@ public actor Download {
         case .becomeQueued:
             retryTimer?.cancel()
             saveIntent(.active)
-            eventSink.publish(.queued)
+            publishEvent(.queued)
         case .scheduleRetry(let retry, let delay, let error):
             progressReporter.stop(finishing: false)
-            eventSink.publish(.willRetry(in: delay, after: error))
+            publishEvent(.willRetry(in: delay, after: error))
             let clock = settings.clock
             retryTimer = Task { [weak self] in
                 do {
@@ -353,7 +375,7 @@ public actor Download {
                 saveIntent(.paused)
             }
             progressReporter.stop(finishing: false)
-            eventSink.publish(.paused)
+            publishEvent(.paused)
         case .becomeFailed(let error):
             saveIntent(.failed)
             end(with: .failure(error), event: .failed(error))
@@ -392,7 +414,7 @@ public actor Download {
         // event and progress are the cancellation's.
         reopenForNewRun()
         progressReporter.stop(finishing: true)
-        eventSink.publish(event)
+        publishEvent(event)
         eventBroadcast.finish()
         result.resolve(outcome)
     }

@@ -11,9 +11,10 @@ final class ProgressReporter: Sendable {
         var expectedBytes: Int64?
         var throttle: PublishThrottle
         var speed = SpeedEstimator()
+        /// The subscribers, and the latest value for new ones.
+        var published = BroadcastState<DownloadProgress>(replayLimit: 1)
     }
 
-    let broadcast = Broadcast<DownloadProgress>(replayLimit: 1)
     private let clock = ContinuousClock()
     private let start = ContinuousClock.now
     private let state: Locked<State>
@@ -24,9 +25,15 @@ final class ProgressReporter: Sendable {
         observe: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
     ) {
         self.observe = observe
-        state = Locked(
-            State(bytesReceived: bytesReceived, expectedBytes: expectedBytes, throttle: .init(interval: interval)))
-        broadcast.publish(DownloadProgress(bytesReceived: bytesReceived, expectedBytes: expectedBytes))
+        var initial = State(
+            bytesReceived: bytesReceived, expectedBytes: expectedBytes, throttle: .init(interval: interval))
+        initial.published.publish(DownloadProgress(bytesReceived: bytesReceived, expectedBytes: expectedBytes))
+        state = Locked(initial)
+    }
+
+    /// A new subscription: the latest value, then the coalesced updates, until the end.
+    func subscribe() -> AsyncStream<DownloadProgress> {
+        state.subscribe(\.published)
     }
 
     var current: DownloadProgress {
@@ -88,13 +95,13 @@ final class ProgressReporter: Sendable {
             publish(&state, at: clock.now)
         }
         if finishing {
-            broadcast.finish()
+            state.finish(\.published)
         }
     }
 
     /// Accepts subscribers again for a new run of the download.
     func reopen() {
-        broadcast.reopen()
+        state.withLock { $0.published.reopen() }
     }
 
     private func publishTrailing() {
@@ -109,7 +116,7 @@ final class ProgressReporter: Sendable {
     private func publish(_ state: inout State, at now: ContinuousClock.Instant) {
         state.throttle.published(at: now)
         let progress = progress(of: state)
-        broadcast.publish(progress)
+        state.published.publish(progress)
         observe(progress)
     }
 

@@ -27,9 +27,9 @@ extension DownloadManager {
         aggregate.current
     }
 
-    /// Lets the manager's observers follow `download`.
+    /// Counts `download` in the manager's totals (its events reach the manager's subscribers
+    /// through the context they share).
     nonisolated func observe(_ download: Download) {
-        download.join(aggregate)
-        download.eventSink.forward(download, to: eventBroadcast)
+        aggregate.track(download.id, progress: download.currentProgress, state: download.state)
     }
 }

@@ -82,7 +82,8 @@ public actor DownloadManager {
         systemRouter = system?.router
         let engines = Download.Engines(ranged: rangedSession, system: system, completionHandlers: completionHandlers)
         context = Download.Context(
-            engines: engines, settings: configuration.makeDownloadSettings(), onSlotNeedChange: schedulingLink.notify)
+            engines: engines, settings: configuration.makeDownloadSettings(), onSlotNeedChange: schedulingLink.notify,
+            managerEvents: eventBroadcast, aggregate: aggregate)
 
         let restoration = Restoration(
             store: store, context: context, partialsDirectory: configuration.storage.partialsDirectory)

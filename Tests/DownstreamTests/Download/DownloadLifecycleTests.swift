@@ -68,10 +68,6 @@ struct DownloadLifecycleTests {
                 $0.writeSize = 4096
             }
             let download = await fixture.manager.download(from: url, to: .file(fixture.file("slow.bin")))
-            // Read on the server's thread when it is two thirds through: on time, however busy
-            // the machine's task threads are.
-            let midway = Locked<DownloadProgress?>(nil)
-            fixture.server.whenBodyBytesReach(800_000) { midway.withLock { $0 = download.currentProgress } }
             let clock = ContinuousClock()
             let start = clock.now
             let values = await Array(download.progress)
@@ -81,9 +77,30 @@ struct DownloadLifecycleTests {
             #expect(values.count <= allowed, "\(values.count) values in \(elapsed)")
             #expect(values.count >= 3)
             #expect(values.last?.bytesReceived == body.count)
-            // While it runs, the download has a speed.
-            let progress = try #require(midway.value)
+            #expect(values.last?.bytesPerSecond == 0)
+        }
+    }
+
+    @Test func aRunningDownloadHasASpeedAndATimeRemaining() async throws {
+        try await withFixture({ $0.progress.interval = .milliseconds(50) }) { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 9)
+            // The server stops halfway until released: the last value before the pause must
+            // carry the speed measured on the way there, however late this task reads it.
+            let url = fixture.serve("/speed.bin", body) { $0.faults = [.holdAfter(1_000_000)] }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("speed.bin")))
+            var halfway: DownloadProgress?
+            for await progress in download.progress where progress.bytesReceived == 1_000_000 {
+                halfway = progress
+                break
+            }
+            let progress = try #require(halfway)
             #expect(progress.bytesPerSecond > 0, "\(progress)")
+            let remaining = try #require(progress.estimatedTimeRemaining)
+            #expect(remaining > .zero)
+            fixture.server.release("/speed.bin")
+            _ = try await download.fileURL
+            #expect(download.currentProgress.bytesPerSecond == 0)
+            #expect(download.currentProgress.estimatedTimeRemaining == nil)
         }
     }
 
