@@ -6,13 +6,13 @@
 /// Publishing never waits for consumers (see ``Broadcast``); every value also goes to `observe`
 /// (the manager's and groups' totals), in order.
 final class ProgressReporter: Sendable {
-    private struct State {
+    private struct State: BroadcastOwner {
         var bytesReceived: Int64 = 0
         var expectedBytes: Int64?
         var throttle: PublishThrottle
         var speed = SpeedEstimator()
         /// The subscribers, and the latest value for new ones.
-        var published = BroadcastState<DownloadProgress>(replayLimit: 1)
+        var broadcast = BroadcastState<DownloadProgress>(replayLimit: 1)
     }
 
     private let clock = ContinuousClock()
@@ -27,13 +27,13 @@ final class ProgressReporter: Sendable {
         self.observe = observe
         var initial = State(
             bytesReceived: bytesReceived, expectedBytes: expectedBytes, throttle: .init(interval: interval))
-        initial.published.publish(DownloadProgress(bytesReceived: bytesReceived, expectedBytes: expectedBytes))
+        initial.broadcast.publish(DownloadProgress(bytesReceived: bytesReceived, expectedBytes: expectedBytes))
         state = Locked(initial)
     }
 
     /// A new subscription: the latest value, then the coalesced updates, until the end.
     func subscribe() -> AsyncStream<DownloadProgress> {
-        state.subscribe(\.published)
+        state.subscribe()
     }
 
     var current: DownloadProgress {
@@ -95,13 +95,13 @@ final class ProgressReporter: Sendable {
             publish(&state, at: clock.now)
         }
         if finishing {
-            state.finish(\.published)
+            state.finishBroadcast()
         }
     }
 
     /// Accepts subscribers again for a new run of the download.
     func reopen() {
-        state.withLock { $0.published.reopen() }
+        state.withLock { $0.broadcast.reopen() }
     }
 
     private func publishTrailing() {
@@ -116,7 +116,7 @@ final class ProgressReporter: Sendable {
     private func publish(_ state: inout State, at now: ContinuousClock.Instant) {
         state.throttle.published(at: now)
         let progress = progress(of: state)
-        state.published.publish(progress)
+        state.broadcast.publish(progress)
         observe(progress)
     }
 

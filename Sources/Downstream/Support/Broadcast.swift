@@ -8,7 +8,7 @@
 /// accepts subscribers and values again (a failed download that is resumed starts a new run).
 ///
 /// Its state is a ``BroadcastState``, which an owner with a lock of its own can keep under it
-/// instead (see ``Locked/subscribe(_:)``): one allocation fewer per download.
+/// instead (see ``BroadcastOwner``): one allocation fewer per download.
 struct Broadcast<Element: Sendable>: Sendable {
     private let state: Locked<BroadcastState<Element>>
 
@@ -21,7 +21,7 @@ struct Broadcast<Element: Sendable>: Sendable {
     }
 
     func subscribe() -> AsyncStream<Element> {
-        state.subscribe(\.self)
+        state.subscribe()
     }
 
     func publish(_ element: Element) {
@@ -30,7 +30,7 @@ struct Broadcast<Element: Sendable>: Sendable {
 
     /// Ends every current subscription after the values already published.
     func finish() {
-        state.finish(\.self)
+        state.finishBroadcast()
     }
 
     /// Accepts values and live subscribers again after ``finish()``; the history is kept.
@@ -111,19 +111,32 @@ struct BroadcastState<Element: Sendable> {
     }
 }
 
-extension Locked {
-    /// A new subscription to the broadcast at `broadcast` in the guarded value.
-    func subscribe<Element>(_ broadcast: WritableKeyPath<State, BroadcastState<Element>> & Sendable) -> AsyncStream<
-        Element
-    > {
-        let bufferLimit = withLock { $0[keyPath: broadcast].bufferLimit }
+/// A value that holds a broadcast's state, to keep it under the value's own lock: `Locked`
+/// then subscribes to it and finishes it. (A protocol rather than a key path: key paths are made
+/// at run time on every use.)
+protocol BroadcastOwner: SendableMetatype {
+    associatedtype Element: Sendable
+    var broadcast: BroadcastState<Element> { get set }
+}
+
+extension BroadcastState: BroadcastOwner {
+    var broadcast: BroadcastState<Element> {
+        get { self }
+        set { self = newValue }
+    }
+}
+
+extension Locked where State: BroadcastOwner {
+    /// A new subscription to the guarded broadcast.
+    func subscribe() -> AsyncStream<State.Element> {
+        let bufferLimit = withLock { $0.broadcast.bufferLimit }
         let (stream, continuation) = AsyncStream.makeStream(
-            of: Element.self, bufferingPolicy: .bufferingNewest(bufferLimit))
+            of: State.Element.self, bufferingPolicy: .bufferingNewest(bufferLimit))
         let id = withLock { state -> Int? in
-            guard let id = state[keyPath: broadcast].add(continuation) else { return nil }
+            guard let id = state.broadcast.add(continuation) else { return nil }
             continuation.onTermination = { _ in
                 // The removed continuation is released after the lock is dropped.
-                let removed = withLock { $0[keyPath: broadcast].remove(id) }
+                let removed = withLock { $0.broadcast.remove(id) }
                 _ = removed
             }
             return id
@@ -134,9 +147,9 @@ extension Locked {
         return stream
     }
 
-    /// Ends every subscription to the broadcast at `broadcast`.
-    func finish<Element>(_ broadcast: WritableKeyPath<State, BroadcastState<Element>> & Sendable) {
-        let subscribers = withLock { $0[keyPath: broadcast].finish() }
+    /// Ends every subscription to the guarded broadcast.
+    func finishBroadcast() {
+        let subscribers = withLock { $0.broadcast.finish() }
         for continuation in subscribers {
             continuation.finish()
         }

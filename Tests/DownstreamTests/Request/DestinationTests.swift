@@ -75,6 +75,10 @@ struct DestinationTests {
             let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
             #expect(error.kind == .destinationExists)
             #expect(try Data(contentsOf: fixture.file("late.bin")) == Data("theirs".utf8))
+            // The record kept says every byte is there, for a relaunch too.
+            let record = try #require(fixture.storedRecord(download.id))
+            #expect(record.resume.durableLength == body.count)
+            #expect(record.resume.isResumable)
 
             try FileManager.default.removeItem(at: fixture.file("late.bin"))
             await download.resume()
