@@ -129,8 +129,6 @@ extension Download {
             recordFile?.remove()
             handle(machine.finalized(.success(url)))
         } catch {
-            // The complete partial stays, with a record that says so, for a later try.
-            try? recordFile?.saveStaged()
             handle(machine.finalized(.failure(error)))
         }
     }

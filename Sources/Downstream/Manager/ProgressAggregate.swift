@@ -1,9 +1,27 @@
 /// Keeps the totals of several downloads as their progress and states change, in O(1) per
 /// change, and publishes them coalesced (see ``AggregateProgress``).
 final class ProgressAggregate: Sendable {
+    /// What one download contributes: only the figures the totals need (thousands are kept).
     private struct Entry {
-        var progress: DownloadProgress
+        var bytesReceived: Int64
+        /// -1 when unknown.
+        var expectedBytes: Int64
+        var bytesPerSecond: Double
         var state: DownloadState
+
+        init(_ progress: DownloadProgress, state: DownloadState) {
+            self.state = state
+            bytesReceived = 0
+            expectedBytes = -1
+            bytesPerSecond = 0
+            set(progress)
+        }
+
+        mutating func set(_ progress: DownloadProgress) {
+            bytesReceived = progress.bytesReceived
+            expectedBytes = progress.expectedBytes ?? -1
+            bytesPerSecond = progress.bytesPerSecond
+        }
     }
 
     private struct State {
@@ -34,7 +52,7 @@ final class ProgressAggregate: Sendable {
     func track(_ id: Download.ID, progress: DownloadProgress, state downloadState: DownloadState) {
         change { state in
             guard state.entries[id] == nil else { return }
-            let entry = Entry(progress: progress, state: downloadState)
+            let entry = Entry(progress, state: downloadState)
             state.entries[id] = entry
             state.counts[downloadState, default: 0] += 1
             Self.add(entry, to: &state, sign: 1)
@@ -45,7 +63,7 @@ final class ProgressAggregate: Sendable {
         change { state in
             guard var entry = state.entries[id] else { return }
             Self.add(entry, to: &state, sign: -1)
-            entry.progress = progress
+            entry.set(progress)
             state.entries[id] = entry
             Self.add(entry, to: &state, sign: 1)
         }
@@ -99,11 +117,11 @@ final class ProgressAggregate: Sendable {
     /// contribute no bytes.
     private static func add(_ entry: Entry, to state: inout State, sign: Int64) {
         guard entry.state != .cancelled else { return }
-        let progress = entry.progress
-        state.bytesReceived += sign * progress.bytesReceived
-        state.bytesPerSecond += Double(sign) * progress.bytesPerSecond
-        if let expected = progress.expectedBytes {
-            state.knownReceived += sign * min(progress.bytesReceived, expected)
+        state.bytesReceived += sign * entry.bytesReceived
+        state.bytesPerSecond += Double(sign) * entry.bytesPerSecond
+        if entry.expectedBytes >= 0 {
+            let expected = entry.expectedBytes
+            state.knownReceived += sign * min(entry.bytesReceived, expected)
             state.knownExpected += sign * expected
             state.knownCount += Int(sign)
         }

@@ -10,8 +10,6 @@ final class DownloadRecordFile: Sendable {
         /// Where the latest copy is in the file.
         var position: RecordSlots.Position
         var isRemoved = false
-        /// The record in memory is newer than the one on disk (see ``stage(_:)``).
-        var isStaged = false
     }
 
     private let store: DownloadStore
@@ -34,10 +32,9 @@ final class DownloadRecordFile: Sendable {
             guard !state.isRemoved else { return nil }
             let before = state.record
             change(&state.record)
-            guard state.record != before || state.isStaged else { return nil }
+            guard state.record != before else { return nil }
             do throws(DownloadError) {
                 state.position = try store.update(state.record, after: state.position)
-                state.isStaged = false
                 return nil
             } catch {
                 // What is in memory stays what is on disk, so that the same change is tried again.
@@ -46,24 +43,6 @@ final class DownloadRecordFile: Sendable {
             }
         }
         if let failure { throw failure }
-    }
-
-    /// Changes the record in memory only, for a download about to deliver its file and remove
-    /// the record: the write is saved unless it is needed after all (``saveStaged()``). A process
-    /// killed in between finds the previous record, and the partial file's real length wins
-    /// over it.
-    func stage(_ change: (inout StoredDownload) -> Void) {
-        state.withLock { state in
-            guard !state.isRemoved else { return }
-            let before = state.record
-            change(&state.record)
-            if state.record != before { state.isStaged = true }
-        }
-    }
-
-    /// Writes a record changed by ``stage(_:)``, if it was.
-    func saveStaged() throws(DownloadError) {
-        try update { _ in }
     }
 
     /// Deletes the record; later updates do nothing.

@@ -3,7 +3,7 @@
 /// A result, once set, is handed to every current and later waiter until ``reset()`` starts a new
 /// run. A waiter whose task is cancelled stops waiting (it throws `CancellationError`) without
 /// affecting the run or the other waiters, also when the cancellation comes before it parked.
-final class ResultWaiters<Success: Sendable>: Sendable {
+struct ResultWaiters<Success: Sendable>: Sendable {
     typealias Outcome = Result<Success, DownloadError>
 
     private enum Waiter {

@@ -173,18 +173,11 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
                 sink.record.expectedLength = file.writtenLength
             }
         }
-        if end == .finished {
-            // The file is delivered next and the record removed: it is written only if that
-            // fails (see `Download.finalize()`).
-            let record = sink.record
-            setup.recordFile.stage { $0.resume = record }
-        } else {
-            do {
-                try saveRecord()
-            } catch {
-                // Without its record the partial cannot be resumed.
-                end = .failed(error)
-            }
+        do {
+            try saveRecord()
+        } catch {
+            // Without its record the partial cannot be resumed; a complete file needs none.
+            if end != .finished { end = .failed(error) }
         }
         sink.file = nil
         onEnd(end)

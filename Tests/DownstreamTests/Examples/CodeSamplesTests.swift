@@ -199,4 +199,100 @@ struct CodeSamplesTests {
             try body.expectMatches(fixture.file("movie.mp4"))
         }
     }
+
+    // ManagingManyDownloads.md: a season queued under limits, with priorities.
+    struct Episode {
+        let url: URL
+        let isNext: Bool
+    }
+
+    func queueSeason(_ episodes: [Episode], into episodesDirectory: URL, store: URL) async throws -> DownloadManager {
+        let manager = try DownloadManager(
+            configuration: .init(identifier: "com.example.app.episodes.\(UUID().uuidString)") {
+                $0.scheduling.maximumConcurrentDownloads = 8
+                $0.scheduling.maximumConcurrentDownloadsPerHost = 3
+                $0.storage.directory = store
+            })
+        await manager.setLimits(maximumConcurrentDownloads: 0)  // hold everything
+        for episode in episodes {
+            var request = DownloadRequest(url: episode.url, to: .directory(episodesDirectory))
+            request.priority = episode.isNext ? .high : .normal
+            await manager.download(request)
+        }
+        return manager
+    }
+
+    // ManagingManyDownloads.md: an album as a group.
+    func downloadAlbum(_ tracks: [URL], manager: DownloadManager, into albumDirectory: URL) async throws -> [URL] {
+        let album = await manager.downloadGroup(
+            tracks.map { DownloadRequest(url: $0, to: .directory(albumDirectory)) })
+
+        Task {
+            for await progress in album.progress {
+                print("\(progress.count(.completed)) of \(progress.downloadCount) tracks")
+            }
+        }
+        let files = try await album.fileURLs  // throws as soon as one track fails
+        return files
+    }
+
+    // ManagingManyDownloads.md: retries.
+    func retryingManager(store: URL) throws -> DownloadManager {
+        try DownloadManager(
+            configuration: .init(identifier: "com.example.app.maps.\(UUID().uuidString)") {
+                $0.retry.maximumRetries = 5
+                $0.retry.initialDelay = .seconds(2)
+                $0.retry.transientStatusCodes.insert(520)
+                $0.storage.directory = store
+            })
+    }
+
+    // ManagingManyDownloads.md: one sequence for a list (the list and its header print here).
+    func followEverything(manager: DownloadManager) {
+        Task {
+            for await update in manager.events {
+                print(update.download.id, update.download.state)
+            }
+        }
+        Task {
+            for await totals in manager.progress {
+                print(
+                    "\(totals.count(.running)) running, \(totals.count(.queued)) queued",
+                    totals.fractionCompleted ?? 0)
+            }
+        }
+    }
+
+    @Test func theSeasonWaitsUntilTheLimitsAreRaisedThenArrivesWhole() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let bodies = (0..<6).map { Body.pattern(count: 50_000 + $0, seed: 80 + UInt64($0)) }
+            let episodes = bodies.enumerated().map { index, body in
+                Episode(url: fixture.serve("/episode\(index).mp4", body), isNext: index == 5)
+            }
+            let manager = try await queueSeason(episodes, into: fixture.directory, store: fixture.storeDirectory)
+            followEverything(manager: manager)
+            let downloads = await manager.downloads
+            #expect(downloads.allSatisfy { $0.state == .queued })
+            #expect(downloads.last?.priority == .high)
+
+            await manager.setLimits(maximumConcurrentDownloads: 8)  // and go
+            for (download, body) in zip(downloads, bodies) {
+                try body.expectMatches(try await download.fileURL)
+            }
+            #expect(manager.currentProgress.count(.completed) == 6)
+            _ = try retryingManager(store: fixture.file("maps-store"))
+        }
+    }
+
+    @Test func theAlbumArrivesAsAGroup() async throws {
+        try await withFixture { fixture in
+            let bodies = (0..<3).map { Body.pattern(count: 40_000, seed: 90 + UInt64($0)) }
+            let tracks = bodies.enumerated().map { index, body in fixture.serve("/track\(index).mp3", body) }
+            let files = try await downloadAlbum(tracks, manager: fixture.manager, into: fixture.directory)
+            #expect(files.map(\.lastPathComponent) == ["track0.mp3", "track1.mp3", "track2.mp3"])
+            for (file, body) in zip(files, bodies) {
+                try body.expectMatches(file)
+            }
+        }
+    }
 }

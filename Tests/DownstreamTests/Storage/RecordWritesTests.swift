@@ -7,7 +7,7 @@ import Testing
 /// Record writes cost file system calls: a download writes its record only when what a relaunch
 /// would read changes.
 struct RecordWritesTests {
-    @Test func aSmallDownloadNeverRewritesItsRecord() async throws {
+    @Test func aSmallDownloadUpdatesItsRecordOnceBeforeItIsRemoved() async throws {
         let updates = Atomic(0)
         try await withFixture({ configuration in
             configuration.storage.recordWriteObserver = { updates.add(1, ordering: .relaxed) }
@@ -16,9 +16,9 @@ struct RecordWritesTests {
             let url = fixture.serve("/small.bin", body)
             let download = await fixture.manager.download(from: url, to: .file(fixture.file("small.bin")))
             try body.expectMatches(try await download.fileURL)
-            // Made with the request, then removed once the file is in place: never rewritten
-            // (a process killed in between finds the complete partial, whose length wins).
-            #expect(updates.load(ordering: .relaxed) == 0)
+            // Made with the request, updated once with every byte received (so that a process
+            // killed before the file is moved into place knows it was complete), then removed.
+            #expect(updates.load(ordering: .relaxed) == 1)
             #expect(fixture.storedRecords().isEmpty)
         }
     }
