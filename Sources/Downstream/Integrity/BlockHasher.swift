@@ -1,0 +1,85 @@
+/// The compression step of a Merkle–Damgård hash with 64-byte blocks (SHA-1, SHA-256, MD5): the
+/// part that differs between them. ``BlockHasher`` does the buffering and the padding they share.
+protocol BlockCompression: Sendable {
+    /// Whether the message length in the padding is big-endian (SHA) or little-endian (MD5).
+    static var lengthIsBigEndian: Bool { get }
+    /// The state before any block.
+    init()
+    /// Folds one 64-byte block into the state.
+    mutating func compress(_ block: UnsafeRawBufferPointer)
+    /// The digest of the state, in the algorithm's byte order.
+    var digest: [UInt8] { get }
+}
+
+/// Hashes a message given in pieces of any size, in constant memory: whole blocks go to the
+/// compression as they come, the rest waits in a 64-byte buffer.
+struct BlockHasher<Compression: BlockCompression>: Sendable {
+    static var blockSize: Int { 64 }
+
+    private var compression = Compression()
+    private var pending: [UInt8] = []
+    /// Bytes hashed so far.
+    private(set) var length: UInt64 = 0
+
+    init() {
+        pending.reserveCapacity(Self.blockSize)
+    }
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        length &+= UInt64(bytes.count)
+        var rest = bytes[...]
+        if !pending.isEmpty {
+            let taken = min(Self.blockSize - pending.count, rest.count)
+            pending.append(contentsOf: rest.prefix(taken))
+            rest = rest.dropFirst(taken)
+            guard pending.count == Self.blockSize else { return }
+            pending.withUnsafeBytes { compression.compress($0) }
+            pending.removeAll(keepingCapacity: true)
+        }
+        var start = rest.startIndex
+        while rest.endIndex - start >= Self.blockSize {
+            compression.compress(UnsafeRawBufferPointer(rebasing: bytes[start..<start + Self.blockSize]))
+            start += Self.blockSize
+        }
+        pending.append(contentsOf: bytes[start..<rest.endIndex])
+    }
+
+    mutating func update<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+        let array = Array(bytes)
+        array.withUnsafeBytes { update($0) }
+    }
+
+    /// The digest of everything given so far. The hasher can go on afterwards: padding is
+    /// applied to a copy.
+    func finalized() -> [UInt8] {
+        var copy = self
+        let bitLength = length &* 8
+        var padding: [UInt8] = [0x80]
+        let used = (pending.count + 1) % Self.blockSize
+        let zeros = (Self.blockSize - 8 - used + Self.blockSize) % Self.blockSize
+        padding.append(contentsOf: repeatElement(0, count: zeros))
+        for index in 0..<8 {
+            let shift = Compression.lengthIsBigEndian ? (7 - index) * 8 : index * 8
+            padding.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
+        let length = copy.length
+        copy.update(padding)
+        copy.length = length
+        return copy.compression.digest
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// The bytes as lowercase hexadecimal, as digests are usually written.
+    var hexString: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var characters: [UInt8] = []
+        characters.reserveCapacity(count * 2)
+        for byte in self {
+            characters.append(digits[Int(byte >> 4)])
+            characters.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: characters, as: UTF8.self)
+    }
+}

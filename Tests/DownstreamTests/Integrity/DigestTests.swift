@@ -1,0 +1,103 @@
+@testable import Downstream
+import Foundation
+import Testing
+
+/// The digests against the examples of their standards (FIPS 180-4's SHA examples, RFC 1321's
+/// test suite) and against the system's `sha256sum`, `sha1sum` and `md5sum` on random files.
+struct DigestTests {
+    static let longMessage = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+    static let millionA = String(repeating: "a", count: 1_000_000)
+
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (longMessage, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+        (millionA, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
+    ])
+    func sha256MatchesTheStandardsExamples(message: String, expected: String) {
+        #expect(Self.digest(SHA256Compression.self, of: Array(message.utf8)) == expected)
+    }
+
+    @Test(arguments: [
+        ("", "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
+        ("abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
+        (longMessage, "84983e441c3bd26ebaae4aa1f95129e5e54670f1"),
+        (millionA, "34aa973cd4c4daa4f61eeb2bdbad27316534016f"),
+    ])
+    func sha1MatchesTheStandardsExamples(message: String, expected: String) {
+        #expect(Self.digest(SHA1Compression.self, of: Array(message.utf8)) == expected)
+    }
+
+    @Test(arguments: [
+        ("", "d41d8cd98f00b204e9800998ecf8427e"),
+        ("a", "0cc175b9c0f1b6a831c399e269772661"),
+        ("abc", "900150983cd24fb0d6963f7d28e17f72"),
+        ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+        ("abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"),
+        ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "d174ab98d277d9f5a5611c2c9f419d9f"),
+        (String(repeating: "1234567890", count: 8), "57edf4a22be3c955ac49da2e2107b67a"),
+    ])
+    func md5MatchesRFC1321(message: String, expected: String) {
+        #expect(Self.digest(MD5Compression.self, of: Array(message.utf8)) == expected)
+    }
+
+    /// Pieces of every size around the block size give the digest of the whole.
+    @Test func theDigestDoesNotDependOnHowTheBytesArrive() {
+        var generator = SystemRandomNumberGenerator()
+        let message = (0..<1000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let whole = Self.digest(SHA256Compression.self, of: message)
+        for pieceSize in [1, 3, 55, 56, 63, 64, 65, 127, 128, 999] {
+            var hasher = BlockHasher<SHA256Compression>()
+            var start = 0
+            while start < message.count {
+                let end = min(start + pieceSize, message.count)
+                hasher.update(message[start..<end])
+                start = end
+            }
+            #expect(hasher.finalized().hexString == whole, "pieces of \(pieceSize)")
+            #expect(hasher.length == UInt64(message.count))
+        }
+    }
+
+    /// Lengths around the padding boundary (55, 56 and 64 bytes), and larger random files, agree
+    /// with the system's tools.
+    @Test(arguments: [("sha256sum", 0), ("sha1sum", 1), ("md5sum", 2)])
+    func digestsAgreeWithTheSystemTools(tool: String, algorithm: Int) throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("digests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var generator = SystemRandomNumberGenerator()
+        for length in [0, 1, 55, 56, 63, 64, 65, 119, 120, 4096, 1_048_583] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let file = directory.appendingPathComponent("\(length).bin", isDirectory: false)
+            try Data(bytes).write(to: file)
+            let ours =
+                switch algorithm {
+                case 0: Self.digest(SHA256Compression.self, of: bytes)
+                case 1: Self.digest(SHA1Compression.self, of: bytes)
+                default: Self.digest(MD5Compression.self, of: bytes)
+                }
+            #expect(try Self.run(tool, file) == ours, "\(tool), \(length) bytes")
+        }
+    }
+
+    static func digest<C: BlockCompression>(_: C.Type, of bytes: [UInt8]) -> String {
+        var hasher = BlockHasher<C>()
+        hasher.update(bytes)
+        return hasher.finalized().hexString
+    }
+
+    /// The hexadecimal digest that `tool` prints for `file`.
+    static func run(_ tool: String, _ file: URL) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool, file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+    }
+}
