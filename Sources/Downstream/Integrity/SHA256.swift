@@ -7,11 +7,13 @@ struct SHA256Compression: BlockCompression {
     /// The first 32 bits of the fractional parts of the cube roots of the first 64 primes.
     private static let roundConstants: [UInt32] = firstPrimes(64).map { fractionBits(cubeRoot: Double($0)) }
 
+    /// The first 32 bits of the fractional parts of the square roots of the first 8 primes.
+    private static let initialState: [UInt32] = firstPrimes(8).map { fractionBits(squareRoot: Double($0)) }
+
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
 
     init() {
-        // The first 32 bits of the fractional parts of the square roots of the first 8 primes.
-        let initial = Self.firstPrimes(8).map { Self.fractionBits(squareRoot: Double($0)) }
+        let initial = Self.initialState
         state = (initial[0], initial[1], initial[2], initial[3], initial[4], initial[5], initial[6], initial[7])
     }
 
