@@ -79,6 +79,13 @@ extension Download {
             // Whatever the partial file holds is not to be continued until a response replaces it.
             record.isResumable = false
         }
+        if let expected = request.expectedDigest {
+            // Saved at the last checkpoint: only the bytes written since are read again.
+            record.digest = try RunningDigest.resuming(
+                record.digest, expected.algorithm, fileAt: location.path, length: offset)
+        } else {
+            record.digest = nil
+        }
         // A large file comes in bounded ranges, one request after another (see
         // `maximumBytesPerRequest`); the last range is open-ended.
         var end: Int64?
@@ -107,29 +114,5 @@ extension Download {
             checkpoints: settings.checkpoints, synchronizesToDisk: settings.synchronizesToDisk,
             diskThrottle: settings.diskThrottle)
         return (setup, urlRequest)
-    }
-
-    /// Moves the complete partial file into place, then forgets the record (in that order: a
-    /// process killed in between finds a record whose bytes were all received and no partial
-    /// file, and knows the file was delivered).
-    func finalize() {
-        // Only a directory destination takes the server's name.
-        var name = ""
-        if request.destination.fileURL == nil {
-            name =
-                recordFile?.record.resume.suggestedFileName
-                ?? FileName.suggested(contentDisposition: nil, url: request.url)
-        }
-        do {
-            let url = try FilePlacement.place(location.partialURL, at: request.destination, suggestedName: name)
-            if settings.synchronizesToDisk {
-                // The rename itself is on the disk once its directory is.
-                try? POSIXFile.synchronize(url.deletingLastPathComponent())
-            }
-            recordFile?.remove()
-            handle(machine.finalized(.success(url)))
-        } catch {
-            handle(machine.finalized(.failure(error)))
-        }
     }
 }

@@ -83,6 +83,8 @@ public actor Download {
     /// The download's own event subscribers: each first gets the latest 64 events.
     nonisolated let eventBroadcast = Broadcast<DownloadEvent>(replayLimit: 64)
     let result = ResultWaiters<URL>()
+    /// The validators and response handlers added to the download.
+    nonisolated let responseChain = ResponseChain()
     /// What other threads read without waiting for the actor, under one lock.
     let snapshot: Locked<Snapshot>
 
@@ -417,10 +419,14 @@ public actor Download {
         publishEvent(event)
         eventBroadcast.finish()
         result.resolve(outcome)
+        responseChain.ended(
+            DownloadResponse(
+                downloadID: id, request: request, response: recordFile?.record.resume.response, result: outcome))
     }
 
     func reopenForNewRun() {
         result.reset()
+        responseChain.reopen()
         progressReporter.reopen()
         eventBroadcast.reopen()
     }

@@ -9,6 +9,10 @@ protocol BlockCompression: Sendable {
     mutating func compress(_ block: UnsafeRawBufferPointer)
     /// The digest of the state, in the algorithm's byte order.
     var digest: [UInt8] { get }
+    /// The state's words, to be saved and restored with ``init(words:)``.
+    var words: [UInt32] { get }
+    /// A state saved from ``words``; nil if there are not as many words as the state has.
+    init?(words: [UInt32])
 }
 
 /// Hashes a message given in pieces of any size, in constant memory: whole blocks go to the
@@ -44,6 +48,23 @@ struct BlockHasher<Compression: BlockCompression>: Sendable {
         }
         pending.append(contentsOf: bytes[start..<rest.endIndex])
     }
+
+    /// A hasher that continues from a state saved with ``words``, ``pending`` and ``length``;
+    /// nil if they do not fit together.
+    init?(words: [UInt32], pending: [UInt8], length: UInt64) {
+        guard let compression = Compression(words: words), pending.count < Self.blockSize,
+            length % UInt64(Self.blockSize) == UInt64(pending.count)
+        else { return nil }
+        self.compression = compression
+        self.pending = pending
+        self.length = length
+        self.pending.reserveCapacity(Self.blockSize)
+    }
+
+    /// The compression's state words (see ``init(words:pending:length:)``).
+    var words: [UInt32] { compression.words }
+    /// The bytes after the last whole block, not compressed yet.
+    var pendingBytes: [UInt8] { pending }
 
     mutating func update<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
         let array = Array(bytes)

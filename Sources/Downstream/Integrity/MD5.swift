@@ -50,6 +50,15 @@ struct MD5Compression: BlockCompression {
         }
     }
 
+    var words: [UInt32] {
+        [state.0, state.1, state.2, state.3]
+    }
+
+    init?(words: [UInt32]) {
+        guard words.count == 4 else { return nil }
+        state = (words[0], words[1], words[2], words[3])
+    }
+
     var digest: [UInt8] {
         [state.0, state.1, state.2, state.3].flatMap(\.littleEndianBytes)
     }

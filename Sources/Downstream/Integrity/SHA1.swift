@@ -46,6 +46,15 @@ struct SHA1Compression: BlockCompression {
         }
     }
 
+    var words: [UInt32] {
+        [state.0, state.1, state.2, state.3, state.4]
+    }
+
+    init?(words: [UInt32]) {
+        guard words.count == 5 else { return nil }
+        state = (words[0], words[1], words[2], words[3], words[4])
+    }
+
     var digest: [UInt8] {
         [state.0, state.1, state.2, state.3, state.4].flatMap(\.bigEndianBytes)
     }

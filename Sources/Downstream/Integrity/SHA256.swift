@@ -53,6 +53,15 @@ struct SHA256Compression: BlockCompression {
         }
     }
 
+    var words: [UInt32] {
+        [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
+    }
+
+    init?(words: [UInt32]) {
+        guard words.count == 8 else { return nil }
+        state = (words[0], words[1], words[2], words[3], words[4], words[5], words[6], words[7])
+    }
+
     var digest: [UInt8] {
         [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7].flatMap(\.bigEndianBytes)
     }

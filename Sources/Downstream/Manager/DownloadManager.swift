@@ -414,6 +414,9 @@ public actor DownloadManager {
         if case .file(let file) = request.destination.location, file.hasDirectoryPath {
             return .invalidRequest("the destination file \(file.path) is a directory path")
         }
+        if let problem = request.expectedDigest?.problem {
+            return .invalidRequest(problem)
+        }
         return nil
     }
 }

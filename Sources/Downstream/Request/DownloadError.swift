@@ -33,6 +33,10 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             case destinationExists = "destination exists"
             case invalidRequest = "invalid request"
             case managerUnavailable = "manager unavailable"
+            case integrityCheckFailed = "integrity check failed"
+            case validationFailed = "validation failed"
+            case insufficientSpace = "insufficient space"
+            case redirectRefused = "redirect refused"
         }
 
         fileprivate let code: Code
@@ -60,6 +64,20 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         /// A ``DownloadManager`` could not start: its identifier or its store is in use, or its
         /// store cannot be created.
         public static let managerUnavailable = Kind(code: .managerUnavailable)
+        /// The downloaded file's digest is not the ``DownloadRequest/expectedDigest``. The file was
+        /// not delivered; its bytes were deleted or kept as ``DownloadRequest/onRejectedFile`` says.
+        public static let integrityCheckFailed = Kind(code: .integrityCheckFailed)
+        /// A validator refused the response or the file (see ``Download/validate(_:)``). The file
+        /// was not delivered; its bytes were deleted or kept as ``DownloadRequest/onRejectedFile``
+        /// says.
+        public static let validationFailed = Kind(code: .validationFailed)
+        /// The file does not fit in the free space of the disk it is written to: known before the
+        /// body came (from its announced length) or found when a write failed (`ENOSPC`,
+        /// `EDQUOT`). The bytes received are kept; resume once there is room.
+        public static let insufficientSpace = Kind(code: .insufficientSpace)
+        /// A redirect was refused: too many, a downgrade from HTTPS to HTTP, or your redirect
+        /// handler said so.
+        public static let redirectRefused = Kind(code: .redirectRefused)
 
         public var description: String { code.rawValue }
     }
@@ -110,7 +128,9 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     public var statusCode: Int? { details.statusCode }
     /// The `URLError` code, for ``Kind/network``.
     public var urlErrorCode: URLError.Code? { details.urlErrorCode }
-    /// The file involved, for ``Kind/fileSystem`` and ``Kind/destinationExists``.
+    /// The file involved, for ``Kind/fileSystem``, ``Kind/destinationExists`` and
+    /// ``Kind/insufficientSpace``; for ``Kind/integrityCheckFailed`` and ``Kind/validationFailed``,
+    /// the partial file with the rejected bytes if they were kept.
     public var path: String? { details.path }
     /// How long the server asked to wait before trying again (`Retry-After`), for
     /// ``Kind/httpStatus``.
@@ -133,12 +153,14 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     /// responses are resumable; the bytes received so far are kept for it.
     public var isResumable: Bool {
         switch kind.code {
-        case .network, .serverFileChanged, .unexpectedResponse, .fileSystem, .destinationExists:
+        case .network, .serverFileChanged, .unexpectedResponse, .fileSystem, .destinationExists,
+            .insufficientSpace:
             return true
         case .httpStatus:
             guard let statusCode else { return false }
             return statusCode >= 500 || statusCode == 408 || statusCode == 429
-        case .cancelled, .invalidRequest, .managerUnavailable:
+        case .cancelled, .invalidRequest, .managerUnavailable, .integrityCheckFailed, .validationFailed,
+            .redirectRefused:
             return false
         }
     }
@@ -173,6 +195,15 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             return "The request cannot be downloaded (\(reason)). Fix the request and start a new download."
         case .managerUnavailable:
             return "The download manager cannot start: \(reason)."
+        case .integrityCheckFailed:
+            return "The downloaded file is not the one expected (\(reason)). It was not delivered."
+        case .validationFailed:
+            return "The download was refused by a validator (\(reason)). The file was not delivered."
+        case .insufficientSpace:
+            return "There is not enough free space at \(path ?? "?") (\(reason)). "
+                + "The bytes received so far are kept: free some space, then resume."
+        case .redirectRefused:
+            return "A redirect was refused (\(reason))."
         }
     }
 }
@@ -217,6 +248,27 @@ extension DownloadError {
     /// The request cannot be downloaded.
     public static func invalidRequest(_ reason: String) -> DownloadError {
         DownloadError(.invalidRequest, reason: reason)
+    }
+
+    /// The file's digest is not the expected one; its bytes are at `path` if they were kept.
+    public static func integrityCheckFailed(expected: Digest, actual: String, path: String?) -> DownloadError {
+        DownloadError(
+            .integrityCheckFailed, reason: "expected \(expected), got \(actual)", path: path)
+    }
+
+    /// A validator refused the download; its bytes are at `path` if they were kept.
+    public static func validationFailed(_ reason: String, path: String?) -> DownloadError {
+        DownloadError(.validationFailed, reason: reason, path: path)
+    }
+
+    /// The file does not fit on the disk that holds `path`.
+    public static func insufficientSpace(path: String, reason: String) -> DownloadError {
+        DownloadError(.insufficientSpace, reason: reason, path: path)
+    }
+
+    /// A redirect was refused.
+    public static func redirectRefused(_ reason: String) -> DownloadError {
+        DownloadError(.redirectRefused, reason: reason)
     }
 
     /// A download manager cannot start.

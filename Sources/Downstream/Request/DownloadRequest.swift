@@ -31,6 +31,15 @@ public struct DownloadRequest: Sendable {
     /// What happens when the manager already downloads the same URL to the same destination.
     /// Default: ``DuplicatePolicy/join``.
     public var duplicates = DuplicatePolicy.join
+    /// The digest the file must have (as its publisher gives it), or nil not to check one.
+    ///
+    /// The file is hashed while it is written and the digest is compared before the file is
+    /// delivered; a mismatch fails the download with ``DownloadError/Kind/integrityCheckFailed``
+    /// and the destination is not touched.
+    public var expectedDigest: Digest?
+    /// What happens to the downloaded bytes when the file is rejected: its digest does not match
+    /// ``expectedDigest`` or a validator refuses it. Default: ``RejectedFilePolicy/discard``.
+    public var onRejectedFile = RejectedFilePolicy.discard
 
     /// A request for `urlRequest`, saved at `destination`.
     public init(
@@ -87,5 +96,23 @@ extension DownloadRequest {
         /// Start another download, with a partial file of its own; at the end it follows the
         /// destination's conflict policy (a directory's unique name keeps both files).
         public static let startSeparately = DuplicatePolicy(code: .startSeparately)
+    }
+}
+
+extension DownloadRequest {
+    /// What becomes of a downloaded file that was rejected (a wrong digest, a failed validation).
+    /// Either way the destination is not touched.
+    public struct RejectedFilePolicy: Sendable, Hashable {
+        enum Code: String, Sendable, Codable {
+            case discard, keep
+        }
+
+        let code: Code
+
+        /// Delete the bytes: resuming the download starts again from the first byte (the default).
+        public static let discard = RejectedFilePolicy(code: .discard)
+        /// Keep the bytes in the partial file (its path is the error's ``DownloadError/path``), to
+        /// inspect them; resuming checks them again, or downloads what the server changed.
+        public static let keep = RejectedFilePolicy(code: .keep)
     }
 }

@@ -19,6 +19,10 @@ struct ResumeRecord: Codable, Equatable, Sendable {
     /// False when the partial file must not be continued: the server's answer cannot be resumed
     /// with a range (a compressed body), or a request that starts over was not answered yet.
     var isResumable = true
+    /// The digest of the partial file's first `digest.length` bytes, when the request expects one.
+    var digest: RunningDigest?
+    /// The response whose body the partial file holds, for validators.
+    var response: ServerResponse?
 
     init(url: URL) {
         self.url = url

@@ -43,6 +43,9 @@ struct StoredDownload: Codable, Equatable, Sendable {
         var onServerFileChange: DownloadRequest.ServerFileChangePolicy.Code
         var priority: Int
         var metadata: [String: String]
+        /// The expected digest as `algorithm:hex`.
+        var expectedDigest: String?
+        var onRejectedFile: DownloadRequest.RejectedFilePolicy.Code?
     }
 
     struct StoredDestination: Codable, Equatable, Sendable {
@@ -59,7 +62,9 @@ struct StoredDownload: Codable, Equatable, Sendable {
         }
         self.request = Request(
             url: url, headers: headers, onServerFileChange: request.onServerFileChange.code,
-            priority: request.priority.value, metadata: request.metadata)
+            priority: request.priority.value, metadata: request.metadata,
+            expectedDigest: request.expectedDigest.map { "\($0.algorithm.code.rawValue):\($0.hexValue)" },
+            onRejectedFile: request.onRejectedFile == .discard ? nil : request.onRejectedFile.code)
         switch request.destination.location {
         case .file(let file):
             destination = StoredDestination(
@@ -84,11 +89,21 @@ struct StoredDownload: Codable, Equatable, Sendable {
         }
         let policy = Destination.ConflictPolicy(code: destination.conflictPolicy)
         let target = URL(fileURLWithPath: destination.path, isDirectory: destination.isDirectory)
-        return DownloadRequest(
+        var downloadRequest = DownloadRequest(
             urlRequest,
             to: destination.isDirectory ? .directory(target, ifExists: policy) : .file(target, ifExists: policy),
             onServerFileChange: .init(code: request.onServerFileChange),
             priority: .init(value: request.priority), metadata: request.metadata)
+        if let stored = request.expectedDigest, let colon = stored.firstIndex(of: ":"),
+            let code = Digest.Algorithm.Code(rawValue: String(stored[..<colon]))
+        {
+            downloadRequest.expectedDigest = Digest(
+                Digest.Algorithm(code: code), hex: String(stored[stored.index(after: colon)...]))
+        }
+        if let code = request.onRejectedFile {
+            downloadRequest.onRejectedFile = .init(code: code)
+        }
+        return downloadRequest
     }
 
     var location: PartialLocation {
@@ -109,6 +124,8 @@ extension StoredDownload {
                 writer.string("onServerFileChange", request.onServerFileChange.rawValue)
                 writer.integer("priority", request.priority)
                 writer.dictionary("metadata", request.metadata)
+                writer.string("expectedDigest", request.expectedDigest)
+                writer.string("onRejectedFile", request.onRejectedFile?.rawValue)
             }
             writer.object("destination") { writer in
                 writer.bool("isDirectory", destination.isDirectory)
@@ -127,6 +144,16 @@ extension StoredDownload {
                 writer.integer("durableLength", resume.durableLength)
                 writer.string("suggestedFileName", resume.suggestedFileName)
                 writer.bool("isResumable", resume.isResumable)
+                writer.string("digest", resume.digest?.serialized)
+                if let response = resume.response {
+                    writer.object("response") { writer in
+                        writer.integer("statusCode", response.statusCode)
+                        if let url = response.url {
+                            writer.url("url", url)
+                        }
+                        writer.dictionary("headers", response.headers)
+                    }
+                }
             }
             writer.data("systemResumeData", systemResumeData)
             writer.date("created", created)

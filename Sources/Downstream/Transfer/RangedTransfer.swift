@@ -108,7 +108,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         let head = ResponseHead(response)
         switch ResponseDecision.decide(head, for: setup.plan) {
         case .write(let body):
-            accept(body, head: head)
+            accept(body, head: head, response: ServerResponse(response))
         case .alreadyComplete(let length):
             sink.record.expectedLength = length
             sink.record.durableLength = length
@@ -147,6 +147,10 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         }
         if let failure {
             sink.decidedEnd = .failed(failure)
+        } else if sink.record.digest != nil {
+            data.withUnsafeBytes { bytes in
+                sink.record.digest?.update(UnsafeRawBufferPointer(rebasing: bytes[..<count]))
+            }
         }
         progress.add(count)
         if sink.decidedEnd == nil,
@@ -185,7 +189,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
 
     // MARK: - Private
 
-    private func accept(_ body: ResponseDecision.BodyPlan, head: ResponseHead) {
+    private func accept(_ body: ResponseDecision.BodyPlan, head: ResponseHead, response: ServerResponse) {
         let kept = body.discardsPartial ? 0 : body.start
         // No bigger than the body, when its end is known: small files are many.
         let bodyLength = (body.end ?? body.totalLength).map { max(0, $0 - kept) }
@@ -201,6 +205,11 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         sink.record.expectedLength = body.totalLength
         sink.record.durableLength = kept
         sink.record.isResumable = body.isResumable
+        sink.record.response = response
+        if let digest = sink.record.digest, digest.length != kept {
+            // The digest covers what the file keeps: nothing, or the bytes this range continues.
+            sink.record.digest = kept == 0 ? RunningDigest(digest.algorithm) : nil
+        }
         if setup.namesFile {
             sink.record.suggestedFileName = FileName.suggested(
                 contentDisposition: head.contentDisposition, url: head.url)

@@ -152,6 +152,8 @@ final class SystemTransfer: Sendable {
                 resume.durableLength = length
                 resume.suggestedFileName = FileName.suggested(
                     contentDisposition: head?.contentDisposition, url: response?.url ?? record.request.url)
+                // The system wrote the file: its digest is computed from the disk before delivery.
+                resume.response = (response as? HTTPURLResponse).map(ServerResponse.init)
                 record.resume = resume
                 record.systemResumeData = nil
             }

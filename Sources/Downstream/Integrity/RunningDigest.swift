@@ -1,0 +1,179 @@
+import Foundation
+
+/// A digest being computed over a file as it is written: any of the supported algorithms, its
+/// state saved with the download's record so that a relaunch goes on from it.
+struct RunningDigest: Sendable {
+    private enum Hasher: Sendable {
+        case sha256(BlockHasher<SHA256Compression>)
+        case sha1(BlockHasher<SHA1Compression>)
+        case md5(BlockHasher<MD5Compression>)
+    }
+
+    let algorithm: Digest.Algorithm
+    private var hasher: Hasher
+
+    /// A digest of nothing yet.
+    init(_ algorithm: Digest.Algorithm) {
+        self.algorithm = algorithm
+        switch algorithm.code {
+        case .sha256: hasher = .sha256(BlockHasher())
+        case .sha1: hasher = .sha1(BlockHasher())
+        case .md5: hasher = .md5(BlockHasher())
+        }
+    }
+
+    /// How many bytes were hashed.
+    var length: Int64 {
+        switch hasher {
+        case .sha256(let hasher): Int64(hasher.length)
+        case .sha1(let hasher): Int64(hasher.length)
+        case .md5(let hasher): Int64(hasher.length)
+        }
+    }
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        switch hasher {
+        case .sha256(var hasher):
+            hasher.update(bytes)
+            self.hasher = .sha256(hasher)
+        case .sha1(var hasher):
+            hasher.update(bytes)
+            self.hasher = .sha1(hasher)
+        case .md5(var hasher):
+            hasher.update(bytes)
+            self.hasher = .md5(hasher)
+        }
+    }
+
+    /// The digest of the bytes so far.
+    func finalized() -> [UInt8] {
+        switch hasher {
+        case .sha256(let hasher): hasher.finalized()
+        case .sha1(let hasher): hasher.finalized()
+        case .md5(let hasher): hasher.finalized()
+        }
+    }
+
+    /// Hashes the bytes of the file at `path` from ``length`` up to `end`, in constant memory.
+    mutating func update(fromFileAt path: String, upTo end: Int64) throws(DownloadError) {
+        guard end > length else { return }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw POSIXFile.failure(path, "open for hashing") }
+        defer { POSIXFile.close(descriptor) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while length < end {
+            let wanted = Int(min(Int64(buffer.count), end - length))
+            let count = pread(descriptor, buffer.baseAddress, wanted, off_t(length))
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                throw count == 0
+                    ? .fileSystem(path: path, reason: "the file ended at byte \(length), before byte \(end)")
+                    : POSIXFile.failure(path, "read for hashing")
+            }
+            update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+}
+
+extension RunningDigest {
+    /// The running digest of the first `length` bytes of the file at `path`: `saved` continued
+    /// if it covers no more than that, else one computed from the first byte.
+    static func resuming(
+        _ saved: RunningDigest?, _ algorithm: Digest.Algorithm, fileAt path: String, length: Int64
+    ) throws(DownloadError) -> RunningDigest {
+        var digest = RunningDigest(algorithm)
+        if let saved, saved.algorithm == algorithm, saved.length <= length {
+            digest = saved
+        }
+        try digest.update(fromFileAt: path, upTo: length)
+        return digest
+    }
+}
+
+extension RunningDigest: Equatable {
+    static func == (a: RunningDigest, b: RunningDigest) -> Bool {
+        a.serialized == b.serialized
+    }
+}
+
+extension RunningDigest: Codable {
+    /// The state as one line of text: `algorithm:length:words:pending`, words and pending bytes
+    /// in hexadecimal.
+    var serialized: String {
+        let (words, pending): ([UInt32], [UInt8]) =
+            switch hasher {
+            case .sha256(let hasher): (hasher.words, hasher.pendingBytes)
+            case .sha1(let hasher): (hasher.words, hasher.pendingBytes)
+            case .md5(let hasher): (hasher.words, hasher.pendingBytes)
+            }
+        let wordText = words.flatMap(\.bigEndianBytes).hexString
+        return "\(algorithm.code.rawValue):\(length):\(wordText):\(pending.hexString)"
+    }
+
+    init?(serialized: String) {
+        let parts = serialized.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 4, let code = Digest.Algorithm.Code(rawValue: String(parts[0])),
+            let length = UInt64(parts[1]), let wordBytes = [UInt8](hex: parts[2]),
+            wordBytes.count % 4 == 0, let pending = [UInt8](hex: parts[3])
+        else { return nil }
+        let words = stride(from: 0, to: wordBytes.count, by: 4).map { index in
+            wordBytes[index..<index + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        }
+        algorithm = Digest.Algorithm(code: code)
+        switch code {
+        case .sha256:
+            guard let hasher = BlockHasher<SHA256Compression>(words: words, pending: pending, length: length) else {
+                return nil
+            }
+            self.hasher = .sha256(hasher)
+        case .sha1:
+            guard let hasher = BlockHasher<SHA1Compression>(words: words, pending: pending, length: length) else {
+                return nil
+            }
+            self.hasher = .sha1(hasher)
+        case .md5:
+            guard let hasher = BlockHasher<MD5Compression>(words: words, pending: pending, length: length) else {
+                return nil
+            }
+            self.hasher = .md5(hasher)
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let digest = RunningDigest(serialized: text) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "not a digest state: \(text)"))
+        }
+        self = digest
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(serialized)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// The bytes that `hex` (an even number of hexadecimal digits, either case) spells.
+    init?(hex: some StringProtocol) {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        self = bytes
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The head of the server's response that delivered a download's bytes: what validators and
+/// response handlers see.
+///
+/// A download that came in several requests (resumed, or in ranges) shows its last response:
+/// usually `206 Partial Content` with a `Content-Range`. It is kept with the download, so a
+/// download restored after a relaunch still has it.
+public struct ServerResponse: Sendable, Hashable, Codable {
+    /// The URL that answered, after redirects.
+    public var url: URL?
+    /// The HTTP status code.
+    public var statusCode: Int
+    /// The response's headers.
+    public var headers: [String: String]
+
+    /// A response head.
+    public init(url: URL?, statusCode: Int, headers: [String: String]) {
+        self.url = url
+        self.statusCode = statusCode
+        self.headers = headers
+    }
+
+    init(_ response: HTTPURLResponse) {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String {
+                headers[name] = value
+            }
+        }
+        self.init(url: response.url, statusCode: response.statusCode, headers: headers)
+    }
+
+    /// The value of the header `name`, whatever its case.
+    public func value(forHTTPHeaderField name: String) -> String? {
+        if let value = headers[name] { return value }
+        let lowercased = name.lowercased()
+        return headers.first { $0.key.lowercased() == lowercased }?.value
+    }
+
+    /// The media type of the body (`Content-Type` without its parameters, lowercased), if given.
+    public var mediaType: String? {
+        guard let contentType = value(forHTTPHeaderField: "Content-Type") else { return nil }
+        let type = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+        let trimmed = type.trimmingCharacters(in: .whitespaces).lowercased()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}
