@@ -29,6 +29,9 @@ enum ResponsePlanner {
             for name in headers.keys.sorted() {
                 plan.headers.append((name, headers[name]!))
             }
+        } else if let required = route.requiredAuthorization, request.header("authorization") != required {
+            plan = text(401, isHead: isHead, keepAlive: request.wantsKeepAlive, date: date)
+            plan.headers.append(("WWW-Authenticate", "Basic realm=\"downstream\""))
         } else if let redirect = route.redirect {
             plan = self.redirect(redirect, keepAlive: request.wantsKeepAlive, date: date)
         } else {

@@ -47,6 +47,10 @@ public struct Route: Sendable {
     /// given, so relative locations work) and an empty body, instead of the body.
     public var redirect: (status: Int, location: String)?
 
+    /// When set, a request whose `Authorization` header is not exactly this value is answered
+    /// `401` with `WWW-Authenticate: Basic realm="downstream"` and a short text body.
+    public var requiredAuthorization: String?
+
     /// When `true`, the `ETag` differs for every request: it is `"<tag>-<n>"`, where `<tag>`
     /// is the opaque part of ``etag`` (or `v` when `etag` is `nil`) and `n` the route's
     /// request index. A weak ``etag`` keeps its `W/` prefix. Any `If-Range` therefore fails.
@@ -69,6 +73,7 @@ public struct Route: Sendable {
         self.writeSize = 65536
         self.bytesPerSecond = nil
         self.redirect = nil
+        self.requiredAuthorization = nil
         self.etagChangesEveryRequest = false
         self.faults = []
     }

@@ -47,12 +47,35 @@ extension Download {
         if transfer?.attemptNumber == attempt {
             transfer = nil
         }
+        if case .challenged(let challenge) = end, machine.state == .running(attempt: attempt),
+            let handler = settings.authentication.handler
+        {
+            answeredChallenges += 1
+            Task {
+                let decision = await handler(challenge)
+                self.challengeAnswered(attempt, challenge, decision)
+            }
+            return
+        }
         var retryDelay: Duration?
         if case .failed(let error) = end {
             retryDelay = settings.retryPolicy.delay(
                 after: error, retry: machine.retries + 1, random: .random(in: -1...1))
         }
         handle(machine.attemptEnded(attempt, end, retryDelay: retryDelay))
+    }
+
+    /// Sends the request again with the credentials of `decision`, or fails with the challenge's
+    /// status. A download paused or cancelled meanwhile just stops.
+    private func challengeAnswered(
+        _ attempt: Int, _ challenge: AuthenticationChallenge, _ decision: AuthenticationChallenge.Decision
+    ) {
+        guard let authorization = decision.authorization else {
+            handle(machine.attemptEnded(attempt, .failed(.httpStatus(challenge.response.statusCode))))
+            return
+        }
+        credentials[challenge.isProxy ? "Proxy-Authorization" : "Authorization"] = authorization
+        handle(machine.attemptEnded(attempt, .incomplete(progressed: false)))
     }
 
     /// Decides where the request starts (the partial file's real length, if its record says
@@ -103,6 +126,9 @@ extension Download {
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
         urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")
+        for (name, value) in credentials {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
         if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             // Byte offsets must be the file's own: ask for the body as it is stored.
             urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
@@ -112,7 +138,10 @@ extension Download {
             namesFile: request.destination.fileURL == nil, record: record, recordFile: recordFile,
             writeBufferCapacity: settings.writeBufferCapacity,
             checkpoints: settings.checkpoints, synchronizesToDisk: settings.synchronizesToDisk,
-            diskThrottle: settings.diskThrottle)
+            diskThrottle: settings.diskThrottle, downloadID: id, redirects: settings.redirects,
+            answersChallenges: settings.authentication.handler != nil
+                && answeredChallenges < settings.authentication.maximumAttempts,
+            previousChallenges: answeredChallenges)
         return (setup, urlRequest)
     }
 }

@@ -45,6 +45,9 @@ extension Download {
             /// The response could not be used; ask again from the first byte.
             case restart(reason: String)
             case failed(DownloadError)
+            /// The server asked for credentials; the download's authentication handler answers
+            /// before this reaches the machine, which takes an unanswered one as a failure.
+            case challenged(AuthenticationChallenge)
         }
 
         /// Why a request starts.
@@ -257,6 +260,8 @@ extension Download {
                 }
                 automaticAttempts += 1
                 return nextAttempt(end == .incomplete(progressed: false) ? .continuation : .restart)
+            case .challenged(let challenge):
+                return fail(.httpStatus(challenge.response.statusCode))
             case .cancelled:
                 // Only stopping requests are cancelled by us: something else cancelled the task.
                 return fail(.network(.cancelled, reason: "the request was cancelled by the system"))

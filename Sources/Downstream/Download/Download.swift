@@ -64,6 +64,8 @@ public actor Download {
         var diskThrottle: DiskThrottle?
         var retryPolicy: DownloadManager.Configuration.RetryPolicy
         var clock: any Clock<Duration>
+        var redirects: DownloadManager.Configuration.Redirects
+        var authentication: DownloadManager.Configuration.Authentication
     }
 
     /// The download's identity.
@@ -132,6 +134,11 @@ public actor Download {
     var isShuttingDown = false
     /// Whether a batch of background events waits for this download to finish with its file.
     var holdsBackgroundWork = false
+    /// Credentials the authentication handler gave, by header name (`Authorization`,
+    /// `Proxy-Authorization`); sent with every request of the download in this process.
+    var credentials: [String: String] = [:]
+    /// Challenges answered since the download last started or resumed by request.
+    var answeredChallenges = 0
 
     /// - Parameter startsPaused: whether the download starts paused (restored from the store at
     ///   launch, or asked for so) instead of queued.
@@ -237,6 +244,7 @@ public actor Download {
         if case .failed = machine.state {
             reopenForNewRun()
         }
+        answeredChallenges = 0
         handle(machine.resume())
     }
 

@@ -33,6 +33,11 @@ extension DownloadManager {
         /// A background session for the downloads, on Apple platforms; nil (the default) for an
         /// ordinary session of data tasks.
         public var background: Background?
+        /// How redirects are followed: a limit, no downgrade to HTTP, credentials kept to their
+        /// origin, and your own decision.
+        public var redirects = Redirects()
+        /// How downloads answer servers that ask for credentials.
+        public var authentication = Authentication()
 
         /// Makes the system session in place of a real URLSession: a seam for tests that replay
         /// recorded session events.
@@ -170,7 +175,7 @@ extension DownloadManager.Configuration {
             writeBufferCapacity: storage.writeBufferCapacity, checkpoints: storage.checkpoints,
             synchronizesToDisk: storage.synchronizesToDisk,
             diskThrottle: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
-            retryPolicy: retry, clock: clock)
+            retryPolicy: retry, clock: clock, redirects: redirects, authentication: authentication)
     }
 
     /// The store directory: the configured one, else `Downstream/<identifier>` in the

@@ -33,11 +33,21 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         /// Whether checkpoints and ends put the bytes on the disk (`fsync`), not only in the file.
         var synchronizesToDisk: Bool
         var diskThrottle: DiskThrottle?
+        var downloadID: Download.ID
+        var redirects: DownloadManager.Configuration.Redirects
+        /// Whether a `401` or `407` is a challenge to hand to the download (an authentication
+        /// handler answers it), rather than a failure.
+        var answersChallenges: Bool
+        /// Challenges answered before this request, in this run of the download.
+        var previousChallenges: Int
     }
 
     private struct Control {
         var task: URLSessionTask?
         var isStopRequested = false
+        /// A redirect refused by the redirect handler: the redirect response is then delivered
+        /// as the response, and fails the request with this.
+        var refusedRedirect: DownloadError?
     }
 
     /// The state of the response being written.
@@ -51,6 +61,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         /// When the next checkpoint is due: at this length of the partial file, or at this time.
         var nextCheckpointLength: Int64 = 0
         var nextCheckpointTime = ContinuousClock.now
+        /// Redirects followed by this request.
+        var redirects = 0
     }
 
     let setup: Setup
@@ -104,6 +116,16 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         }
         guard let response = response as? HTTPURLResponse else {
             return reject(.failed(.unexpectedResponse("the response is not HTTP")))
+        }
+        if let refusal = control.withLock({ $0.refusedRedirect }) {
+            return reject(.failed(refusal))
+        }
+        if setup.answersChallenges, [401, 407].contains(response.statusCode) {
+            return reject(
+                .challenged(
+                    AuthenticationChallenge(
+                        downloadID: setup.downloadID, response: ServerResponse(response),
+                        previousFailureCount: setup.previousChallenges)))
         }
         let head = ResponseHead(response)
         switch ResponseDecision.decide(head, for: setup.plan) {
@@ -160,6 +182,55 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         }
         if sink.decidedEnd != nil {
             stopTask()
+        }
+    }
+
+    /// Checks a redirect (and asks the redirect handler, if any) before it is followed;
+    /// `completion` gets the request to follow, or nil to take the redirect as the response.
+    func willRedirect(
+        _ response: HTTPURLResponse, to proposed: URLRequest,
+        completion: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard sink.decidedEnd == nil else { return completion(nil) }
+        let previousCount = sink.redirects
+        sink.redirects += 1
+        let checked = RedirectPolicy.check(
+            proposed, from: response.url, original: setup.record.url, previousCount: previousCount,
+            settings: setup.redirects)
+        let request: URLRequest
+        switch checked {
+        case .failure(let refusal):
+            reject(.failed(refusal))
+            return completion(nil)
+        case .success(let checkedRequest):
+            request = checkedRequest
+        }
+        guard let handler = setup.redirects.handler else { return completion(request) }
+        let redirect = Redirect(
+            downloadID: setup.downloadID, originalURL: setup.record.url, response: ServerResponse(response),
+            request: request, previousCount: previousCount)
+        Task { [control, setup] in
+            let decision = await handler(redirect)
+            switch decision.code {
+            case .follow(nil):
+                completion(request)
+            case .follow(var changed?):
+                // The range and its guards stay the engine's.
+                for name in ["Range", "If-Range", "Accept-Encoding"] {
+                    changed.setValue(request.value(forHTTPHeaderField: name), forHTTPHeaderField: name)
+                }
+                if case .failure(let refusal) = RedirectPolicy.check(
+                    changed, from: response.url, original: changed.url ?? setup.record.url,
+                    previousCount: previousCount, settings: setup.redirects)
+                {
+                    control.withLock { $0.refusedRedirect = refusal }
+                    return completion(nil)
+                }
+                completion(changed)
+            case .refuse(let reason):
+                control.withLock { $0.refusedRedirect = .redirectRefused(reason) }
+                completion(nil)
+            }
         }
     }
 

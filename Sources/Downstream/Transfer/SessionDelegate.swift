@@ -10,6 +10,8 @@ protocol SessionTaskHandler: AnyObject, Sendable {
     func didReceive(_ response: URLResponse)
     func didReceive(_ data: Data)
     func didComplete(with error: (any Error)?)
+    func willRedirect(
+        _ response: HTTPURLResponse, to proposed: URLRequest, completion: @escaping @Sendable (URLRequest?) -> Void)
 }
 
 /// The one delegate of a Downstream URLSession: routes each callback by task identifier to the
@@ -41,6 +43,29 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         handler(for: dataTask)?.didReceive(data)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard let handler = handler(for: task) else { return completionHandler(nil) }
+        handler.willRedirect(response, to: request, completion: completionHandler)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // Credentials are the download's business: a 401 or 407 reaches the transfer as a
+        // response, which hands it to the authentication handler.
+        #if canImport(Darwin)
+            completionHandler(.performDefaultHandling, nil)
+        #else
+            // Linux waits forever on the default handling of a challenge without a stored
+            // credential; the transfer has decided about the 401 already.
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        #endif
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
