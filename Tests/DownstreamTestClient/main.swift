@@ -11,6 +11,13 @@
 //         moments and run it again. With --stall-in-record-write, the Nth record write of the run
 //         prints `stalled in record write` and never finishes: the test kills it there.
 //
+//     DownstreamTestClient disk-full --store <dir> --directory <small-file-system> --sha256 <hex> <url>
+//         Downloads <url> (a file of known length) into a directory on a small file system,
+//         three times: with a filler file that leaves too little room (prints `preflight <error
+//         kind> partial=<bytes>`), with a filler written once a third has arrived that takes
+//         the rest of the room (prints `midway <error kind> resumable=<bool> partial=<bytes>`),
+//         then with the fillers removed (prints `resumed ok`, after the digest was checked).
+//
 // Exits 0 on success, 1 with `failed <error>` on failure, 2 on bad arguments.
 
 @_spi(Testing) import Downstream
@@ -112,11 +119,84 @@ func many(_ arguments: Arguments) async throws {
     print("ok")
 }
 
+/// Writes zeros to a new file at `path` until the file system has no room left.
+func fillUp(_ path: String) {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard descriptor >= 0 else { return }
+    let zeros = [UInt8](repeating: 0, count: 4096)
+    while zeros.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+    close(descriptor)
+}
+
+func diskFull(_ arguments: Arguments) async throws {
+    guard let store = arguments.options["store"], let directory = arguments.options["directory"],
+        let sha256 = arguments.options["sha256"], let address = arguments.positional.first,
+        let url = URL(string: address)
+    else {
+        print("usage: DownstreamTestClient disk-full --store <dir> --directory <dir> --sha256 <hex> <url>")
+        exit(2)
+    }
+    let manager = try DownloadManager(
+        configuration: .init(identifier: "test-client-disk-full") {
+            $0.storage.directory = URL(fileURLWithPath: store)
+        })
+    let filler = URL(fileURLWithPath: directory).appendingPathComponent("filler")
+    func available() -> Int64 {
+        var status = statvfs()
+        guard statvfs(directory, &status) == 0 else { return 0 }
+        return Int64(status.f_bavail) * Int64(status.f_frsize)
+    }
+    func describe(_ download: Download) async -> (DownloadError?, Int64) {
+        var error: DownloadError?
+        do {
+            _ = try await download.fileURL
+        } catch let failure as DownloadError {
+            error = failure
+        } catch {}
+        // The partial file lives beside its destination.
+        let partialPath = directory + "/file.partial"
+        let partial =
+            (try? FileManager.default.attributesOfItem(atPath: partialPath)[.size] as? NSNumber)?
+            .int64Value ?? -1
+        return (error, partial)
+    }
+
+    // Too little room from the start: refused before the first byte.
+    let descriptor = open(filler.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    _ = ftruncate(descriptor, 0)
+    let half = [UInt8](repeating: 1, count: Int(available() / 2))
+    _ = half.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    close(descriptor)
+    var request = DownloadRequest(url: url, to: .file(URL(fileURLWithPath: directory).appendingPathComponent("file")))
+    request.expectedDigest = .sha256(sha256)
+    let download = await manager.download(request)
+    let (preflight, preflightPartial) = await describe(download)
+    print("preflight \(preflight?.kind.description ?? "none") partial=\(preflightPartial)")
+    try FileManager.default.removeItem(at: filler)
+
+    // The room runs out on the way.
+    await download.resume()
+    let expected = await download.progress.first { $0.expectedBytes != nil }?.expectedBytes ?? 0
+    _ = await download.progress.first { $0.bytesReceived >= expected / 3 }
+    fillUp(filler.path)
+    let (midway, midwayPartial) = await describe(download)
+    print(
+        "midway \(midway?.kind.description ?? "none") resumable=\(midway?.isResumable ?? false) partial=\(midwayPartial)"
+    )
+
+    // Room again: the download goes on from its partial file.
+    try FileManager.default.removeItem(at: filler)
+    await download.resume()
+    _ = try await download.fileURL
+    print("resumed ok")
+}
+
 let arguments = Arguments(Array(CommandLine.arguments.dropFirst(2)))
 do {
     switch CommandLine.arguments.dropFirst().first {
     case "single": try await single(arguments)
     case "many": try await many(arguments)
+    case "disk-full": try await diskFull(arguments)
     default:
         print("usage: DownstreamTestClient single|many …")
         exit(2)

@@ -24,6 +24,11 @@ extension Connection {
     func write(_ plan: ResponsePlan, path: String, logPosition: Int) -> WriteOutcome {
         let body = plan.sendsBody ? plan.bodyRange : plan.bodyRange.lowerBound..<plan.bodyRange.lowerBound
         if body.isEmpty, plan.interruption == nil, !plan.chunked { leaveGauges() }
+        if owedTrailingBytes > 0 {
+            let trailing = [UInt8](repeating: UInt8(ascii: "X"), count: owedTrailingBytes)
+            owedTrailingBytes = 0
+            guard POSIXSocket.sendAll(socket, trailing) else { return .clientGone }
+        }
         guard POSIXSocket.sendAll(socket, plan.headBytes()) else { return .clientGone }
         lastBodyByte = plan.chunked || plan.interruption.map({ $0.kind != .hold }) == true ? nil : body.upperBound
         let cut = body.lowerBound + plan.bytesBeforeInterruption
@@ -49,6 +54,7 @@ extension Connection {
             leaveGauges()
             guard POSIXSocket.sendAll(socket, Array("0\r\n\r\n".utf8)) else { return .clientGone }
         }
+        owedTrailingBytes = plan.trailingBytes
         return .completed
     }
 

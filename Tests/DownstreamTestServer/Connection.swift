@@ -39,6 +39,10 @@ final class Connection {
     var endInGauges: (() -> Void)?
     /// The end of the body of the response being written, when its last send ends it.
     var lastBodyByte: Int64?
+    /// Bytes a response sent too many (``Fault/trailingBytes(_:)``), sent when the next request
+    /// on the connection is answered: the client has finished the first response by then, and
+    /// reads them where the next status line should be.
+    var owedTrailingBytes = 0
 
     private let receiveBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
 

@@ -47,4 +47,9 @@ public enum Fault: Sendable, Equatable {
 
     /// Ignore any `Range` header for this request and answer `200` with the full body.
     case ignoreRange
+
+    /// Answer normally, then send this many more bytes (`X`) after the body, as a server whose
+    /// body is longer than its `Content-Length` does: they go out just before the answer to the
+    /// next request on the connection, where the client reads them as that answer's start.
+    case trailingBytes(Int)
 }

@@ -33,6 +33,8 @@ struct ResponsePlan {
     var bytesPerSecond: Int?
     /// Whether the connection may carry another request once this response is complete.
     var keepAlive: Bool
+    /// Bytes sent after the body, beyond what the headers announced.
+    var trailingBytes = 0
 
     /// The status line and headers, ending with the blank line.
     func headBytes() -> [UInt8] {

@@ -38,6 +38,9 @@ enum ResponsePlanner {
             plan = entity(for: request, route: route, index: index, fault: fault, date: date)
         }
         plan.interruption = interruption(for: fault)
+        if case .trailingBytes(let count) = fault {
+            plan.trailingBytes = count
+        }
         if let interruption = plan.interruption, interruption.kind != .hold {
             plan.keepAlive = false
         }

@@ -123,7 +123,20 @@ enum POSIXFile {
     }
 
     static func failure(_ path: String, _ what: String, errorNumber: Int32 = errno) -> DownloadError {
-        .fileSystem(path: path, reason: "\(what): \(String(cString: strerror(errorNumber))) (errno \(errorNumber))")
+        let reason = "\(what): \(String(cString: strerror(errorNumber))) (errno \(errorNumber))"
+        if errorNumber == ENOSPC || errorNumber == EDQUOT {
+            return .insufficientSpace(path: path, reason: reason)
+        }
+        return .fileSystem(path: path, reason: reason)
+    }
+
+    /// The bytes an unprivileged process may still write on the file system that holds `path`,
+    /// or nil if the file system does not say.
+    static func availableBytes(atPath path: String) -> Int64? {
+        var status = statvfs()
+        guard statvfs(path, &status) == 0 else { return nil }
+        let (bytes, overflow) = Int64(status.f_bavail).multipliedReportingOverflow(by: Int64(status.f_frsize))
+        return overflow ? Int64.max : bytes
     }
 
     private static func retryingOnInterrupt(_ call: () -> Int32) -> Int32 {

@@ -265,6 +265,9 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         // No bigger than the body, when its end is known: small files are many.
         let bodyLength = (body.end ?? body.totalLength).map { max(0, $0 - kept) }
         let capacity = bodyLength.map { Int(min(Int64(setup.writeBufferCapacity), $0)) } ?? setup.writeBufferCapacity
+        if let shortage = spaceShortage(for: body, keeping: kept) {
+            return reject(.failed(shortage))
+        }
         do {
             sink.file = try PartialFile(
                 path: setup.partialPath, keepingFirst: kept, bufferCapacity: capacity, throttle: setup.diskThrottle)
@@ -299,6 +302,23 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         } else if kept > 0, setup.announcesResume {
             publish(.resumed(at: kept))
         }
+    }
+
+    /// Why the rest of the file cannot fit on the partial file's disk, when its length is known
+    /// and the disk says how much room it has; checked before the first byte is written, so a
+    /// file that cannot fit does not fill the disk first. The partial file stays as it is.
+    private func spaceShortage(for body: ResponseDecision.BodyPlan, keeping kept: Int64) -> DownloadError? {
+        guard let total = body.totalLength,
+            var available = POSIXFile.availableBytes(atPath: POSIXFile.parentPath(of: setup.partialPath))
+        else { return nil }
+        let existing = POSIXFile.length(atPath: setup.partialPath) ?? 0
+        // Bytes past what is kept are given back when the file is cut to it.
+        available += max(0, existing - kept)
+        let needed = total - kept
+        guard needed > available else { return nil }
+        return .insufficientSpace(
+            path: setup.partialPath,
+            reason: "the file needs \(needed) more bytes and only \(available) are free")
     }
 
     /// Whether the stored record, as it is, would let a relaunch misread the partial file once
@@ -357,6 +377,13 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             let code = (error as? URLError)?.code ?? bridged ?? .unknown
             if code == .cancelled, control.withLock({ $0.isStopRequested }) {
                 return .cancelled
+            }
+            if code == .unsupportedURL {
+                // Every URL sent is HTTP(S): what was not understood is the answer. Typically the
+                // rest of a previous response longer than its Content-Length, read on the same
+                // connection as this one's status line ("Received HTTP/0.9").
+                return .failed(
+                    .unexpectedResponse("the answer is not HTTP (\((error as NSError).localizedDescription))"))
             }
             return .failed(.network(code, reason: (error as NSError).localizedDescription))
         }

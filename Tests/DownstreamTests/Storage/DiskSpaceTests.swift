@@ -1,0 +1,54 @@
+@_spi(Testing) @testable import Downstream
+import DownstreamTestServer
+import Foundation
+import Testing
+
+/// A disk too small for the file, or one that fills up on the way: a typed error, the bytes
+/// kept, and the download resumable once there is room. On a real, small file system: a child
+/// process in a mount namespace of its own with a 4 MiB tmpfs (`unshare -rm`).
+@Suite(.timeLimit(.minutes(2)))
+struct DiskSpaceTests {
+    /// Whether this machine lets an unprivileged process mount a tmpfs of its own.
+    static let canMountPrivateFileSystems: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-rm", "true"]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    @Test(.enabled(if: canMountPrivateFileSystems, "needs unprivileged user and mount namespaces"))
+    func aFullDiskFailsWithATypedErrorKeepsTheBytesAndResumesOnceThereIsRoom() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 3_000_000, seed: 740)
+            // Slow enough that the child fills the disk while a third of the file has arrived.
+            let url = fixture.serve("/large.bin", body) { $0.bytesPerSecond = 1_500_000 }
+            let mountPoint = fixture.file("small-disk")
+            try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+            let client = try ChildProcess.executable("DownstreamTestClient")
+            let script =
+                "mount -t tmpfs -o size=4m tmpfs \"$0\" && exec \"$1\" disk-full --store \"$2\" --directory \"$0\" --sha256 \"$3\" \"$4\""
+            let (status, output) = try await ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/unshare"),
+                [
+                    "-rm", "sh", "-c", script, mountPoint.path, client.path, fixture.storeDirectory.path,
+                    ExpectedDigestTests.digest(.sha256, of: body).hexValue, url.absoluteString,
+                ])
+            let lines = output.split(separator: "\n").map(String.init)
+            #expect(status == 0, "\(output)")
+            // Known to be too large from the response's length: refused before any byte.
+            #expect(lines.first == "preflight insufficient space partial=-1")
+            // The disk filled up on the way: the bytes written are kept.
+            let midway = try #require(lines.first { $0.hasPrefix("midway ") })
+            #expect(midway.hasPrefix("midway insufficient space resumable=true partial="))
+            let kept = try #require(Int64(midway.split(separator: "=").last ?? ""))
+            #expect(kept > 0)
+            #expect(kept < body.count)
+            #expect(lines.last == "resumed ok")
+            // The last request continued from the bytes kept.
+            #expect(fixture.server.requests("/large.bin").last?.rangeStart == kept)
+        }
+    }
+}
