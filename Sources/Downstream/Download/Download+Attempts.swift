@@ -33,9 +33,17 @@ extension Download {
             handle(machine.attemptEnded(attempt, .failed(error)))
             return
         }
+        var observeResponse: (@Sendable (ServerResponse) -> Void)?
+        if let monitors = context.monitors {
+            monitors.send { [self] in $0.download(self, willSend: urlRequest) }
+            observeResponse = { [weak self] response in
+                guard let self else { return }
+                monitors.send { $0.download(self, didReceive: response) }
+            }
+        }
         let transfer = RangedTransfer(
             setup, session: engines.ranged, progress: progressReporter,
-            publish: { [weak self] in self?.publishEvent($0) },
+            publish: { [weak self] in self?.publishEvent($0) }, observeResponse: observeResponse,
             onEnd: { [weak self] outcome in
                 Task { await self?.attemptEnded(attempt, outcome) }
             })

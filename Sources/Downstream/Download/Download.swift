@@ -89,6 +89,8 @@ public actor Download {
     nonisolated let responseChain = ResponseChain()
     /// What other threads read without waiting for the actor, under one lock.
     let snapshot: Locked<Snapshot>
+    /// The download itself, for the progress observer made before `self` exists.
+    private let selfReference = WeakReference<Download>()
 
     struct Snapshot {
         var state: DownloadState
@@ -113,11 +115,15 @@ public actor Download {
         let managerEvents: Broadcast<DownloadManager.Event>?
         /// The manager's totals, which count every download.
         let aggregate: ProgressAggregate?
+        /// The manager's event monitors; nil if it has none.
+        let monitors: EventMonitorGroup?
 
         init(
             engines: Engines, settings: Settings, onSlotNeedChange: SlotNeedHandler? = nil,
-            managerEvents: Broadcast<DownloadManager.Event>? = nil, aggregate: ProgressAggregate? = nil
+            managerEvents: Broadcast<DownloadManager.Event>? = nil, aggregate: ProgressAggregate? = nil,
+            monitors: EventMonitorGroup? = nil
         ) {
+            self.monitors = monitors
             self.engines = engines
             self.settings = settings
             self.onSlotNeedChange = onSlotNeedChange
@@ -166,12 +172,16 @@ public actor Download {
         }
         progressReporter = ProgressReporter(
             interval: settings.progressInterval, bytesReceived: initialBytes, expectedBytes: resume?.expectedLength,
-            observe: { [id] progress in
+            observe: { [id, selfReference] progress in
+                if let monitors = context.monitors, let download = selfReference.value {
+                    monitors.sendProgress { $0.download(download, didProgress: progress) }
+                }
                 context.aggregate?.update(id, progress: progress)
                 for group in snapshot.withLock({ $0.groups }) {
                     group.update(id, progress: progress)
                 }
             })
+        selfReference.value = self
         publishEvent(startsPaused ? .paused : .queued)
     }
 
@@ -295,6 +305,20 @@ public actor Download {
     nonisolated func publishEvent(_ event: DownloadEvent) {
         eventBroadcast.publish(event)
         context.managerEvents?.publish(DownloadManager.Event(download: self, event: event))
+        context.monitors?.send { [self] monitor in
+            monitor.download(self, didPublish: event)
+            if let offset = event.resumeOffset {
+                monitor.download(self, didResumeAt: offset)
+            } else if let delay = event.retryDelay, let error = event.error {
+                monitor.download(self, willRetryAfter: error, in: delay)
+            } else if let file = event.fileURL {
+                monitor.download(self, didFinishWith: .success(file))
+            } else if event == .cancelled {
+                monitor.download(self, didFinishWith: .failure(.cancelled))
+            } else if let error = event.error {
+                monitor.download(self, didFinishWith: .failure(error))
+            }
+        }
     }
 
     /// Tells the totals that count the download that its state is `state` now.

@@ -38,6 +38,9 @@ extension DownloadManager {
         public var redirects = Redirects()
         /// How downloads answer servers that ask for credentials.
         public var authentication = Authentication()
+        /// Observers of every request, response, resume, retry, progress value and end, for
+        /// logging and metrics (``ConsoleEventLogger`` is ready to use). Default: none.
+        public var eventMonitors: [any DownloadEventMonitor] = []
 
         /// Makes the system session in place of a real URLSession: a seam for tests that replay
         /// recorded session events.

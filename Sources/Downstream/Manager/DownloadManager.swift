@@ -83,7 +83,8 @@ public actor DownloadManager {
         let engines = Download.Engines(ranged: rangedSession, system: system, completionHandlers: completionHandlers)
         context = Download.Context(
             engines: engines, settings: configuration.makeDownloadSettings(), onSlotNeedChange: schedulingLink.notify,
-            managerEvents: eventBroadcast, aggregate: aggregate)
+            managerEvents: eventBroadcast, aggregate: aggregate,
+            monitors: EventMonitorGroup(configuration.eventMonitors))
 
         let restoration = Restoration(
             store: store, context: context, partialsDirectory: configuration.storage.partialsDirectory)

@@ -38,3 +38,17 @@ extension Locked where State: Sendable {
         withLock { $0 }
     }
 }
+
+/// A weak reference readable from any thread.
+final class WeakReference<Object: AnyObject & Sendable>: Sendable {
+    private let storage = Locked<Weak>(Weak())
+
+    private struct Weak {
+        weak var object: Object?
+    }
+
+    var value: Object? {
+        get { storage.withLock { $0.object } }
+        set { storage.withLock { $0.object = newValue } }
+    }
+}

@@ -69,6 +69,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
     private let session: TransferSession
     private let progress: ProgressReporter
     private let publish: @Sendable (DownloadEvent) -> Void
+    /// Sees every response head, for event monitors.
+    private let observeResponse: (@Sendable (ServerResponse) -> Void)?
     private let onEnd: @Sendable (Download.StateMachine.AttemptEnd) -> Void
     private let control = Locked(Control())
     private var sink: Sink
@@ -76,12 +78,14 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
     init(
         _ setup: Setup, session: TransferSession, progress: ProgressReporter,
         publish: @escaping @Sendable (DownloadEvent) -> Void,
+        observeResponse: (@Sendable (ServerResponse) -> Void)? = nil,
         onEnd: @escaping @Sendable (Download.StateMachine.AttemptEnd) -> Void
     ) {
         self.setup = setup
         self.session = session
         self.progress = progress
         self.publish = publish
+        self.observeResponse = observeResponse
         self.onEnd = onEnd
         self.sink = Sink(record: setup.record)
     }
@@ -117,6 +121,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         guard let response = response as? HTTPURLResponse else {
             return reject(.failed(.unexpectedResponse("the response is not HTTP")))
         }
+        let serverResponse = ServerResponse(response)
+        observeResponse?(serverResponse)
         if let refusal = control.withLock({ $0.refusedRedirect }) {
             return reject(.failed(refusal))
         }
@@ -124,13 +130,13 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             return reject(
                 .challenged(
                     AuthenticationChallenge(
-                        downloadID: setup.downloadID, response: ServerResponse(response),
+                        downloadID: setup.downloadID, response: serverResponse,
                         previousFailureCount: setup.previousChallenges)))
         }
         let head = ResponseHead(response)
         switch ResponseDecision.decide(head, for: setup.plan) {
         case .write(let body):
-            accept(body, head: head, response: ServerResponse(response))
+            accept(body, head: head, response: serverResponse)
         case .alreadyComplete(let length):
             sink.record.expectedLength = length
             sink.record.durableLength = length

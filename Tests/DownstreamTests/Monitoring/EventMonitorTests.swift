@@ -1,0 +1,160 @@
+@_spi(Testing) @testable import Downstream
+import DownstreamTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Event monitors see every request, response, resume, retry, progress value and end, in order,
+/// and never hold a download up.
+@Suite(.timeLimit(.minutes(2)))
+struct EventMonitorTests {
+    /// Records what it is told as short lines, and says when a download ended.
+    final class Recorder: DownloadEventMonitor {
+        let lines = Locked<[String]>([])
+        let largestProgress = Locked<Int64>(0)
+        let ends: AsyncStream<Void>
+        private let ended: AsyncStream<Void>.Continuation
+
+        init() {
+            (ends, ended) = AsyncStream<Void>.makeStream()
+        }
+
+        func download(_ download: Download, willSend request: URLRequest) {
+            lines.withLock { $0.append("send \(request.value(forHTTPHeaderField: "Range") ?? "-")") }
+        }
+
+        func download(_ download: Download, didReceive response: ServerResponse) {
+            lines.withLock { $0.append("response \(response.statusCode)") }
+        }
+
+        func download(_ download: Download, didResumeAt offset: Int64) {
+            lines.withLock { $0.append("resumed \(offset)") }
+        }
+
+        func download(_ download: Download, willRetryAfter error: DownloadError, in delay: Duration) {
+            lines.withLock { $0.append("retry after \(error.statusCode ?? 0)") }
+        }
+
+        func download(_ download: Download, didProgress progress: DownloadProgress) {
+            largestProgress.withLock { $0 = max($0, progress.bytesReceived) }
+        }
+
+        func download(_ download: Download, didFinishWith result: Result<URL, DownloadError>) {
+            lines.withLock { $0.append((try? result.get()) == nil ? "failed" : "completed") }
+            ended.yield()
+        }
+
+        func waitForEnd() async {
+            var iterator = ends.makeAsyncIterator()
+            await iterator.next()
+        }
+    }
+
+    @Test func aMonitorSeesRequestsResponsesResumesProgressAndTheEndInOrder() async throws {
+        let recorder = Recorder()
+        try await withFixture({ $0.eventMonitors = [recorder] }) { fixture in
+            let body = Body.pattern(count: 1_000_000, seed: 760)
+            let url = fixture.serve("/watched.bin", body) { $0.faults = [.holdAfter(400_000)] }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("watched.bin")))
+            await download.waitForBytes(400_000)
+            await download.pause()
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            await recorder.waitForEnd()
+            #expect(
+                recorder.lines.withLock { $0 } == [
+                    "send bytes=0-67108863", "response 206", "send bytes=400000-", "response 206",
+                    "resumed 400000", "completed",
+                ])
+            #expect(recorder.largestProgress.withLock { $0 } == body.count)
+        }
+    }
+
+    @Test func aMonitorSeesRetries() async throws {
+        let recorder = Recorder()
+        try await withFixture({ configuration in
+            configuration.eventMonitors = [recorder]
+            var policy = DownloadManager.Configuration.RetryPolicy()
+            policy.initialDelay = .milliseconds(1)
+            policy.jitter = 0
+            configuration.retry = policy
+        }) { fixture in
+            let url = fixture.serve("/flaky.bin", .pattern(count: 1_000, seed: 761)) { $0.faults = [.status(503)] }
+            _ = try await fixture.manager.download(from: url, to: .file(fixture.file("flaky.bin"))).fileURL
+            await recorder.waitForEnd()
+            #expect(
+                recorder.lines.withLock { $0 } == [
+                    "send bytes=0-67108863", "response 503", "retry after 503", "send bytes=0-67108863", "response 206",
+                    "completed",
+                ])
+        }
+    }
+
+    /// Blocks its queue on its first call until released.
+    final class Stuck: DownloadEventMonitor {
+        let release = DispatchSemaphore(value: 0)
+        let calls = Locked(0)
+        let recorder = Recorder()
+
+        func download(_ download: Download, didPublish event: DownloadEvent) {
+            let isFirst = calls.withLock { count in
+                count += 1
+                return count == 1
+            }
+            if isFirst {
+                release.wait()
+            }
+        }
+
+        func download(_ download: Download, didFinishWith result: Result<URL, DownloadError>) {
+            recorder.download(download, didFinishWith: result)
+        }
+    }
+
+    @Test func aStuckMonitorHoldsNothingUp() async throws {
+        let stuck = Stuck()
+        try await withFixture({ $0.eventMonitors = [stuck] }) { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 762)
+            let url = fixture.serve("/unhindered.bin", body)
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("unhindered.bin")))
+            // The download completes while its monitor has not got past its first call.
+            try body.expectMatches(try await download.fileURL)
+            #expect(stuck.calls.withLock { $0 } <= 1)
+            stuck.release.signal()
+            // Then the monitor catches up, in order, with nothing lost but progress.
+            await stuck.recorder.waitForEnd()
+            #expect(stuck.recorder.lines.withLock { $0 } == ["completed"])
+        }
+    }
+
+    @Test func theConsoleLoggerWritesOneLinePerStep() async throws {
+        let lines = Locked<[String]>([])
+        let (lastLine, wroteLastLine) = AsyncStream<Void>.makeStream()
+        let logger = ConsoleEventLogger(logsProgress: true) { line in
+            lines.withLock { $0.append(line) }
+            if line.contains("✓") { wroteLastLine.yield() }
+        }
+        try await withFixture({ $0.eventMonitors = [logger] }) { fixture in
+            let body = Body.pattern(count: 10_000, seed: 763)
+            let url = fixture.serve("/logged.bin", body)
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("logged.bin")))
+            let file = try await download.fileURL
+            var iterator = lastLine.makeAsyncIterator()
+            await iterator.next()
+            let prefix = "[Downstream \(download.id.rawValue.uuidString.prefix(8))] "
+            let logged = lines.withLock { $0 }
+            #expect(logged.allSatisfy { $0.hasPrefix(prefix) })
+            #expect(logged.first == prefix + "→ GET \(url.absoluteString) Range: bytes=0-67108863")
+            #expect(
+                logged.contains(
+                    prefix
+                        + "← 206 Content-Length: 10000 Content-Range: bytes 0-9999/10000 Content-Type: application/octet-stream"
+                ))
+            #expect(logged.contains { $0.hasPrefix(prefix + "10000 of 10000 bytes") })
+            #expect(logged.last == prefix + "✓ \(file.path)")
+        }
+    }
+}
