@@ -58,7 +58,7 @@ struct Benchmark {
                 var pair: [String: Sample] = [:]
                 for engine in order {
                     let destination = directory.appendingPathComponent("\(engine).bin")
-                    let sample = try await measure(
+                    let sample = try await Self.measure(
                         engine, url: server.url("/file.bin"), destination: destination, rate: rate)
                     if let mismatch = try body.firstMismatch(inFileAt: destination) {
                         throw BenchmarkError("\(engine) wrote a wrong file (first difference at byte \(mismatch))")
@@ -74,9 +74,9 @@ struct Benchmark {
                 let median = Self.median(samples[engine]!)
                 let name = engine == "urlsession" ? "URLSession" : "Downstream"
                 print(
-                    pad(disk, 12) + pad(name, 13) + pad(format(median.wall), 9)
-                        + pad(String(Int(Double(body.count) / median.wall / 1e6)), 7) + pad(format(median.cpu), 8)
-                        + format(Double(median.peakKiB) / 1024))
+                    pad(disk, 12) + pad(name, 13) + pad(Self.format(median.wall), 9)
+                        + pad(String(Int(Double(body.count) / median.wall / 1e6)), 7) + pad(Self.format(median.cpu), 8)
+                        + Self.format(Double(median.peakKiB) / 1024))
             }
             let wallRatio = Self.middle(wallRatios)
             let cpuRatio = Self.middle(cpuRatios)
@@ -85,21 +85,25 @@ struct Benchmark {
             let pass = wallRatio <= 1.1 && cpuRatio <= 1.1 && peakMiB < 64
             allPass = allPass && pass
             print(
-                "  \(disk): Downstream / URLSession  wall \(format(wallRatio))x  CPU \(format(cpuRatio))x"
-                    + " (medians of per-run ratios); Downstream peak \(format(peakMiB)) MiB at most"
-                    + " (URLSession \(format(plainPeakMiB)) MiB)  targets wall, CPU <= 1.1x, peak < 64 MiB: "
+                "  \(disk): Downstream / URLSession  wall \(Self.format(wallRatio))x  CPU \(Self.format(cpuRatio))x"
+                    + " (medians of per-run ratios); Downstream peak \(Self.format(peakMiB)) MiB at most"
+                    + " (URLSession \(Self.format(plainPeakMiB)) MiB)  targets wall, CPU <= 1.1x, peak < 64 MiB: "
                     + (pass ? "met" : "MISSED"))
         }
         return allPass ? 0 : 3
     }
 
-    private func measure(_ engine: String, url: URL, destination: URL, rate: Int) async throws -> Sample {
+    /// Runs one download in a child process and reads its figures.
+    static func measure(
+        _ engine: String, url: URL, destination: URL, rate: Int, extraArguments: [String] = []
+    ) async throws -> Sample {
         let process = Process()
         process.executableURL = Bundle.main.executableURL
-        process.arguments = [
-            ChildRun.command, "--engine", engine, "--url", url.absoluteString, "--destination", destination.path,
-            "--disk-bytes-per-second", String(rate),
-        ]
+        process.arguments =
+            [
+                ChildRun.command, "--engine", engine, "--url", url.absoluteString, "--destination", destination.path,
+                "--disk-bytes-per-second", String(rate),
+            ] + extraArguments
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
@@ -119,7 +123,7 @@ struct Benchmark {
         return Sample(wall: wall, cpu: cpu, peakKiB: peak)
     }
 
-    private static func middle(_ values: [Double]) -> Double {
+    static func middle(_ values: [Double]) -> Double {
         values.sorted()[values.count / 2]
     }
 
@@ -129,7 +133,7 @@ struct Benchmark {
             peakKiB: Int(middle(samples.map { Double($0.peakKiB) })))
     }
 
-    private func format(_ value: Double) -> String {
+    static func format(_ value: Double) -> String {
         String(format: "%.2f", value)
     }
 

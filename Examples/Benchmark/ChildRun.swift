@@ -6,7 +6,7 @@ import Foundation
 #endif
 
 /// One measured download, in a child process: `child --engine downstream|urlsession --url U
-/// --destination PATH [--disk-bytes-per-second N]`. Prints `wall=<s> cpu=<s> peak-kib=<KiB>`.
+/// --destination PATH [--disk-bytes-per-second N] [--sha256 HEX]`. Prints `wall=<s> cpu=<s> peak-kib=<KiB>`.
 enum ChildRun {
     static let command = "child"
 
@@ -26,7 +26,9 @@ enum ChildRun {
         let start = clock.now
         do {
             switch engine {
-            case "downstream": try await downloadWithDownstream(url, to: destination, diskRate: rate)
+            case "downstream":
+                try await downloadWithDownstream(
+                    url, to: destination, diskRate: rate, sha256: options.string("sha256"))
             case "urlsession": try PlainURLSessionDownload(url: url, destination: destination, throttle: throttle).run()
             default:
                 print("unknown engine \(engine)")
@@ -41,14 +43,16 @@ enum ChildRun {
         return 0
     }
 
-    static func downloadWithDownstream(_ url: URL, to destination: URL, diskRate: Int) async throws {
+    static func downloadWithDownstream(_ url: URL, to destination: URL, diskRate: Int, sha256: String?) async throws {
         let manager = try DownloadManager(
             configuration: .init(identifier: "benchmark") {
                 $0.storage.directory = destination.deletingLastPathComponent().appendingPathComponent(
                     ".store-\(getpid())")
                 $0.storage.simulatedDiskBytesPerSecond = diskRate > 0 ? diskRate : nil
             })
-        _ = try await manager.downloadFile(from: url, to: .file(destination, ifExists: .replace))
+        var request = DownloadRequest(url: url, to: .file(destination, ifExists: .replace))
+        request.expectedDigest = sha256.map { .sha256($0) }
+        _ = try await manager.download(request).fileURL
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -13,6 +13,10 @@
 //     swift run -c release downstream-benchmark queue [--count 10000] [--size 4096] [--limit 8]
 //         Memory per queued download, enqueue time, and the time to drain that many small files at
 //         the limit, next to a plain URLSession task group in the same run.
+//
+//     swift run -c release downstream-benchmark digest [--mib 4608] [--directory DIR]
+//         SHA-256 speed next to the system's sha256sum on the same file, and a download of that
+//         size with and without an expected digest: wall time, CPU time, peak memory.
 
 import Foundation
 
@@ -22,6 +26,9 @@ if arguments.first == ChildRun.command {
 }
 if arguments.first == "queue" {
     exit(await QueueBenchmark(arguments: Array(arguments.dropFirst())).run())
+}
+if arguments.first == "digest" {
+    exit(await DigestBenchmark(arguments: Array(arguments.dropFirst())).run())
 }
 if arguments.first == "store" {
     exit(await StoreBenchmark(arguments: Array(arguments.dropFirst())).run())

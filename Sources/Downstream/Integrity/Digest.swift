@@ -1,3 +1,5 @@
+import Foundation
+
 /// A digest that a download's file must have: the algorithm and the value the publisher gives.
 ///
 /// Set it on the request; the file is hashed while it is written (across pauses, resumes and
@@ -67,6 +69,14 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
     public static func sha1(_ hex: String) -> Digest { Digest(.sha1, hex: hex) }
     /// An MD5 digest, in hexadecimal (as `md5sum` prints it).
     public static func md5(_ hex: String) -> Digest { Digest(.md5, hex: hex) }
+
+    /// The digest of the file at `url`, read in constant memory (1 MiB at a time).
+    public init(_ algorithm: Algorithm, ofFileAt url: URL) throws(DownloadError) {
+        var digest = RunningDigest(algorithm)
+        let length = POSIXFile.length(of: url) ?? 0
+        try digest.update(fromFileAt: url.path, upTo: length)
+        self.init(algorithm, hex: digest.finalized().hexString)
+    }
 
     public var description: String { "\(algorithm) \(hexValue)" }
 
