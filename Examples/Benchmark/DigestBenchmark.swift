@@ -61,9 +61,10 @@ struct DigestBenchmark {
         try FileManager.default.removeItem(at: destination)
 
         let megabytes = Double(body.count) / 1e6
-        print("SHA-256 of the file:  sha256sum \(Int(megabytes / systemSeconds)) MB/s,"
-            + " Downstream \(Int(megabytes / ourSeconds)) MB/s"
-            + " -> \(Benchmark.format(systemSeconds / ourSeconds))x the system's speed")
+        print(
+            "SHA-256 of the file:  sha256sum \(Int(megabytes / systemSeconds)) MB/s,"
+                + " Downstream \(Int(megabytes / ourSeconds)) MB/s"
+                + " -> \(Benchmark.format(systemSeconds / ourSeconds))x the system's speed")
         print("download              wall s   MB/s   CPU s   peak MiB")
         for (name, sample) in [("no digest", plain), ("SHA-256 checked", checked)] {
             print(
