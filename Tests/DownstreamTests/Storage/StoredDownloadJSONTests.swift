@@ -13,6 +13,8 @@ struct StoredDownloadJSONTests {
         request.urlRequest.setValue("Bearer abc", forHTTPHeaderField: "Authorization")
         request.metadata = ["title": awkward, "": "empty key"]
         request.priority = .high
+        request.expectedDigest = .sha256(String(repeating: "a1", count: 32))
+        request.onRejectedFile = .keep
         let location = PartialLocation(url: url, destination: request.destination, partialsDirectory: nil)
         var record = StoredDownload(
             id: Download.ID(), request: request, url: url, location: location,
@@ -24,6 +26,11 @@ struct StoredDownloadJSONTests {
         record.resume.suggestedFileName = awkward
         record.resume.isResumable = true
         record.systemResumeData = Data((0..<300).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        var digest = RunningDigest(.sha256)
+        Data(awkward.utf8).withUnsafeBytes { digest.update($0) }
+        record.resume.digest = digest
+        record.resume.response = ServerResponse(
+            url: url, statusCode: 206, headers: ["Content-Range": "bytes 0-9/10", "X-Awkward": awkward])
         return record
     }
 
@@ -42,6 +49,33 @@ struct StoredDownloadJSONTests {
             let foundation = try JSONSerialization.jsonObject(with: JSONEncoder().encode(record)) as? NSDictionary
             #expect(ours != nil)
             #expect(ours == foundation)
+        }
+    }
+
+    @Test func aStoredRequestGivesBackItsDigestAndRejectedFilePolicy() {
+        let request = Self.fullRecord().downloadRequest
+        #expect(request.expectedDigest == .sha256(String(repeating: "a1", count: 32)))
+        #expect(request.onRejectedFile == .keep)
+        #expect(Self.minimalRecord().downloadRequest.expectedDigest == nil)
+        #expect(Self.minimalRecord().downloadRequest.onRejectedFile == .discard)
+    }
+
+    @Test func aDigestStateSurvivesItsTextAndRejectsDamagedText() throws {
+        for algorithm in [Digest.Algorithm.sha256, .sha1, .md5] {
+            var digest = RunningDigest(algorithm)
+            let bytes = Data((0..<1_000).map { UInt8(truncatingIfNeeded: $0 * 31) })
+            bytes.prefix(700).withUnsafeBytes { digest.update($0) }
+            var restored = try #require(RunningDigest(serialized: digest.serialized))
+            bytes.suffix(300).withUnsafeBytes { digest.update($0) }
+            bytes.suffix(300).withUnsafeBytes { restored.update($0) }
+            #expect(restored.finalized() == digest.finalized())
+        }
+        let text = RunningDigest(.sha256).serialized
+        for damaged in [
+            "", "sha256", "sha512:0::", text.replacingOccurrences(of: "sha256:0:", with: "sha256:5:"),
+            text.replacingOccurrences(of: "sha256:0:", with: "md5:0:"), text + "zz",
+        ] {
+            #expect(RunningDigest(serialized: damaged) == nil, "\(damaged)")
         }
     }
 
