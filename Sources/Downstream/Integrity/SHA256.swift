@@ -29,21 +29,18 @@ struct SHA256Compression: BlockCompression {
                     w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
                 }
                 var (a, b, c, d, e, f, g, h) = state
-                for t in 0..<64 {
-                    let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                    let choice = (e & f) ^ (~e & g)
-                    let t1 = h &+ sum1 &+ choice &+ k[t] &+ w[t]
-                    let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                    let majority = (a & b) ^ (a & c) ^ (b & c)
-                    let t2 = sum0 &+ majority
-                    h = g
-                    g = f
-                    f = e
-                    e = d &+ t1
-                    d = c
-                    c = b
-                    b = a
-                    a = t1 &+ t2
+                // Eight rounds per pass, the variables' roles rotated instead of moved.
+                var t = 0
+                while t < 64 {
+                    Self.round(a, b, c, &d, e, f, g, &h, k[t] &+ w[t])
+                    Self.round(h, a, b, &c, d, e, f, &g, k[t + 1] &+ w[t + 1])
+                    Self.round(g, h, a, &b, c, d, e, &f, k[t + 2] &+ w[t + 2])
+                    Self.round(f, g, h, &a, b, c, d, &e, k[t + 3] &+ w[t + 3])
+                    Self.round(e, f, g, &h, a, b, c, &d, k[t + 4] &+ w[t + 4])
+                    Self.round(d, e, f, &g, h, a, b, &c, k[t + 5] &+ w[t + 5])
+                    Self.round(c, d, e, &f, g, h, a, &b, k[t + 6] &+ w[t + 6])
+                    Self.round(b, c, d, &e, f, g, h, &a, k[t + 7] &+ w[t + 7])
+                    t += 8
                 }
                 state = (
                     state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
@@ -60,6 +57,22 @@ struct SHA256Compression: BlockCompression {
     init?(words: [UInt32]) {
         guard words.count == 8 else { return nil }
         state = (words[0], words[1], words[2], words[3], words[4], words[5], words[6], words[7])
+    }
+
+    /// One round (FIPS 180-4, 6.2.2 step 3), written for variables whose roles rotate: `d`
+    /// becomes the new `e` and `h` the new `a`.
+    @inline(__always)
+    private static func round(
+        _ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32, _ e: UInt32, _ f: UInt32, _ g: UInt32,
+        _ h: inout UInt32, _ constantAndWord: UInt32
+    ) {
+        let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+        let choice = g ^ (e & (f ^ g))
+        let t1 = h &+ sum1 &+ choice &+ constantAndWord
+        let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+        let majority = (a & b) | (c & (a | b))
+        d = d &+ t1
+        h = t1 &+ sum0 &+ majority
     }
 
     var digest: [UInt8] {
