@@ -106,9 +106,8 @@ extension Download {
             if let expected = record.expectedLength, offset > expected { offset = 0 }
         }
         if offset == 0 {
-            record = ResumeRecord(url: url)
             // Whatever the partial file holds is not to be continued until a response replaces it.
-            record.isResumable = false
+            record = .startingOver(url: url)
         }
         if let expected = request.expectedDigest {
             // Saved at the last checkpoint: only the bytes written since are read again.

@@ -23,11 +23,7 @@ extension Download {
         if let rejection {
             if request.onRejectedFile == .discard {
                 // The record first: a process killed in between starts over rather than resume.
-                try? recordFile?.update { record in
-                    record.resume = ResumeRecord(url: record.request.url)
-                    record.resume.isResumable = false
-                    record.systemResumeData = nil
-                }
+                try? recordFile?.update { $0.startOver() }
                 POSIXFile.remove(atPath: location.path)
                 progressReporter.begin(bytesReceived: 0, expectedBytes: nil)
             }

@@ -88,11 +88,7 @@ extension Download {
             try FilePlacement.prepare(request.destination)
             try FilePlacement.createDirectory(atPath: POSIXFile.parentPath(of: location.path))
             if kind == .restart {
-                try recordFile.update { record in
-                    record.systemResumeData = nil
-                    record.resume = ResumeRecord(url: record.request.url)
-                    record.resume.isResumable = false
-                }
+                try recordFile.update { $0.startOver() }
             } else if !session.supportsResumeData, recordFile.record.systemResumeData != nil {
                 try recordFile.update { $0.systemResumeData = nil }
             }

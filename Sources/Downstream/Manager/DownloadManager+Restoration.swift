@@ -65,8 +65,7 @@ extension DownloadManager {
                         continue
                     }
                     // The bytes are gone: start again from the first.
-                    record.resume = ResumeRecord(url: record.request.url)
-                    record.resume.isResumable = false
+                    record.resume = .startingOver(url: record.request.url)
                     position = (try? store.update(record, after: position)) ?? position
                 }
                 let download = Download(

@@ -27,4 +27,12 @@ struct ResumeRecord: Codable, Equatable, Sendable {
     init(url: URL) {
         self.url = url
     }
+
+    /// A record for `url` that says the partial file must not be continued: the next request
+    /// starts from the first byte.
+    static func startingOver(url: URL) -> ResumeRecord {
+        var record = ResumeRecord(url: url)
+        record.isResumable = false
+        return record
+    }
 }

@@ -75,9 +75,8 @@ struct StoredDownload: Codable, Equatable, Sendable {
         }
         partialPath = location.path
         intent = .active
-        resume = ResumeRecord(url: url)
         // A partial file already there is of unknown origin: it is not continued.
-        resume.isResumable = false
+        resume = .startingOver(url: url)
         self.created = created
     }
 
@@ -108,6 +107,15 @@ struct StoredDownload: Codable, Equatable, Sendable {
 
     var location: PartialLocation {
         PartialLocation(path: partialPath)
+    }
+}
+
+extension StoredDownload {
+    /// Forgets everything that would let the partial file (or the system's resume data) be
+    /// continued: the next request starts from the first byte.
+    mutating func startOver() {
+        resume = .startingOver(url: request.url)
+        systemResumeData = nil
     }
 }
 
