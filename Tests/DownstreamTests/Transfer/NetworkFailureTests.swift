@@ -51,21 +51,28 @@ struct NetworkFailureTests {
             #expect(error.isResumable)
             #expect(download.state == .failed)
             let partial = destination.appendingPathExtension("partial")
-            #expect(fileLength(partial) == 777_777)
+            let kept = try #require(fileLength(partial))
+            if breakage == .reset {
+                // A reset discards what the client's kernel received but curl had not read yet.
+                #expect(kept > 0 && kept <= 777_777)
+            } else {
+                #expect(kept == 777_777)
+            }
             #expect(!FileManager.default.fileExists(atPath: destination.path))
 
             await download.resume()
             try body.expectMatches(try await download.fileURL)
             let requests = fixture.server.requests("/b")
-            #expect(requests.map(\.rangeStart) == [0, 777_777])
-            #expect(requests[1].bodyBytesSent == body.count - 777_777)
+            #expect(requests.map(\.rangeStart) == [0, kept])
+            #expect(requests[1].bodyBytesSent == body.count - kept)
         }
     }
 
     @Test func aNewDownloadAfterAFailureContinuesFromTheDisk() async throws {
         try await withFixture { fixture in
             let body = Body.pattern(count: 1_000_000, seed: 31)
-            let url = fixture.serve("/again", body) { $0.faults = [.resetAfter(123_456)] }
+            // An early close (FIN) loses no byte sent, so the resume point is exact.
+            let url = fixture.serve("/again", body) { $0.faults = [.closeAfter(123_456)] }
             let destination = fixture.file("again.bin")
             await #expect(throws: DownloadError.self) {
                 try await fixture.manager.downloadFile(from: url, to: .file(destination))
