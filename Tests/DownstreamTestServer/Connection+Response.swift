@@ -30,11 +30,14 @@ extension Connection {
             guard POSIXSocket.sendAll(socket, trailing) else { return .clientGone }
         }
         guard POSIXSocket.sendAll(socket, plan.headBytes()) else { return .clientGone }
-        lastBodyByte = plan.chunked || plan.interruption.map({ $0.kind != .hold }) == true ? nil : body.upperBound
+        // The last body byte ends the response, unless a terminating chunk or a cut follows.
+        let bodyEndsIt = !plan.chunked && plan.bodyLimit == nil && plan.interruption.map({ $0.kind == .hold }) != false
+        lastBodyByte = bodyEndsIt ? body.upperBound : nil
+        let end = body.lowerBound + plan.bytesToSend
         let cut = body.lowerBound + plan.bytesBeforeInterruption
         guard sendBody(plan, body.lowerBound..<cut, logPosition: logPosition) else { return .clientGone }
 
-        if let interruption = plan.interruption {
+        if let interruption = plan.effectiveInterruption {
             switch interruption.kind {
             case .close:
                 return .closeCleanly
@@ -49,7 +52,10 @@ extension Connection {
             }
         }
 
-        guard sendBody(plan, cut..<body.upperBound, logPosition: logPosition) else { return .clientGone }
+        guard sendBody(plan, cut..<end, logPosition: logPosition) else { return .clientGone }
+        if end < body.upperBound {
+            return .closeCleanly  // an expiring query's budget ran out
+        }
         if plan.chunked && plan.sendsBody {
             leaveGauges()
             guard POSIXSocket.sendAll(socket, Array("0\r\n\r\n".utf8)) else { return .clientGone }

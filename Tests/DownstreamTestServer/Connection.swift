@@ -93,6 +93,10 @@ final class Connection {
                 endInGauges = { gauges.forEach { $0.leave() } }
                 let outcome = write(plan, path: request.path, logPosition: logPosition)
                 leaveGauges()
+                if plan.queryCharge > 0 {
+                    // Before the connection closes, so a client that saw the end sees the budget.
+                    core.settleQueryCharge(logPosition: logPosition)
+                }
                 switch outcome {
                 case .completed:
                     if !plan.keepAlive { return .graceful }

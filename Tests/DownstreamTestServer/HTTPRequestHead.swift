@@ -16,6 +16,12 @@ struct HTTPRequestHead: Sendable, Equatable {
         headers[name.lowercased()]
     }
 
+    /// The target's query, what follows its `?` up to any `#`; `nil` when there is none or it
+    /// is empty.
+    var query: String? {
+        HTTPRequestParser.query(of: target)
+    }
+
     /// The declared request body length (0 when absent).
     var contentLength: Int64 {
         header("content-length").flatMap { Int64(digits: $0.trimmingHTTPWhitespace()) } ?? 0

@@ -74,4 +74,12 @@ enum HTTPRequestParser {
         }
         return String(rest)
     }
+
+    /// The query of a request target (`b` in `/a?b#c`); `nil` when absent or empty.
+    static func query(of target: String) -> String? {
+        let beforeFragment = target.prefix { $0 != "#" }
+        guard let mark = beforeFragment.firstIndex(of: "?") else { return nil }
+        let query = beforeFragment[beforeFragment.index(after: mark)...]
+        return query.isEmpty ? nil : String(query)
+    }
 }

@@ -53,6 +53,13 @@ public final class RawHTTPConnection {
         socket = -1
     }
 
+    /// Closes the sending side only (a FIN): the server reads the end of the stream, as when
+    /// a client leaves, while what it still sends can be read.
+    public func finishSending() {
+        guard socket >= 0 else { return }
+        POSIXSocket.shutdown(socket, reading: false)
+    }
+
     /// Closes the connection abortively: the server sees a reset.
     public func reset() {
         guard socket >= 0 else { return }

@@ -35,6 +35,13 @@ struct ResponsePlan {
     var keepAlive: Bool
     /// Bytes sent after the body, beyond what the headers announced.
     var trailingBytes = 0
+    /// When set, the body bytes after which the connection closes cleanly although the headers
+    /// announced more: where an expiring query's budget runs out (``Route/queryExpiresAfter``).
+    /// Smaller than the body; an ``interruption`` at or before it still applies.
+    var bodyLimit: Int64?
+    /// The body bytes reserved from the request's expiring query: the most this response
+    /// sends. 0 when the route's queries do not expire, or for answers without the route's body.
+    var queryCharge: Int64 = 0
 
     /// The status line and headers, ending with the blank line.
     func headBytes() -> [UInt8] {
@@ -46,10 +53,31 @@ struct ResponsePlan {
         return Array(text.utf8)
     }
 
+    /// The number of body bytes to send if nothing interrupts: all of them, or up to
+    /// ``bodyLimit``.
+    var bytesToSend: Int64 {
+        let total = sendsBody ? Int64(bodyRange.count) : 0
+        guard let bodyLimit else { return total }
+        return min(max(bodyLimit, 0), total)
+    }
+
+    /// The ``interruption``, unless ``bodyLimit`` ends the response before it is reached.
+    var effectiveInterruption: Interruption? {
+        guard let interruption else { return nil }
+        if let bodyLimit, interruption.after > bodyLimit { return nil }
+        return interruption
+    }
+
     /// The number of body bytes to send before the interruption (or all of them).
     var bytesBeforeInterruption: Int64 {
-        let total = sendsBody ? Int64(bodyRange.count) : 0
-        guard let interruption else { return total }
-        return min(max(interruption.after, 0), total)
+        guard let interruption = effectiveInterruption else { return bytesToSend }
+        return min(max(interruption.after, 0), bytesToSend)
+    }
+
+    /// The most body bytes the response sends: up to an interruption that ends it, or all it
+    /// is to send.
+    var mostBodyBytes: Int64 {
+        guard let interruption = effectiveInterruption, interruption.kind != .hold else { return bytesToSend }
+        return bytesBeforeInterruption
     }
 }

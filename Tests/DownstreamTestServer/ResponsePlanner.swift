@@ -3,11 +3,14 @@ import Foundation
 /// Decides the response to a request from the route, the request's index on its path, and
 /// the route's fault for that index. Pure: no I/O, no shared state.
 enum ResponsePlanner {
-    /// The plan for answering `request`; `route` is `nil` for an unknown path.
+    /// The plan for answering `request`; `route` is `nil` for an unknown path. `queryBudget` is
+    /// set when the route's queries expire (``Route/queryExpiresAfter``): the body bytes the
+    /// request's query may still receive, 0 when it has no query.
     static func plan(
         for request: HTTPRequestHead,
         route: Route?,
         index: Int,
+        queryBudget: Int64?,
         date: String
     ) -> ResponsePlan {
         let isHead = request.method == "HEAD"
@@ -22,6 +25,7 @@ enum ResponsePlanner {
 
         let fault = route.fault(forRequest: index)
         var plan: ResponsePlan
+        var chargesQuery = false
         if case .status(let code) = fault {
             plan = text(code, isHead: isHead, keepAlive: request.wantsKeepAlive, date: date)
         } else if case .statusWithHeaders(let code, let headers) = fault {
@@ -29,6 +33,8 @@ enum ResponsePlanner {
             for name in headers.keys.sorted() {
                 plan.headers.append((name, headers[name]!))
             }
+        } else if let queryBudget, queryBudget <= 0 {
+            plan = text(403, isHead: isHead, keepAlive: request.wantsKeepAlive, date: date)
         } else if let required = route.requiredAuthorization, request.header("authorization") != required {
             plan = text(401, isHead: isHead, keepAlive: request.wantsKeepAlive, date: date)
             plan.headers.append(("WWW-Authenticate", "Basic realm=\"downstream\""))
@@ -36,12 +42,21 @@ enum ResponsePlanner {
             plan = self.redirect(redirect, keepAlive: request.wantsKeepAlive, date: date)
         } else {
             plan = entity(for: request, route: route, index: index, fault: fault, date: date)
+            if let queryBudget {
+                chargesQuery = true
+                if plan.bytesToSend > queryBudget {
+                    plan.bodyLimit = queryBudget
+                }
+            }
         }
         plan.interruption = interruption(for: fault)
+        if chargesQuery {
+            plan.queryCharge = plan.mostBodyBytes
+        }
         if case .trailingBytes(let count) = fault {
             plan.trailingBytes = count
         }
-        if let interruption = plan.interruption, interruption.kind != .hold {
+        if plan.interruption.map({ $0.kind != .hold }) == true || plan.bodyLimit != nil {
             plan.keepAlive = false
         }
         if !request.wantsKeepAlive {

@@ -56,6 +56,26 @@ public struct Route: Sendable {
     /// request index. A weak ``etag`` keeps its `W/` prefix. Any `If-Range` therefore fails.
     public var etagChangesEveryRequest: Bool
 
+    /// When set, the route's URLs expire as signed URLs do: the query string (what follows
+    /// `?` in the request target, a signature such as `sig=1`) is good for this many body
+    /// bytes in total, over all the requests that carry it.
+    ///
+    /// The response that reaches the budget announces its full length, sends the body up to
+    /// the budget and then closes the connection cleanly (FIN), as ``Fault/closeAfter(_:)``
+    /// does; one that ends exactly at the budget completes normally. Every later request with
+    /// the same query, and every request without a query, is answered `403` with a short text
+    /// body. Each query has a budget of its own; ``TestServer/setRoute(_:_:)`` renews them all.
+    ///
+    /// Bytes count as used once the server has written them to the socket. A response
+    /// reserves the bytes it may send (up to a fault that ends it) when it starts, so that
+    /// responses in progress at once never exceed the budget together, and gives back those
+    /// it did not send (to a client that left early) when it ends, before it closes the
+    /// connection. Faults apply as usual, a ``Fault/closeAfter(_:)`` or similar before the
+    /// budget is reached too; ``Fault/status(_:)`` answers before the budget is checked.
+    /// Answers without the route's body (`HEAD`, redirects, `401`) use nothing.
+    /// Defaults to `nil`: queries never expire.
+    public var queryExpiresAfter: Int64?
+
     /// `faults[i]` applies to this route's `i`-th request (0-based) since it was set with
     /// ``TestServer/setRoute(_:_:)``; later requests behave normally.
     public var faults: [Fault]
@@ -75,6 +95,7 @@ public struct Route: Sendable {
         self.redirect = nil
         self.requiredAuthorization = nil
         self.etagChangesEveryRequest = false
+        self.queryExpiresAfter = nil
         self.faults = []
     }
 }

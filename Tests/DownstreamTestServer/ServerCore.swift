@@ -129,6 +129,12 @@ final class ServerCore: @unchecked Sendable {  // mutable state is only touched 
         }
     }
 
+    /// Gives back to its expiring query what the response at `logPosition` reserved but did
+    /// not send, now that it ended.
+    func settleQueryCharge(logPosition: Int) {
+        withState { $0.settleQueryCharge(logPosition: logPosition) }
+    }
+
     /// Forgets a connection; its thread closes the socket afterwards.
     func removeConnection(_ id: Int) {
         withState { $0.removeConnection(id) }

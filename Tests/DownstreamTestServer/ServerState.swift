@@ -55,6 +55,7 @@ struct ServerState {
     private var requestCounts: [String: Int] = [:]
     private var receivedCounts: [String: Int] = [:]
     private var releasedPaths: Set<String> = []
+    private var queryBudgets = QueryBudgets()
     private var connections: [Int: Int32] = [:]
     private var nextConnection = 0
     private var holds: [Int: (path: String, wakeDescriptor: Int32)] = [:]
@@ -66,11 +67,12 @@ struct ServerState {
     // MARK: Routes and requests
 
     /// Adds or replaces the route for `path`, restarting its request count (and so its
-    /// faults) and forgetting an earlier ``release(_:)``.
+    /// faults), forgetting an earlier ``release(_:)`` and renewing its queries' budgets.
     mutating func setRoute(_ route: Route, for path: String) {
         routes[path] = route
         requestCounts[path] = 0
         releasedPaths.remove(path)
+        queryBudgets.renew(path)
     }
 
     /// Records a request and plans its answer. Returns the plan, the request's position in
@@ -83,7 +85,17 @@ struct ServerState {
         let path = request.path
         let index = requestCounts[path, default: 0]
         requestCounts[path] = index + 1
-        let plan = ResponsePlanner.plan(for: request, route: routes[path], index: index, date: date)
+        let route = routes[path]
+        let queryBudget = route?.queryExpiresAfter.map { budget in
+            queryBudgets.remaining(for: request.query, on: path, budget: budget)
+        }
+        let plan = ResponsePlanner.plan(
+            for: request,
+            route: route,
+            index: index,
+            queryBudget: queryBudget,
+            date: date
+        )
 
         let range = request.header("range").flatMap(ByteRangeRequest.init(header:))
         var recorded = RecordedRequest(
@@ -107,6 +119,9 @@ struct ServerState {
         }
         log.append(recorded)
         receivedCounts[path, default: 0] += 1
+        if plan.queryCharge > 0, let query = request.query {
+            queryBudgets.reserve(plan.queryCharge, for: query, on: path, response: log.count - 1)
+        }
 
         return (plan, log.count - 1, takeSatisfiedWaiters())
     }
@@ -117,6 +132,12 @@ struct ServerState {
         log[logPosition].bodyBytesSent += Int64(count)
         totalBodyBytesSent += Int64(count)
         return waiters.isEmpty ? [] : takeSatisfiedWaiters()
+    }
+
+    /// Ends the response logged at `logPosition` for its expiring query: the bytes it
+    /// reserved but did not send can be used again.
+    mutating func settleQueryCharge(logPosition: Int) {
+        queryBudgets.settle(response: logPosition, sent: log[logPosition].bodyBytesSent)
     }
 
     private mutating func takeSatisfiedWaiters() -> [Continuation] {
