@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension HTTPDate {
+    /// The parts of a date as written, before they are checked.
+    private struct Fields {
+        var year: Int64
+        var month: Int64
+        var day: Int64
+        /// `HH:MM:SS`.
+        var time: Substring
+
+        /// The seconds since 1970, or `nil` if the date or the time is impossible.
+        var secondsSince1970: Int64? {
+            let clock = time.split(separator: ":", omittingEmptySubsequences: false)
+            guard clock.count == 3, clock.allSatisfy({ $0.count == 2 }),
+                let hour = Int64(digits: clock[0]), let minute = Int64(digits: clock[1]),
+                let second = Int64(digits: clock[2]),
+                hour < 24, minute < 60, second <= 60, (1...HTTPDate.daysIn(month: month, year: year)).contains(day)
+            else { return nil }
+            return HTTPDate.daysSince1970(year: year, month: month, day: day) * 86400 + hour * 3600 + minute * 60
+                + second
+        }
+    }
+
+    private static let longWeekdays = [
+        "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+    ]
+
+    /// The seconds since 1970 of an HTTP-date in any of the three forms a recipient must accept
+    /// (RFC 9110, section 5.6.7): `Sun, 06 Nov 1994 08:49:37 GMT` (IMF-fixdate), the obsolete
+    /// `Sunday, 06-Nov-94 08:49:37 GMT` (RFC 850) and `Sun Nov  6 08:49:37 1994` (asctime).
+    /// `nil` for anything else, an impossible date included.
+    ///
+    /// A two-digit RFC 850 year is taken in the century that puts it at most 50 years after
+    /// `currentYear`.
+    static func secondsSince1970(_ text: String, currentYear: Int64 = HTTPDate.currentYear()) -> Int64? {
+        let parts = text.split(separator: " ")
+        let fields = imfFixdate(parts) ?? rfc850Date(parts, currentYear: currentYear) ?? asctimeDate(parts)
+        return fields?.secondsSince1970
+    }
+
+    /// The current year (UTC).
+    static func currentYear() -> Int64 {
+        var seconds = time(nil)
+        var parts = tm()
+        _ = gmtime_r(&seconds, &parts)
+        return Int64(parts.tm_year) + 1900
+    }
+
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`, split at spaces.
+    private static func imfFixdate(_ parts: [Substring]) -> Fields? {
+        guard parts.count == 6, parts[0].hasSuffix(","), weekdays.contains(String(parts[0].dropLast())),
+            parts[1].count == 2, let day = Int64(digits: parts[1]), let month = monthNumber(parts[2]),
+            parts[3].count == 4, let year = Int64(digits: parts[3]), parts[5] == "GMT"
+        else { return nil }
+        return Fields(year: year, month: month, day: day, time: parts[4])
+    }
+
+    /// `Sunday, 06-Nov-94 08:49:37 GMT`, split at spaces.
+    private static func rfc850Date(_ parts: [Substring], currentYear: Int64) -> Fields? {
+        guard parts.count == 4, parts[0].hasSuffix(","), longWeekdays.contains(String(parts[0].dropLast())),
+            parts[3] == "GMT"
+        else { return nil }
+        let date = parts[1].split(separator: "-", omittingEmptySubsequences: false)
+        guard date.count == 3, date[0].count == 2, let day = Int64(digits: date[0]),
+            let month = monthNumber(date[1]), date[2].count == 2, let twoDigitYear = Int64(digits: date[2])
+        else { return nil }
+        let year = currentYear / 100 * 100 + twoDigitYear
+        return Fields(year: year > currentYear + 50 ? year - 100 : year, month: month, day: day, time: parts[2])
+    }
+
+    /// `Sun Nov  6 08:49:37 1994`, split at spaces.
+    private static func asctimeDate(_ parts: [Substring]) -> Fields? {
+        guard parts.count == 5, weekdays.contains(String(parts[0])), let month = monthNumber(parts[1]),
+            parts[2].count <= 2, let day = Int64(digits: parts[2]), parts[4].count == 4,
+            let year = Int64(digits: parts[4])
+        else { return nil }
+        return Fields(year: year, month: month, day: day, time: parts[3])
+    }
+
+    /// The month number (1-12) of a three-letter month name.
+    private static func monthNumber(_ name: Substring) -> Int64? {
+        months.firstIndex(of: String(name)).map { Int64($0) + 1 }
+    }
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// The days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard
+    /// Hinnant's `days_from_civil`).
+    private static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let shiftedYear = month <= 2 ? year - 1 : year  // years counted from March
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}
