@@ -40,6 +40,12 @@ enum ResponsePlanner {
             plan.headers.append(("WWW-Authenticate", "Basic realm=\"downstream\""))
         } else if let redirect = route.redirect {
             plan = self.redirect(redirect, keepAlive: request.wantsKeepAlive, date: date)
+        } else if NotModified.applies(
+            to: request,
+            etag: route.currentETag(forRequest: index),
+            lastModified: route.lastModified
+        ) {
+            plan = notModified(route: route, index: index, keepAlive: request.wantsKeepAlive, date: date)
         } else {
             plan = entity(for: request, route: route, index: index, fault: fault, date: date)
             if let queryBudget {
@@ -178,6 +184,32 @@ enum ResponsePlanner {
         ResponsePlan(
             status: redirect.status,
             headers: [("Date", date), ("Location", redirect.location), ("Content-Length", "0")],
+            body: .data(Data()),
+            bodyRange: 0..<0,
+            sendsBody: false,
+            chunked: false,
+            interruption: nil,
+            writeSize: 65536,
+            bytesPerSecond: nil,
+            keepAlive: keepAlive
+        )
+    }
+
+    /// A `304 Not Modified`: the route's validators and extra headers, and no body.
+    private static func notModified(route: Route, index: Int, keepAlive: Bool, date: String) -> ResponsePlan {
+        var headers: [(name: String, value: String)] = [("Date", date)]
+        if let etag = route.currentETag(forRequest: index) {
+            headers.append(("ETag", etag))
+        }
+        if let lastModified = route.lastModified {
+            headers.append(("Last-Modified", lastModified))
+        }
+        for name in route.extraHeaders.keys.sorted() {
+            headers.append((name, route.extraHeaders[name]!))
+        }
+        return ResponsePlan(
+            status: 304,
+            headers: headers,
             body: .data(Data()),
             bodyRange: 0..<0,
             sendsBody: false,

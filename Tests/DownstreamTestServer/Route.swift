@@ -8,15 +8,26 @@
 /// route.faults = [.closeAfter(1000)]   // the first request breaks after 1000 bytes
 /// server.setRoute("/file.bin", route)
 /// ```
+///
+/// A `GET` or `HEAD` is conditional as RFC 9110 says, before its `Range` is looked at: one
+/// whose `If-None-Match` is `*` or lists a tag that matches the current ``etag`` by weak
+/// comparison, or, without `If-None-Match`, whose `If-Modified-Since` date is not earlier
+/// than ``lastModified``, is answered `304 Not Modified` with `Date`, the validators that are
+/// set (`ETag`, `Last-Modified`) and the ``extraHeaders``, and no body. A ``Fault/status(_:)``,
+/// an expired query, a missing ``requiredAuthorization`` or a ``redirect`` answers first;
+/// range faults are not reached, and byte-count faults act on an empty body.
 public struct Route: Sendable {
     /// The entity served by this route.
     public var body: Body
 
     /// The exact `ETag` header value, for example `"\"v1\""` (strong) or `"W/\"v1\""` (weak);
-    /// `nil` sends no `ETag` header.
+    /// `nil` sends no `ETag` header. `If-None-Match` and `If-Range` compare with it (a tag
+    /// without quotes matches nothing).
     public var etag: String?
 
     /// The exact `Last-Modified` header value (an HTTP-date); `nil` sends none.
+    /// `If-Modified-Since` compares with it when both are dates in one of the three HTTP-date
+    /// forms, and is ignored otherwise.
     public var lastModified: String?
 
     /// The `Content-Type` header value; `nil` sends none. Defaults to
