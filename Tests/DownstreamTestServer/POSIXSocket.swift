@@ -80,19 +80,26 @@ enum POSIXSocket {
         return address
     }
 
-    /// A listening socket on 127.0.0.1 with a kernel-chosen port, in non-blocking mode so
-    /// that an `accept` after a `poll` never blocks.
-    static func makeListener() throws -> (descriptor: Int32, port: Int) {
+    /// A socket bound to 127.0.0.1 on a kernel-chosen port, not listening yet (connection
+    /// attempts are refused), in non-blocking mode so that an `accept` after a `poll` never
+    /// blocks.
+    ///
+    /// `reuseAddress` sets `SO_REUSEADDR`. A socket that is to wait before it listens goes
+    /// without: on Linux two sockets that both set it can bind one port while neither
+    /// listens, so only without it is the port its own.
+    static func makeBoundSocket(reuseAddress: Bool) throws -> (descriptor: Int32, port: Int) {
         let descriptor = try makeTCPSocket()
         do {
-            setOption(descriptor, SOL_SOCKET, SO_REUSEADDR, 1)
+            if reuseAddress {
+                setOption(descriptor, SOL_SOCKET, SO_REUSEADDR, 1)
+            }
             var address = loopbackAddress(port: 0)
             let bound = withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
-            guard bound == 0, listen(descriptor, 256) == 0 else { throw POSIXError.current }
+            guard bound == 0 else { throw POSIXError.current }
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let named = withUnsafeMutablePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -106,6 +113,16 @@ enum POSIXSocket {
             close(descriptor)
             throw error
         }
+    }
+
+    /// Makes a bound socket listen, with room for 256 connections waiting to be accepted.
+    static func listen(_ descriptor: Int32) throws {
+        #if canImport(Glibc)
+            let result = Glibc.listen(descriptor, 256)
+        #else
+            let result = Darwin.listen(descriptor, 256)
+        #endif
+        guard result == 0 else { throw POSIXError.current }
     }
 
     /// Connects a new blocking socket to 127.0.0.1:`port`.

@@ -27,9 +27,10 @@ final class ServerCore: @unchecked Sendable {  // mutable state is only touched 
     /// The server's own gauge of responses in progress, and a shared one if given.
     let gauges: [InFlightGauge]
 
-    init(sharedGauge: InFlightGauge?) throws {
+    /// Binds the listener; if `listening`, listens and starts accepting too.
+    init(sharedGauge: InFlightGauge?, listening: Bool) throws {
         gauges = [InFlightGauge()] + (sharedGauge.map { [$0] } ?? [])
-        let (listener, port) = try POSIXSocket.makeListener()
+        let (listener, port) = try POSIXSocket.makeBoundSocket(reuseAddress: listening)
         do {
             self.stopPipe = try WakePipe.make()
         } catch {
@@ -38,14 +39,34 @@ final class ServerCore: @unchecked Sendable {  // mutable state is only touched 
         }
         self.listener = listener
         self.port = port
-        startThread(named: "TestServer \(port) accept") { core in core.acceptLoop() }
+        if listening {
+            do {
+                try startListening()
+            } catch {
+                shutdown()
+                throw error
+            }
+        }
     }
 
     /// Runs `body` with exclusive access to the state.
-    func withState<Result>(_ body: (inout ServerState) -> Result) -> Result {
+    func withState<Result>(_ body: (inout ServerState) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
-        return body(&state)
+        return try body(&state)
+    }
+
+    /// Makes the listener listen and starts the accept thread, unless it listens already or
+    /// the server stops.
+    func startListening() throws {
+        try withState { state in
+            guard state.mayStartAccepting else { return }
+            // Under the lock, so that a concurrent shutdown either closes a socket that never
+            // listened or finds an accept thread that will.
+            try POSIXSocket.listen(listener)
+            state.startedAccepting()
+            startThread(named: "TestServer \(port) accept") { core in core.acceptLoop() }
+        }
     }
 
     // MARK: Threads
@@ -204,11 +225,15 @@ final class ServerCore: @unchecked Sendable {  // mutable state is only touched 
 
     // MARK: Shutdown
 
-    /// Stops accepting, wakes and disconnects every connection, resumes waiters, and waits
-    /// (at most ``shutdownTimeout``) for all threads to end. Idempotent.
+    /// Stops accepting (or closes a listener that never listened), wakes and disconnects every
+    /// connection, resumes waiters, and waits (at most ``shutdownTimeout``) for all threads to
+    /// end. Idempotent.
     func shutdown() {
         let action = withState { state in
             let action = state.beginShutdown()
+            if action.closesListener {
+                _ = close(listener)
+            }
             if action.isFirst {
                 stopPipe.closeWriteEnd()
                 // Under the lock: a connection closes its socket only after leaving the state.

@@ -37,10 +37,21 @@ struct ServerState {
         var continuation: Continuation
     }
 
+    /// What the listening socket does.
+    enum ListenerStage {
+        /// Bound without listening: connection attempts are refused. Shutdown closes it.
+        case bound
+        /// Listening; the accept thread owns the socket and closes it when it ends.
+        case accepting
+    }
+
     /// What ``ServerState/beginShutdown()`` leaves to do.
     struct ShutdownAction {
         /// Whether this call started the shutdown (later calls only wait).
         var isFirst: Bool
+        /// Whether the caller closes the listening socket: it never listened, so no accept
+        /// thread will.
+        var closesListener: Bool
         /// Sockets of open connections, to shut down while still under the lock.
         var connectionSockets: [Int32]
         /// Waiters to resume with `false`.
@@ -48,6 +59,7 @@ struct ServerState {
     }
 
     private(set) var isShutDown = false
+    private(set) var listenerStage = ListenerStage.bound
     private(set) var log: [RecordedRequest] = []
     private(set) var totalBodyBytesSent: Int64 = 0
 
@@ -149,6 +161,22 @@ struct ServerState {
         return satisfied
     }
 
+    // MARK: Listening
+
+    /// Whether the listener may start listening: it is only bound, and the server does not stop.
+    var mayStartAccepting: Bool {
+        listenerStage == .bound && !isShutDown
+    }
+
+    /// Records that the listener listens and an accept thread owns it, started under the same
+    /// lock as the check of ``mayStartAccepting``.
+    mutating func startedAccepting() {
+        guard mayStartAccepting else {
+            preconditionFailure("the listener started accepting in stage \(listenerStage), shut down: \(isShutDown)")
+        }
+        listenerStage = .accepting
+    }
+
     // MARK: Connections
 
     /// Registers an accepted socket; `nil` once the server is shutting down.
@@ -247,11 +275,16 @@ struct ServerState {
     /// Marks the server as stopping and hands back what to wake.
     mutating func beginShutdown() -> ShutdownAction {
         guard !isShutDown else {
-            return ShutdownAction(isFirst: false, connectionSockets: [], waiters: [])
+            return ShutdownAction(isFirst: false, closesListener: false, connectionSockets: [], waiters: [])
         }
         isShutDown = true
         let parked = waiters.values.map(\.continuation)
         waiters.removeAll()
-        return ShutdownAction(isFirst: true, connectionSockets: Array(connections.values), waiters: parked)
+        return ShutdownAction(
+            isFirst: true,
+            closesListener: listenerStage == .bound,
+            connectionSockets: Array(connections.values),
+            waiters: parked
+        )
     }
 }

@@ -4,7 +4,8 @@ import Foundation
 /// benchmarks.
 ///
 /// Each server listens on its own kernel-chosen port, serves every connection on its own
-/// thread, and records every request. Any number of servers can run in one process.
+/// thread, and records every request. Any number of servers can run in one process. A server
+/// made with `listening: false` refuses connections until ``startListening()``.
 ///
 /// ```swift
 /// let server = try TestServer()
@@ -18,13 +19,36 @@ import Foundation
 public final class TestServer: Sendable {
     private let core: ServerCore
 
-    /// Binds `127.0.0.1` on a free port, listens and starts accepting connections.
+    /// Binds `127.0.0.1` on a free port, listens and starts accepting connections; or, when
+    /// `listening` is `false`, only binds it.
     ///
-    /// - Parameter sharedGauge: a gauge that also counts this server's responses in progress,
-    ///   for tests where several servers act as the hosts of one system.
+    /// A server that only binds its port has its ``port`` and ``url(_:)``, and keeps the port
+    /// to itself, but connection attempts are refused (`ECONNREFUSED`), as by a host whose
+    /// server is not up yet, until ``startListening()``. Routes can be set meanwhile.
+    ///
+    /// ```swift
+    /// let server = try TestServer(listening: false)
+    /// defer { server.shutdown() }
+    /// // ... a download of server.url("/file") fails to connect ...
+    /// try server.startListening()
+    /// // ... and now connects.
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sharedGauge: a gauge that also counts this server's responses in progress,
+    ///     for tests where several servers act as the hosts of one system.
+    ///   - listening: whether to listen at once. Defaults to `true`.
     /// - Throws: `POSIXError` if the socket cannot be set up.
-    public init(sharedGauge: InFlightGauge? = nil) throws {
-        core = try ServerCore(sharedGauge: sharedGauge)
+    public init(sharedGauge: InFlightGauge? = nil, listening: Bool = true) throws {
+        core = try ServerCore(sharedGauge: sharedGauge, listening: listening)
+    }
+
+    /// Starts listening and accepting connections, for a server made with `listening: false`.
+    /// Does nothing if the server listens already or was shut down.
+    ///
+    /// - Throws: `POSIXError` if the socket cannot listen.
+    public func startListening() throws {
+        try core.startListening()
     }
 
     /// The most responses this server had in progress at once.
@@ -102,7 +126,7 @@ public final class TestServer: Sendable {
         core.whenSatisfied(.bodyBytes(count), perform: action)
     }
 
-    /// Stops the server: closes the listener, disconnects every client (waking held and
+    /// Stops the server: closes the listener (listening or not), disconnects every client (waking held and
     /// stalled responses), resumes waiters, and waits up to 5 seconds for its threads to
     /// end. Safe to call more than once; also called on `deinit`.
     public func shutdown() {

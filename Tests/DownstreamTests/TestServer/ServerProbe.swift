@@ -6,6 +6,12 @@ import Testing
     import FoundationNetworking
 #endif
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Helpers of the test server's tests.
 enum ServerProbe {
     /// A server with `body` on `/file`.
@@ -51,6 +57,33 @@ enum ServerProbe {
         let connection = try RawHTTPConnection(port: server.port)
         try connection.sendRequest(target, method: method, headers: headers)
         return try connection.readResponse(method: method)
+    }
+
+    /// The `errno` of binding a new TCP socket, with `SO_REUSEADDR` set, to `127.0.0.1:port`,
+    /// or 0 if that worked (the socket is closed again at once).
+    static func bindError(port: Int) -> Int32 {
+        #if canImport(Glibc)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { return errno }
+        defer { close(descriptor) }
+        var reuse: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return result == 0 ? 0 : errno
     }
 
     static func temporaryFile(_ data: Data) throws -> URL {

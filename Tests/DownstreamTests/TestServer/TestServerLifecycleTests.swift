@@ -178,6 +178,44 @@ struct TestServerLifecycleTests {
         #expect(throws: (any Error).self) { _ = try RawHTTPConnection(port: server.port) }
     }
 
+    @Test func serverRefusesConnectionsUntilToldToListen() async throws {
+        let server = try TestServer(listening: false)
+        defer { server.shutdown() }
+        server.setRoute("/file", Route(body: .pattern(count: 100, seed: 19)))
+        #expect(server.port > 0)
+        #expect(server.url("/file").port == server.port)
+
+        #expect(throws: POSIXError(.ECONNREFUSED)) { _ = try RawHTTPConnection(port: server.port) }
+        await #expect(throws: (any Error).self) {
+            _ = try await ServerProbe.fetch(server.url("/file"))
+        }
+        #expect(throws: POSIXError(.ECONNREFUSED)) { _ = try RawHTTPConnection(port: server.port) }
+        #expect(ServerProbe.bindError(port: server.port) == EADDRINUSE)  // the port stays reserved
+        #expect(server.requests().isEmpty)
+
+        try server.startListening()
+        let response = try ServerProbe.get(server)
+        #expect(response.status == 200)
+        #expect(response.body == Body.pattern(count: 100, seed: 19).bytes(0..<100))
+        try server.startListening()  // listening already: nothing changes
+        let (data, _) = try await ServerProbe.fetch(server.url("/file"))
+        #expect(data.count == 100)
+        #expect(server.requests().map(\.status) == [200, 200])
+    }
+
+    @Test func serverThatNeverListenedShutsDown() async throws {
+        let server = try TestServer(listening: false)
+        let waiting = Task { await server.waitForRequests(1) }
+        let start = ContinuousClock.now
+        server.shutdown()
+        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(await waiting.value == false)
+        // After shutdown: nothing happens (the port is free again, so another test's server
+        // may have it by now; connecting to it would prove nothing).
+        try server.startListening()
+        server.shutdown()  // idempotent
+    }
+
     @Test func manyServersRunInParallel() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for seed in 0..<8 {
