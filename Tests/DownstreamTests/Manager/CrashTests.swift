@@ -123,7 +123,8 @@ struct CrashTests {
                 start = length
                 #expect(
                     length >= record.resume.durableLength,
-                    "\(path): the record says \(record.resume.durableLength) bytes are durable, the partial has \(length)")
+                    "\(path): the record says \(record.resume.durableLength) bytes are durable, the partial has \(length)"
+                )
             }
             starts[path] = start
         }
