@@ -87,12 +87,14 @@ extension Download {
     }
 
     /// Decides where the request starts (the partial file's real length, if its record says
-    /// it can be continued) and where it ends, and builds it.
+    /// it can be continued), which bytes before that it asks for again to compare them (when no
+    /// validator of the same URL can guard the range), and where it ends; and builds it.
     private func prepareAttempt(
         _ attempt: Int, _ kind: StateMachine.AttemptKind
     ) throws(DownloadError) -> (RangedTransfer.Setup, URLRequest) {
         if let requestError { throw requestError }
-        guard let url = request.url, let recordFile else { throw .invalidRequest("the request has no URL") }
+        guard let recordFile else { throw .invalidRequest("the request has no URL") }
+        let url = sources.current
         try FilePlacement.prepare(request.destination)
         let partialDirectory = POSIXFile.parentPath(of: location.path)
         if partialDirectory != request.destination.directoryPath {
@@ -101,7 +103,7 @@ extension Download {
 
         var record = recordFile.record.resume
         var offset: Int64 = 0
-        if kind != .restart, record.url == url, record.isResumable {
+        if kind != .restart, record.isResumable {
             offset = POSIXFile.length(atPath: location.path) ?? 0
             if let expected = record.expectedLength, offset > expected { offset = 0 }
         }
@@ -125,11 +127,17 @@ extension Download {
                 end = candidate
             }
         }
+        // A validator guards a range only on the server that gave it (`If-Range`); elsewhere, or
+        // without a strong one, the bytes before the resume point are asked for again and
+        // compared with the disk's before anything is written.
+        let validator = record.url == url ? record.validator : Validator()
+        let overlap = validator.ifRangeValue == nil ? Int64(settings.overlapLength) : 0
         let plan = AttemptPlan(
-            offset: offset, end: end, validator: record.validator, expectedLength: record.expectedLength,
+            offset: offset, overlap: overlap, end: end, validator: validator, expectedLength: record.expectedLength,
             onServerFileChange: request.onServerFileChange)
 
         var urlRequest = request.urlRequest
+        urlRequest.url = url
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
         urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")
@@ -141,7 +149,7 @@ extension Download {
             urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         let setup = RangedTransfer.Setup(
-            attempt: attempt, plan: plan, announcesResume: kind == .run, partialPath: location.path,
+            attempt: attempt, url: url, plan: plan, announcesResume: kind == .run, partialPath: location.path,
             namesFile: request.destination.fileURL == nil, record: record, recordFile: recordFile,
             writeBufferCapacity: settings.writeBufferCapacity,
             checkpoints: settings.checkpoints, synchronizesToDisk: settings.synchronizesToDisk,

@@ -66,6 +66,9 @@ public actor Download {
         var clock: any Clock<Duration>
         var redirects: DownloadManager.Configuration.Redirects
         var authentication: DownloadManager.Configuration.Authentication
+        /// Bytes before a resume point asked for again and compared (see
+        /// ``DownloadManager/Configuration/Resumption``).
+        var overlapLength: Int
     }
 
     /// The download's identity.
@@ -98,6 +101,8 @@ public actor Download {
         /// scheduler follows it (see ``Context/onSlotNeedChange``).
         var slotNeed: StateMachine.SlotNeed
         var priority: DownloadRequest.Priority
+        /// The URL in use.
+        var url: URL?
         /// The totals of the groups that count this download (its manager's is in the context).
         var groups: [ProgressAggregate] = []
     }
@@ -133,6 +138,8 @@ public actor Download {
     }
 
     var machine: StateMachine
+    /// The URLs the file may come from, and the one in use.
+    var sources: SourceList
     var transfer: (any AttemptTransfer)?
     var settleWaiters: [CheckedContinuation<Void, Never>] = []
     var retryTimer: Task<Void, Never>?
@@ -160,8 +167,12 @@ public actor Download {
         self.recordFile = recordFile
         self.requestError = requestError
         machine = StateMachine(state: startsPaused ? .paused : .queued)
+        let sourceURLs = request.sourceURLs
+        sources = recordFile?.record.sources ?? SourceList(sourceURLs.isEmpty ? [PartialLocation.noURL] : sourceURLs)
         let snapshot = Locked(
-            Snapshot(state: machine.publicState, slotNeed: machine.slotNeed, priority: request.priority))
+            Snapshot(
+                state: machine.publicState, slotNeed: machine.slotNeed, priority: request.priority,
+                url: sourceURLs.isEmpty ? nil : sources.current))
         self.snapshot = snapshot
 
         var initialBytes: Int64 = 0
@@ -190,6 +201,14 @@ public actor Download {
     /// Where the download is in its life. Readable without waiting for the actor.
     public nonisolated var state: DownloadState {
         snapshot.withLock { $0.state }
+    }
+
+    /// The URL the download takes its file from now: the request's, a mirror, or a fresh URL
+    /// given with ``setURL(_:)`` or by the URL-refresh handler. Readable without waiting for the
+    /// actor. (``request`` keeps the URL the download was asked for: it is how the manager finds
+    /// the download again.)
+    public nonisolated var url: URL? {
+        snapshot.withLock { $0.url }
     }
 
     /// The latest progress. Readable without waiting for the actor.

@@ -56,23 +56,7 @@ struct RunningDigest: Sendable {
 
     /// Hashes the bytes of the file at `path` from ``length`` up to `end`, in constant memory.
     mutating func update(fromFileAt path: String, upTo end: Int64) throws(DownloadError) {
-        guard end > length else { return }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw POSIXFile.failure(path, "open for hashing") }
-        defer { POSIXFile.close(descriptor) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        while length < end {
-            let wanted = Int(min(Int64(buffer.count), end - length))
-            let count = pread(descriptor, buffer.baseAddress, wanted, off_t(length))
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                throw count == 0
-                    ? .fileSystem(path: path, reason: "the file ended at byte \(length), before byte \(end)")
-                    : POSIXFile.failure(path, "read for hashing")
-            }
-            update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-        }
+        try POSIXFile.read(atPath: path, from: length, to: end) { update($0) }
     }
 }
 

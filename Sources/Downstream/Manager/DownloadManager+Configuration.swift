@@ -28,6 +28,8 @@ extension DownloadManager {
         public var progress = ProgressReporting()
         /// How many downloads run at once.
         public var scheduling = Scheduling()
+        /// How a download makes sure the bytes it continues are of the same file.
+        public var resumption = Resumption()
         /// When failed requests are tried again by themselves.
         public var retry = RetryPolicy()
         /// A background session for the downloads, on Apple platforms; nil (the default) for an
@@ -178,7 +180,8 @@ extension DownloadManager.Configuration {
             writeBufferCapacity: storage.writeBufferCapacity, checkpoints: storage.checkpoints,
             synchronizesToDisk: storage.synchronizesToDisk,
             diskThrottle: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
-            retryPolicy: retry, clock: clock, redirects: redirects, authentication: authentication)
+            retryPolicy: retry, clock: clock, redirects: redirects, authentication: authentication,
+            overlapLength: max(0, resumption.overlapLength))
     }
 
     /// The store directory: the configured one, else `Downstream/<identifier>` in the

@@ -148,7 +148,7 @@ public actor DownloadManager {
         let id = Download.ID()
         let isSeparate = request.duplicates == .startSeparately
         let location = PartialLocation(
-            url: request.url ?? URL(fileURLWithPath: "/invalid"), destination: request.destination,
+            url: request.url ?? PartialLocation.noURL, destination: request.destination,
             partialsDirectory: configuration.storage.partialsDirectory, separateFrom: isSeparate ? id : nil)
 
         if requestError == nil, !isSeparate, let existing = byLocation[location], existing.state != .completed,

@@ -40,6 +40,15 @@ public struct DownloadRequest: Sendable {
     /// What happens to the downloaded bytes when the file is rejected: its digest does not match
     /// ``expectedDigest`` or a validator refuses it. Default: ``RejectedFilePolicy/discard``.
     public var onRejectedFile = RejectedFilePolicy.discard
+    /// Other URLs of the same file, tried in order when the request's URL fails in a way its
+    /// retries cannot mend (a status such as `404`, or a network failure after the last retry).
+    ///
+    /// The download continues from the bytes on disk on the next URL; because the file comes from
+    /// another server, the bytes before the resume point are asked for again and compared with
+    /// those on disk, and the length must be the same (see
+    /// ``DownloadManager/Configuration/Resumption``). The request's headers go to every URL.
+    /// When every URL failed, the download fails with ``DownloadError/Kind/allURLsFailed``.
+    public var mirrors: [URL] = []
 
     /// A request for `urlRequest`, saved at `destination`.
     public init(
@@ -61,6 +70,11 @@ public struct DownloadRequest: Sendable {
 
     /// The URL the download asks for.
     public var url: URL? { urlRequest.url }
+
+    /// The request's URL, then its mirrors.
+    var sourceURLs: [URL] {
+        (url.map { [$0] } ?? []) + mirrors
+    }
 }
 
 extension DownloadRequest {

@@ -41,6 +41,43 @@ enum POSIXFile {
         return (written, nil)
     }
 
+    /// Reads the bytes of the file at `path` from `start` up to `end`, in order, handing each
+    /// block (at most `blockSize` bytes, valid only during the call) to `body`.
+    static func read(
+        atPath path: String, from start: Int64, to end: Int64, blockSize: Int = 1 << 20,
+        _ body: (UnsafeRawBufferPointer) -> Void
+    ) throws(DownloadError) {
+        guard end > start else { return }
+        let descriptor = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { throw failure(path, "cannot open for reading") }
+        defer { close(descriptor) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, blockSize), alignment: 16)
+        defer { buffer.deallocate() }
+        var position = start
+        while position < end {
+            let wanted = Int(min(Int64(buffer.count), end - position))
+            let count = pread(descriptor, buffer.baseAddress, wanted, off_t(position))
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                throw count == 0
+                    ? .fileSystem(path: path, reason: "the file ended at byte \(position), before byte \(end)")
+                    : failure(path, "cannot read")
+            }
+            body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            position += Int64(count)
+        }
+    }
+
+    /// The bytes of the file at `path` in `range`: for small ranges.
+    static func bytes(atPath path: String, in range: Range<Int64>) throws(DownloadError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(range.count)
+        try read(atPath: path, from: range.lowerBound, to: range.upperBound, blockSize: range.count) {
+            bytes.append(contentsOf: $0)
+        }
+        return bytes
+    }
+
     static func truncate(_ descriptor: Int32, to length: Int64, path: String) throws(DownloadError) {
         guard retryingOnInterrupt({ ftruncate(descriptor, off_t(length)) }) == 0 else {
             throw failure(path, "cannot truncate to \(length) bytes")

@@ -10,6 +10,8 @@ import Foundation
 /// - with a partials directory configured: `<name>.<hash>.partial` there.
 struct PartialLocation: Hashable, Sendable {
     static let partialExtension = "partial"
+    /// The URL that stands for a request's missing one (the request fails before it is used).
+    static let noURL = URL(fileURLWithPath: "/invalid")
 
     /// The partial file's path. Kept as text: a download keeps its location for its whole life,
     /// and a URL costs several times the memory of its path.

@@ -33,6 +33,10 @@ struct StoredDownload: Codable, Equatable, Sendable {
     var resume: ResumeRecord
     /// Opaque resume data of a system download task, when one was used.
     var systemResumeData: Data?
+    /// The URLs the download takes its file from and the one in use, when they are no longer the
+    /// request's URL and mirrors with the first in use (a fresh URL was given, or a mirror
+    /// took over).
+    var sources: SourceList?
     var created: Date
 
     /// The parts of a `DownloadRequest` that are stored.
@@ -46,6 +50,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
         /// The expected digest as `algorithm:hex`.
         var expectedDigest: String?
         var onRejectedFile: DownloadRequest.RejectedFilePolicy.Code?
+        var mirrors: [URL]?
     }
 
     struct StoredDestination: Codable, Equatable, Sendable {
@@ -64,7 +69,8 @@ struct StoredDownload: Codable, Equatable, Sendable {
             url: url, headers: headers, onServerFileChange: request.onServerFileChange.code,
             priority: request.priority.value, metadata: request.metadata,
             expectedDigest: request.expectedDigest.map { "\($0.algorithm.code.rawValue):\($0.hexValue)" },
-            onRejectedFile: request.onRejectedFile == .discard ? nil : request.onRejectedFile.code)
+            onRejectedFile: request.onRejectedFile == .discard ? nil : request.onRejectedFile.code,
+            mirrors: request.mirrors.isEmpty ? nil : request.mirrors)
         switch request.destination.location {
         case .file(let file):
             destination = StoredDestination(
@@ -102,6 +108,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
         if let code = request.onRejectedFile {
             downloadRequest.onRejectedFile = .init(code: code)
         }
+        downloadRequest.mirrors = request.mirrors ?? []
         return downloadRequest
     }
 
@@ -134,6 +141,7 @@ extension StoredDownload {
                 writer.dictionary("metadata", request.metadata)
                 writer.string("expectedDigest", request.expectedDigest)
                 writer.string("onRejectedFile", request.onRejectedFile?.rawValue)
+                writer.urls("mirrors", request.mirrors)
             }
             writer.object("destination") { writer in
                 writer.bool("isDirectory", destination.isDirectory)
@@ -164,6 +172,12 @@ extension StoredDownload {
                 }
             }
             writer.data("systemResumeData", systemResumeData)
+            if let sources {
+                writer.object("sources") { writer in
+                    writer.urls("urls", sources.urls)
+                    writer.integer("index", sources.index)
+                }
+            }
             writer.date("created", created)
         }
         return Data(writer.bytes)

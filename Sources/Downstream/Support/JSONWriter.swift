@@ -56,6 +56,18 @@ struct JSONWriter {
         string(key, value?.base64EncodedString())
     }
 
+    /// Writes an array of URLs, as their absolute strings.
+    mutating func urls(_ key: String, _ value: [URL]?) {
+        guard let value else { return }
+        member(key)
+        bytes.append(UInt8(ascii: "["))
+        for (position, url) in value.enumerated() {
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            append(string: url.absoluteString)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     mutating func dictionary(_ key: String, _ value: [String: String]) {
         object(key) { writer in
             for (name, text) in value.sorted(by: { $0.key < $1.key }) {

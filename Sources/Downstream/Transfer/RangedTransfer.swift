@@ -17,6 +17,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
 
     struct Setup: Sendable {
         var attempt: Int
+        /// The URL asked for (before redirects).
+        var url: URL
         var plan: AttemptPlan
         /// Whether to publish `resumed(at:)` when the response continues the partial file (not
         /// for each range of a file that comes in several).
@@ -55,6 +57,11 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         var record: ResumeRecord
         var file: PartialFile?
         var body: ResponseDecision.BodyPlan?
+        /// The overlap the body starts with, while it is being compared: nothing is written or
+        /// recorded until it matched.
+        var overlap: OverlapCheck?
+        /// The response whose body is written, kept until the overlap matched.
+        var accepted: (head: ResponseHead, response: ServerResponse)?
         /// Set when this transfer decided how the request ends (a rejected response, a failed
         /// write); later body bytes are dropped.
         var decidedEnd: Download.StateMachine.AttemptEnd?
@@ -159,26 +166,36 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
 
     func didReceive(_ data: Data) {
         guard sink.decidedEnd == nil, let file = sink.file else { return }
-        var count = data.count
+        data.withUnsafeBytes { receive($0, into: file) }
+        if sink.decidedEnd != nil {
+            stopTask()
+        }
+    }
+
+    private func receive(_ received: UnsafeRawBufferPointer, into file: PartialFile) {
+        var bytes = received
+        if var overlap = sink.overlap {
+            guard let repeated = overlap.consume(bytes) else { return overlapDiffers(overlap) }
+            bytes = UnsafeRawBufferPointer(rebasing: bytes[repeated...])
+            sink.overlap = overlap
+            if overlap.isComplete {
+                sink.overlap = nil
+                commit()
+            }
+            guard sink.decidedEnd == nil, !bytes.isEmpty else { return }
+        }
+        var count = bytes.count
         if let end = sink.body?.end, file.length + Int64(count) > end {
             count = Int(end - file.length)
             sink.decidedEnd = .failed(
                 .unexpectedResponse("the body goes on past byte \(end - 1), where it was announced to end"))
         }
-        let failure = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> DownloadError? in
-            do throws(DownloadError) {
-                try file.append(UnsafeRawBufferPointer(rebasing: bytes[..<count]))
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure {
-            sink.decidedEnd = .failed(failure)
-        } else if sink.record.digest != nil {
-            data.withUnsafeBytes { bytes in
-                sink.record.digest?.update(UnsafeRawBufferPointer(rebasing: bytes[..<count]))
-            }
+        let written = UnsafeRawBufferPointer(rebasing: bytes[..<count])
+        do throws(DownloadError) {
+            try file.append(written)
+            sink.record.digest?.update(written)
+        } catch {
+            sink.decidedEnd = .failed(error)
         }
         progress.add(count)
         if sink.decidedEnd == nil,
@@ -186,9 +203,16 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         {
             checkpoint(file)
         }
-        if sink.decidedEnd != nil {
-            stopTask()
-        }
+    }
+
+    /// The body's first bytes are not the partial file's: the server's file is another than the
+    /// one the partial holds. Nothing was written; the partial is not to be continued.
+    private func overlapDiffers(_ overlap: OverlapCheck) {
+        let resumePoint = setup.plan.offset
+        let reason =
+            "the \(overlap.expected.count) bytes before byte \(resumePoint) are not those on disk "
+            + "(no validator guards the range)"
+        reject(setup.plan.onServerFileChange == .fail ? .failed(.serverFileChanged(reason)) : .restart(reason: reason))
     }
 
     /// Checks a redirect (and asks the redirect handler, if any) before it is followed;
@@ -201,7 +225,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         let previousCount = sink.redirects
         sink.redirects += 1
         let checked = RedirectPolicy.check(
-            proposed, from: response.url, original: setup.record.url, previousCount: previousCount,
+            proposed, from: response.url, original: setup.url, previousCount: previousCount,
             settings: setup.redirects)
         let request: URLRequest
         switch checked {
@@ -213,7 +237,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         }
         guard let handler = setup.redirects.handler else { return completion(request) }
         let redirect = Redirect(
-            downloadID: setup.downloadID, originalURL: setup.record.url, response: ServerResponse(response),
+            downloadID: setup.downloadID, originalURL: setup.url, response: ServerResponse(response),
             request: request, previousCount: previousCount)
         Task { [control, setup] in
             let decision = await handler(redirect)
@@ -226,7 +250,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
                     changed.setValue(request.value(forHTTPHeaderField: name), forHTTPHeaderField: name)
                 }
                 if case .failure(let refusal) = RedirectPolicy.check(
-                    changed, from: response.url, original: changed.url ?? setup.record.url,
+                    changed, from: response.url, original: changed.url ?? setup.url,
                     previousCount: previousCount, settings: setup.redirects)
                 {
                     control.withLock { $0.refusedRedirect = refusal }
@@ -267,7 +291,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
     // MARK: - Private
 
     private func accept(_ body: ResponseDecision.BodyPlan, head: ResponseHead, response: ServerResponse) {
-        let kept = body.discardsPartial ? 0 : body.start
+        let kept = body.keptLength
         // No bigger than the body, when its end is known: small files are many.
         let bodyLength = (body.end ?? body.totalLength).map { max(0, $0 - kept) }
         let capacity = bodyLength.map { Int(min(Int64(setup.writeBufferCapacity), $0)) } ?? setup.writeBufferCapacity
@@ -275,12 +299,28 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             return reject(.failed(shortage))
         }
         do {
+            if body.verifiedPrefix > 0 {
+                sink.overlap = OverlapCheck(
+                    expected: try POSIXFile.bytes(atPath: setup.partialPath, in: body.start..<kept))
+            }
             sink.file = try PartialFile(
                 path: setup.partialPath, keepingFirst: kept, bufferCapacity: capacity, throttle: setup.diskThrottle)
         } catch {
             return reject(.failed(error))
         }
         sink.body = body
+        sink.accepted = (head, response)
+        if sink.overlap == nil {
+            commit()
+        }
+    }
+
+    /// The body's bytes are to be written (the overlap, if any, matched): records which file the
+    /// partial holds now, and says so.
+    private func commit() {
+        guard let body = sink.body, let (head, response) = sink.accepted else { return }
+        let kept = body.keptLength
+        sink.record.url = setup.url
         sink.record.validator = head.validator
         sink.record.expectedLength = body.totalLength
         sink.record.durableLength = kept
@@ -335,7 +375,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
     private func storedRecordMisleads(after body: ResponseDecision.BodyPlan) -> Bool {
         let stored = setup.recordFile.record.resume
         guard stored.isResumable else { return false }
-        return body.discardsPartial || !body.isResumable || stored.validator != sink.record.validator
+        return body.discardsPartial || !body.isResumable || stored.url != sink.record.url
+            || stored.validator != sink.record.validator
             || stored.expectedLength != sink.record.expectedLength
             || stored.suggestedFileName != sink.record.suggestedFileName
     }
@@ -364,6 +405,11 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
     }
 
     private func reject(_ end: Download.StateMachine.AttemptEnd) {
+        if case .failed(let error) = end, error.kind == .serverFileChanged {
+            // The partial file holds another version of the file: kept (the request said to fail
+            // rather than discard it) but never continued; resuming starts over.
+            sink.record = .startingOver(url: setup.url)
+        }
         sink.decidedEnd = end
         stopTask()
     }
@@ -400,7 +446,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             return .failed(
                 .unexpectedResponse("the body ended after \(file.length - body.start) of \(end - body.start) bytes"))
         }
-        let progressed = file.length > body.start
+        let progressed = file.length > body.keptLength
         if let total = body.totalLength {
             if file.length < total {
                 // The range asked for (or a shorter one) is here: the next request continues.

@@ -76,24 +76,43 @@ struct ResponseHead: Equatable, Sendable {
 
 /// What one attempt asked the server for.
 struct AttemptPlan: Equatable, Sendable {
-    /// The first byte asked for.
+    /// Where the request continues the partial file: its length (0 for the whole file).
     var offset: Int64
+    /// Bytes before ``offset`` asked for again, to be compared with the bytes on disk before any
+    /// byte is written (when no validator can guard the range, or the URL changed).
+    var overlap: Int64 = 0
     /// The file offset just past the last byte asked for, when the request asked for a bounded
-    /// range (`bytes=offset-(end-1)`); nil asks for everything from `offset`.
+    /// range (`bytes=firstByte-(end-1)`); nil asks for everything from ``firstByte``.
     var end: Int64?
-    /// The stored validator of the file the partial holds.
+    /// The stored validator of the file the partial holds (empty when it came from another URL).
     var validator: Validator
     /// The stored full length of the file, if known.
     var expectedLength: Int64?
     var onServerFileChange: DownloadRequest.ServerFileChangePolicy
 
-    /// Whether the request carries a `Range` header.
+    init(
+        offset: Int64, overlap: Int64 = 0, end: Int64?, validator: Validator, expectedLength: Int64?,
+        onServerFileChange: DownloadRequest.ServerFileChangePolicy
+    ) {
+        self.offset = offset
+        self.overlap = min(max(overlap, 0), offset)
+        self.end = end
+        self.validator = validator
+        self.expectedLength = expectedLength
+        self.onServerFileChange = onServerFileChange
+    }
+
+    /// The first byte asked for.
+    var firstByte: Int64 { offset - overlap }
+
+    /// Whether the request carries a `Range` header (also `bytes=0-` for an overlap from the first
+    /// byte: a `206` says the body starts there).
     var isRanged: Bool { offset > 0 || end != nil }
 
     /// The value of the `Range` header, if any.
     var rangeHeader: String? {
         guard isRanged else { return nil }
-        return "bytes=\(offset)-" + (end.map { String($0 - 1) } ?? "")
+        return "bytes=\(firstByte)-" + (end.map { String($0 - 1) } ?? "")
     }
 }
 
@@ -119,11 +138,19 @@ enum ResponseDecision: Equatable, Sendable {
         var discardsPartial: Bool
         /// Whether a later attempt may resume this body with a range request.
         var isResumable: Bool
+        /// Bytes at the body's start that are not written but compared with the partial file's
+        /// bytes at the same offsets: the overlap the request asked for.
+        var verifiedPrefix: Int64 = 0
+
+        /// The partial file's bytes that stay: those before the body, and those the body
+        /// repeats.
+        var keptLength: Int64 { discardsPartial ? 0 : start + verifiedPrefix }
     }
 
     /// Decides what to do with `head`, the answer to the request described by `plan`.
     ///
-    /// - 206 whose `Content-Range` starts at the offset asked for: append.
+    /// - 206 whose `Content-Range` starts at the first byte asked for: append (after comparing the
+    ///   overlap, if one was asked for).
     /// - 200 (the server ignored `Range`, or `If-Range` found a changed file): write from 0.
     /// - 206 from another offset, or with a changed total or validator: never write it at a
     ///   wrong offset; restart from 0 (or fail, if the request says so on a changed file).
@@ -150,8 +177,9 @@ enum ResponseDecision: Equatable, Sendable {
                 return .fail(.unexpectedResponse("416 to a request without Range"))
             }
             let total = head.contentRange?.total ?? plan.expectedLength
-            if let total, total == plan.offset {
-                // Also an empty file: no range of it can be satisfied.
+            if let total, total == plan.offset, plan.overlap == 0 {
+                // Also an empty file: no range of it can be satisfied. (With an overlap to
+                // compare, the range asked for starts before the end: the answer is not this.)
                 return .alreadyComplete(length: total)
             }
             guard plan.offset > 0 else {
@@ -181,8 +209,13 @@ enum ResponseDecision: Equatable, Sendable {
         guard !head.isEncoded else {
             return reject("206 with Content-Encoding \(head.contentEncoding ?? "")")
         }
-        guard range.lowerBound == plan.offset else {
-            return reject("206 starts at byte \(range.lowerBound), the request asked for \(plan.offset)")
+        guard range.lowerBound == plan.firstByte else {
+            return reject("206 starts at byte \(range.lowerBound), the request asked for \(plan.firstByte)")
+        }
+        guard range.upperBound + 1 >= plan.offset else {
+            return reject(
+                "206 ends at byte \(range.upperBound), before the \(plan.overlap) bytes to compare end at \(plan.offset - 1)"
+            )
         }
         if isRanged, let change = changeDescription(head, totalLength: contentRange.total, plan: plan) {
             return plan.onServerFileChange == .fail ? .fail(.serverFileChanged(change)) : .restart(reason: change)
@@ -190,7 +223,8 @@ enum ResponseDecision: Equatable, Sendable {
         return .write(
             BodyPlan(
                 start: range.lowerBound, end: range.upperBound + 1,
-                totalLength: contentRange.total ?? plan.expectedLength, discardsPartial: false, isResumable: true))
+                totalLength: contentRange.total ?? plan.expectedLength, discardsPartial: false, isResumable: true,
+                verifiedPrefix: plan.overlap))
     }
 
     /// Says how the response's file differs from the one the partial holds, if it does.

@@ -77,6 +77,11 @@ struct RangedEngineTests {
             #expect(error.kind == .serverFileChanged)
             #expect(download.state == .failed)
             #expect(fileLength(destination.appendingPathExtension("partial")) == 400_000)
+
+            // Resuming starts over: the kept bytes are of another version.
+            await download.resume()
+            try Body.pattern(count: 1_000_000).expectMatches(try await download.fileURL)
+            #expect(fixture.server.requests("/x").map(\.rangeStart) == [0, 400_000, 0])
         }
     }
 

@@ -188,4 +188,58 @@ import Testing
         #expect(head.contentLength == 2)
         #expect(head.contentDisposition == "attachment; filename=\"b.bin\"")
     }
+
+    // MARK: - Overlap
+
+    func overlapPlan(offset: Int64, overlap: Int64, end: Int64? = nil) -> AttemptPlan {
+        AttemptPlan(
+            offset: offset, overlap: overlap, end: end, validator: Validator(), expectedLength: 1000,
+            onServerFileChange: .restart)
+    }
+
+    @Test func anOverlapIsAskedForBeforeTheResumePointAndCappedByIt() {
+        #expect(overlapPlan(offset: 400, overlap: 100).rangeHeader == "bytes=300-")
+        #expect(overlapPlan(offset: 400, overlap: 100, end: 600).rangeHeader == "bytes=300-599")
+        let capped = overlapPlan(offset: 50, overlap: 100)
+        #expect(capped.overlap == 50)
+        #expect(capped.rangeHeader == "bytes=0-")
+        #expect(overlapPlan(offset: 0, overlap: 100).rangeHeader == nil)
+    }
+
+    @Test func aRangeFromTheOverlapIsComparedThenAppended() {
+        let head = ResponseHead(status: 206, contentRange: "bytes 300-999/1000")
+        let decision = ResponseDecision.decide(head, for: overlapPlan(offset: 400, overlap: 100))
+        let expected = ResponseDecision.BodyPlan(
+            start: 300, end: 1000, totalLength: 1000, discardsPartial: false, isResumable: true, verifiedPrefix: 100)
+        #expect(decision == .write(expected))
+        #expect(expected.keptLength == 400)
+    }
+
+    @Test func aCompletePartialIsComparedWithTheLastBytesOfTheFile() {
+        let head = ResponseHead(status: 206, contentRange: "bytes 900-999/1000")
+        guard case .write(let body) = ResponseDecision.decide(head, for: overlapPlan(offset: 1000, overlap: 100)) else {
+            Issue.record("expected a write")
+            return
+        }
+        #expect(body.keptLength == 1000 && body.end == 1000)
+    }
+
+    @Test(arguments: ["bytes 400-999/1000", "bytes 300-350/1000"])
+    func aRangeThatSkipsThePartOfTheOverlapIsNotWritten(_ contentRange: String) {
+        let head = ResponseHead(status: 206, contentRange: contentRange)
+        guard case .restart = ResponseDecision.decide(head, for: overlapPlan(offset: 400, overlap: 100)) else {
+            Issue.record("\(contentRange) must not be written to a request for bytes=300- that compares 300..<400")
+            return
+        }
+    }
+
+    @Test func aChangedLengthIsAChangeWithoutValidatorsToo() {
+        let head = ResponseHead(status: 206, contentRange: "bytes 300-1099/1100")
+        guard case .restart(let reason) = ResponseDecision.decide(head, for: overlapPlan(offset: 400, overlap: 100))
+        else {
+            Issue.record("expected a restart")
+            return
+        }
+        #expect(reason.contains("1100"))
+    }
 }
