@@ -44,14 +44,19 @@ extension Download {
         case .finalize:
             finalize()
         case .becomeQueued:
-            retryTimer?.cancel()
+            pendingWait?.cancel()
             saveIntent(.active)
             publishEvent(.queued)
         case .scheduleRetry(let retry, let delay, let error):
             progressReporter.stop(finishing: false)
             publishEvent(.willRetry(in: delay, after: error))
+            guard delay > .zero else {
+                // Another URL takes over: back to the queue at once.
+                handle(machine.retryTimerFired(retry))
+                return
+            }
             let clock = settings.clock
-            retryTimer = Task { [weak self] in
+            pendingWait = Task { [weak self] in
                 do {
                     try await clock.sleep(for: delay)
                 } catch {
@@ -59,19 +64,24 @@ extension Download {
                 }
                 await self?.retryTimerFired(retry)
             }
+        case .waitForNetwork(let wait, let error):
+            progressReporter.stop(finishing: false)
+            publishEvent(.waitingForNetwork(after: error))
+            waitForNetwork(wait, after: error)
         case .becomePaused:
-            retryTimer?.cancel()
+            pendingWait?.cancel()
             if !isShuttingDown {
                 saveIntent(.paused)
             }
             progressReporter.stop(finishing: false)
             publishEvent(.paused)
         case .becomeFailed(let error):
+            pendingWait?.cancel()
             saveIntent(.failed)
             end(with: .failure(error), event: .failed(error))
             finishBackgroundWork()
         case .becomeCancelled(let keepingPartialData):
-            retryTimer?.cancel()
+            pendingWait?.cancel()
             if keepingPartialData {
                 saveIntent(.kept)
             } else {

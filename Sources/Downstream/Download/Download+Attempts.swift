@@ -44,33 +44,39 @@ extension Download {
         let transfer = RangedTransfer(
             setup, session: engines.ranged, progress: progressReporter,
             publish: { [weak self] in self?.publishEvent($0) }, observeResponse: observeResponse,
-            onEnd: { [weak self] outcome in
-                Task { await self?.attemptEnded(attempt, outcome) }
+            onEnd: { [weak self] outcome, response in
+                Task { await self?.attemptEnded(attempt, outcome, response: response) }
             })
         self.transfer = transfer
         engines.ranged.start(urlRequest, handler: transfer)
     }
 
-    func attemptEnded(_ attempt: Int, _ end: StateMachine.AttemptEnd) {
+    /// - Parameter response: the last response head of the request, if it had one.
+    func attemptEnded(_ attempt: Int, _ end: StateMachine.AttemptEnd, response: ServerResponse? = nil) {
         if transfer?.attemptNumber == attempt {
             transfer = nil
         }
-        if case .challenged(let challenge) = end, machine.state == .running(attempt: attempt),
-            let handler = settings.authentication.handler
-        {
+        guard machine.state == .running(attempt: attempt) else {
+            // Stopping (or over): the machine knows what comes next.
+            handle(machine.attemptEnded(attempt, end))
+            return
+        }
+        switch end {
+        case .challenged(let challenge):
+            guard let handler = settings.authentication.handler else {
+                handle(machine.attemptEnded(attempt, end))
+                return
+            }
             answeredChallenges += 1
             Task {
                 let decision = await handler(challenge)
                 self.challengeAnswered(attempt, challenge, decision)
             }
-            return
+        case .failed(let error):
+            recover(attempt, from: error, response: response)
+        default:
+            handle(machine.attemptEnded(attempt, end))
         }
-        var retryDelay: Duration?
-        if case .failed(let error) = end {
-            retryDelay = settings.retryPolicy.delay(
-                after: error, retry: machine.retries + 1, random: .random(in: -1...1))
-        }
-        handle(machine.attemptEnded(attempt, end, retryDelay: retryDelay))
     }
 
     /// Sends the request again with the credentials of `decision`, or fails with the challenge's

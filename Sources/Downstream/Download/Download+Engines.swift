@@ -97,6 +97,7 @@ extension Download {
             handle(machine.attemptEnded(attempt, .failed(error)))
             return
         }
+        urlRequest.url = sources.current
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         let transfer = SystemTransfer(
             target: target, session: session, backgroundEvents: system.router.backgroundEvents,

@@ -18,6 +18,8 @@ extension Download {
             case paused
             /// A transient failure: waiting for the retry timer `retry`.
             case waitingToRetry(retry: Int, error: DownloadError)
+            /// No network: waiting for it (wait number `wait`), after `error`.
+            case waitingForNetwork(wait: Int, error: DownloadError)
             case finalizing
             case failed(DownloadError)
             case completed(URL)
@@ -50,6 +52,19 @@ extension Download {
             case challenged(AuthenticationChallenge)
         }
 
+        /// How the download recovers from a failed request, decided before the machine takes the
+        /// failure.
+        enum Recovery: Equatable, Sendable {
+            /// None: the download fails.
+            case none
+            /// Try again after `delay`; counts as a retry.
+            case retry(after: Duration)
+            /// Try again at once, from another URL: the retries start again.
+            case switchURL
+            /// There is no network: wait for it; counts as no retry.
+            case waitForNetwork
+        }
+
         /// Why a request starts.
         enum AttemptKind: Equatable, Sendable {
             /// The download starts or resumes: continue from the partial file.
@@ -72,6 +87,9 @@ extension Download {
             case becomePaused
             /// Wait `delay`, then give `retry` to ``StateMachine/retryTimerFired(_:)``.
             case scheduleRetry(Int, after: Duration, error: DownloadError)
+            /// Wait for the network, at most as long as the settings say, then give `wait` to
+            /// ``StateMachine/networkWaitEnded(_:isNetworkBack:timeout:)``.
+            case waitForNetwork(Int, error: DownloadError)
             case becomeFailed(DownloadError)
             case becomeCancelled(keepingPartialData: Bool)
             case becomeCompleted(URL)
@@ -90,6 +108,7 @@ extension Download {
         private var lastAttempt = 0
         private var automaticAttempts = 0
         private var lastRetry = 0
+        private var lastNetworkWait = 0
         /// Retries after transient failures since the download last started or resumed by request.
         private(set) var retries = 0
 
@@ -106,6 +125,7 @@ extension Download {
             case .running, .stopping, .finalizing: .running
             case .paused: .paused
             case .waitingToRetry: .waitingToRetry
+            case .waitingForNetwork: .waitingForNetwork
             case .failed: .failed
             case .completed: .completed
             case .cancelled: .cancelled
@@ -116,7 +136,7 @@ extension Download {
             switch state {
             case .queued: .waiting
             case .running, .stopping, .finalizing: .holding
-            case .paused, .waitingToRetry, .failed, .completed, .cancelled: .none
+            case .paused, .waitingToRetry, .waitingForNetwork, .failed, .completed, .cancelled: .none
             }
         }
 
@@ -136,7 +156,7 @@ extension Download {
 
         mutating func pause() -> Action {
             switch state {
-            case .queued, .waitingToRetry:
+            case .queued, .waitingToRetry, .waitingForNetwork:
                 state = .paused
                 return .becomePaused
             case .running(let attempt):
@@ -153,10 +173,12 @@ extension Download {
         /// Queues a paused or failed download again (or retries a waiting one at once).
         mutating func resume() -> Action {
             switch state {
-            case .paused, .waitingToRetry:
+            case .paused, .waitingToRetry, .waitingForNetwork:
                 return requeue(resettingCounts: true)
             case .failed(let error):
-                guard error.kind != .invalidRequest else { return .none }
+                guard error.kind != .invalidRequest, error.isResumable || error.kind != .destinationExists else {
+                    return .none
+                }
                 return requeue(resettingCounts: true)
             case .stopping(let attempt, .pause), .stopping(let attempt, .requeue):
                 automaticAttempts = 0
@@ -184,7 +206,7 @@ extension Download {
 
         mutating func cancel(keepingPartialData keep: Bool) -> Action {
             switch state {
-            case .queued, .paused, .waitingToRetry, .failed:
+            case .queued, .paused, .waitingToRetry, .waitingForNetwork, .failed:
                 state = .cancelled
                 return .becomeCancelled(keepingPartialData: keep)
             case .running(let attempt):
@@ -198,12 +220,11 @@ extension Download {
             }
         }
 
-        /// - Parameter retryDelay: for a failure, how long to wait before retrying, if the
-        ///   failure is transient and retries are left; nil to fail.
-        mutating func attemptEnded(_ attempt: Int, _ end: AttemptEnd, retryDelay: Duration? = nil) -> Action {
+        /// - Parameter recovery: for a failure, how the download recovers from it.
+        mutating func attemptEnded(_ attempt: Int, _ end: AttemptEnd, recovery: Recovery = .none) -> Action {
             switch state {
             case .running(attempt):
-                return runningAttemptEnded(end, retryDelay: retryDelay)
+                return runningAttemptEnded(end, recovery: recovery)
             case .stopping(attempt, let then):
                 return stoppingAttemptEnded(end, then: then)
             default:
@@ -217,12 +238,29 @@ extension Download {
             return requeue(resettingCounts: false)
         }
 
+        /// The wait for the network number `wait` ended: the network is back (the download goes
+        /// back to the queue, with its retries whole), or the wait was too long (it fails with
+        /// `timeout`).
+        mutating func networkWaitEnded(_ wait: Int, isNetworkBack: Bool, timeout: DownloadError) -> Action {
+            guard case .waitingForNetwork(wait, _) = state else { return .none }
+            return isNetworkBack ? requeue(resettingCounts: true) : fail(timeout)
+        }
+
+        /// The download takes its file from another URL now: a running request stops, and the
+        /// next one continues from the bytes on disk. Otherwise nothing changes until the next
+        /// request.
+        mutating func urlChanged() -> Action {
+            guard case .running(let attempt) = state else { return .none }
+            state = .stopping(attempt: attempt, then: .resume)
+            return .stopAttempt(attempt)
+        }
+
         /// Takes on a request this process did not start (a system task found after a relaunch).
         /// Returns its attempt number, or nil if the download already runs one or has ended: the
         /// task is then not wanted.
         mutating func adopt() -> Int? {
             switch state {
-            case .queued, .paused, .waitingToRetry, .failed:
+            case .queued, .paused, .waitingToRetry, .waitingForNetwork, .failed:
                 automaticAttempts = 0
                 lastAttempt += 1
                 state = .running(attempt: lastAttempt)
@@ -244,7 +282,7 @@ extension Download {
             }
         }
 
-        private mutating func runningAttemptEnded(_ end: AttemptEnd, retryDelay: Duration?) -> Action {
+        private mutating func runningAttemptEnded(_ end: AttemptEnd, recovery: Recovery) -> Action {
             switch end {
             case .finished:
                 state = .finalizing
@@ -266,12 +304,28 @@ extension Download {
                 // Only stopping requests are cancelled by us: something else cancelled the task.
                 return fail(.network(.cancelled, reason: "the request was cancelled by the system"))
             case .failed(let error):
-                guard let retryDelay else { return fail(error) }
-                retries += 1
-                lastRetry += 1
-                state = .waitingToRetry(retry: lastRetry, error: error)
-                return .scheduleRetry(lastRetry, after: retryDelay, error: error)
+                switch recovery {
+                case .none:
+                    return fail(error)
+                case .retry(let delay):
+                    retries += 1
+                    return waitToRetry(after: delay, error: error)
+                case .switchURL:
+                    retries = 0
+                    automaticAttempts = 0
+                    return waitToRetry(after: .zero, error: error)
+                case .waitForNetwork:
+                    lastNetworkWait += 1
+                    state = .waitingForNetwork(wait: lastNetworkWait, error: error)
+                    return .waitForNetwork(lastNetworkWait, error: error)
+                }
             }
+        }
+
+        private mutating func waitToRetry(after delay: Duration, error: DownloadError) -> Action {
+            lastRetry += 1
+            state = .waitingToRetry(retry: lastRetry, error: error)
+            return .scheduleRetry(lastRetry, after: delay, error: error)
         }
 
         private mutating func stoppingAttemptEnded(_ end: AttemptEnd, then: AfterStop) -> Action {

@@ -69,6 +69,10 @@ public actor Download {
         /// Bytes before a resume point asked for again and compared (see
         /// ``DownloadManager/Configuration/Resumption``).
         var overlapLength: Int
+        var urlRefresh: DownloadManager.Configuration.URLRefresh
+        /// How long to wait for the network before failing; nil for no limit.
+        var maximumNetworkWait: Duration?
+        var networkMonitor: any NetworkMonitor
     }
 
     /// The download's identity.
@@ -142,7 +146,10 @@ public actor Download {
     var sources: SourceList
     var transfer: (any AttemptTransfer)?
     var settleWaiters: [CheckedContinuation<Void, Never>] = []
-    var retryTimer: Task<Void, Never>?
+    /// The retry timer, or the wait for the network, of a download waiting for either.
+    var pendingWait: Task<Void, Never>?
+    /// What the download remembers of its failures in this run, to recover from the next.
+    var recoveryMemory = RecoveryMemory()
     /// Set when the manager shuts down: the download stops, and its record says what it was.
     var isShuttingDown = false
     /// Whether a batch of background events waits for this download to finish with its file.
@@ -274,6 +281,7 @@ public actor Download {
             reopenForNewRun()
         }
         answeredChallenges = 0
+        recoveryMemory = RecoveryMemory()
         handle(machine.resume())
     }
 
@@ -308,7 +316,7 @@ public actor Download {
     /// record keeps the download's intent.
     func shutDown() async {
         isShuttingDown = true
-        retryTimer?.cancel()
+        pendingWait?.cancel()
         guard !(transfer is SystemTransfer) else { return }
         handle(machine.pause())
         await waitUntilSettled()

@@ -19,6 +19,8 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
         case restarted
         case paused
         case willRetry(in: Duration, after: DownloadError)
+        case waitingForNetwork(after: DownloadError)
+        case switchedURL(URL)
         case completed(URL)
         case failed(DownloadError)
         case cancelled
@@ -44,6 +46,16 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
     public static func willRetry(in delay: Duration, after error: DownloadError) -> DownloadEvent {
         DownloadEvent(code: .willRetry(in: delay, after: error))
     }
+    /// There is no network: the download waits for it (not counting a retry), then continues
+    /// from the bytes on disk.
+    public static func waitingForNetwork(after error: DownloadError) -> DownloadEvent {
+        DownloadEvent(code: .waitingForNetwork(after: error))
+    }
+    /// The download takes its file from `url` from now on: a mirror took over after the URL in
+    /// use failed, or a fresh URL was given (``Download/setURL(_:)``, or the URL-refresh handler).
+    public static func switchedURL(to url: URL) -> DownloadEvent {
+        DownloadEvent(code: .switchedURL(url))
+    }
     /// The file is complete at `url`.
     public static func completed(_ url: URL) -> DownloadEvent {
         DownloadEvent(code: .completed(url))
@@ -62,10 +74,11 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
         case .running: .running
         case .paused: .paused
         case .willRetry: .waitingToRetry
+        case .waitingForNetwork: .waitingForNetwork
         case .completed: .completed
         case .failed: .failed
         case .cancelled: .cancelled
-        case .resumed, .restarted: nil
+        case .resumed, .restarted, .switchedURL: nil
         }
     }
 
@@ -79,12 +92,17 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
         if case .completed(let url) = code { url } else { nil }
     }
 
-    /// The error, for ``failed(_:)`` and ``willRetry(in:after:)``.
+    /// The error, for ``failed(_:)``, ``willRetry(in:after:)`` and ``waitingForNetwork(after:)``.
     public var error: DownloadError? {
         switch code {
-        case .failed(let error), .willRetry(_, let error): error
+        case .failed(let error), .willRetry(_, let error), .waitingForNetwork(let error): error
         default: nil
         }
+    }
+
+    /// The URL the download switched to, for ``switchedURL(to:)``.
+    public var url: URL? {
+        if case .switchedURL(let url) = code { url } else { nil }
     }
 
     /// How long until the retry, for ``willRetry(in:after:)``.
@@ -100,6 +118,8 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
         case .restarted: "restarted from 0"
         case .paused: "paused"
         case .willRetry(let delay, let error): "retrying in \(delay) after: \(error)"
+        case .waitingForNetwork(let error): "waiting for the network after: \(error)"
+        case .switchedURL(let url): "switched to \(url.absoluteString)"
         case .completed(let url): "completed \(url.path)"
         case .failed(let error): "failed: \(error)"
         case .cancelled: "cancelled"

@@ -4,7 +4,7 @@
 /// breaking your `switch` statements: compare with `==`.
 public struct DownloadState: Sendable, Hashable, CustomStringConvertible {
     enum Code: String, Sendable {
-        case queued, running, paused, waitingToRetry, completed, failed, cancelled
+        case queued, running, paused, waitingToRetry, waitingForNetwork, completed, failed, cancelled
     }
 
     let code: Code
@@ -20,6 +20,11 @@ public struct DownloadState: Sendable, Hashable, CustomStringConvertible {
     /// after a delay, and continues from the bytes on disk (see
     /// ``DownloadManager/Configuration/RetryPolicy``).
     public static let waitingToRetry = DownloadState(code: .waitingToRetry)
+    /// Stopped because there is no network (not connected, no route, host not found while the
+    /// network monitor says the network is down); it goes back to the queue when the network is
+    /// back, and continues from the bytes on disk (see
+    /// ``DownloadManager/Configuration/Connectivity``).
+    public static let waitingForNetwork = DownloadState(code: .waitingForNetwork)
     /// The file is at its destination.
     public static let completed = DownloadState(code: .completed)
     /// Stopped by an error. Unless the error says otherwise, the bytes received are kept and

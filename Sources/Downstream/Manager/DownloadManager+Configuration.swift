@@ -40,6 +40,10 @@ extension DownloadManager {
         public var redirects = Redirects()
         /// How downloads answer servers that ask for credentials.
         public var authentication = Authentication()
+        /// How downloads get a fresh URL when theirs is refused (an expired signed link).
+        public var urlRefresh = URLRefresh()
+        /// What downloads do when there is no network at all.
+        public var connectivity = Connectivity()
         /// Observers of every request, response, resume, retry, progress value and end, for
         /// logging and metrics (``ConsoleEventLogger`` is ready to use). Default: none.
         public var eventMonitors: [any DownloadEventMonitor] = []
@@ -181,7 +185,9 @@ extension DownloadManager.Configuration {
             synchronizesToDisk: storage.synchronizesToDisk,
             diskThrottle: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
             retryPolicy: retry, clock: clock, redirects: redirects, authentication: authentication,
-            overlapLength: max(0, resumption.overlapLength))
+            overlapLength: max(0, resumption.overlapLength), urlRefresh: urlRefresh,
+            maximumNetworkWait: connectivity.maximumWait,
+            networkMonitor: connectivity.monitor ?? ProbingNetworkMonitor.system(clock: clock))
     }
 
     /// The store directory: the configured one, else `Downstream/<identifier>` in the

@@ -154,7 +154,7 @@ public actor DownloadManager {
         if requestError == nil, !isSeparate, let existing = byLocation[location], existing.state != .completed,
             existing.state != .cancelled
         {
-            if existing.request.url == request.url {
+            if let url = request.url, existing.request.url == url || existing.url == url {
                 if !startsPaused { await existing.resume() }
                 return existing
             }
@@ -325,7 +325,7 @@ public actor DownloadManager {
 
     /// The scheduler's host of a download: host and port.
     private static func host(of download: Download) -> String {
-        guard let url = download.request.url else { return "" }
+        guard let url = download.url else { return "" }
         let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
         return "\(url.host?.lowercased() ?? ""):\(port)"
     }
@@ -404,10 +404,9 @@ public actor DownloadManager {
 
     private static func validate(_ request: DownloadRequest) -> DownloadError? {
         guard let url = request.url else { return .invalidRequest("the request has no URL") }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            return .invalidRequest("only http and https URLs can be downloaded, not \(url.absoluteString)")
+        for url in [url] + request.mirrors {
+            if let problem = DownloadRequest.problem(with: url) { return .invalidRequest(problem) }
         }
-        guard url.host != nil else { return .invalidRequest("the URL has no host: \(url.absoluteString)") }
         let method = request.urlRequest.httpMethod?.uppercased() ?? "GET"
         guard method == "GET" else {
             return .invalidRequest("only GET requests can be resumed, not \(method)")

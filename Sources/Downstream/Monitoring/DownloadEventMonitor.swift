@@ -29,6 +29,9 @@ public protocol DownloadEventMonitor: Sendable {
     func download(_ download: Download, didResumeAt offset: Int64)
     /// A request of `download` failed with a transient `error`; it is tried again after `delay`.
     func download(_ download: Download, willRetryAfter error: DownloadError, in delay: Duration)
+    /// `download` takes its file from `url` from now on: a mirror took over, or a fresh URL was
+    /// given (see ``DownloadEvent/switchedURL(to:)``).
+    func download(_ download: Download, didSwitchTo url: URL)
     /// `download` progressed (at most once per progress interval).
     func download(_ download: Download, didProgress progress: DownloadProgress)
     /// `download` changed state or did something worth telling (every ``DownloadEvent``).
@@ -42,6 +45,7 @@ extension DownloadEventMonitor {
     public func download(_ download: Download, didReceive response: ServerResponse) {}
     public func download(_ download: Download, didResumeAt offset: Int64) {}
     public func download(_ download: Download, willRetryAfter error: DownloadError, in delay: Duration) {}
+    public func download(_ download: Download, didSwitchTo url: URL) {}
     public func download(_ download: Download, didProgress progress: DownloadProgress) {}
     public func download(_ download: Download, didPublish event: DownloadEvent) {}
     public func download(_ download: Download, didFinishWith result: Result<URL, DownloadError>) {}

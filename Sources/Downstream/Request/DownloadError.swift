@@ -37,6 +37,8 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             case validationFailed = "validation failed"
             case insufficientSpace = "insufficient space"
             case redirectRefused = "redirect refused"
+            case networkUnavailable = "network unavailable"
+            case allURLsFailed = "all URLs failed"
         }
 
         fileprivate let code: Code
@@ -78,8 +80,28 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         /// A redirect was refused: too many, a downgrade from HTTPS to HTTP, or your redirect
         /// handler said so.
         public static let redirectRefused = Kind(code: .redirectRefused)
+        /// There was no network for longer than
+        /// ``DownloadManager/Configuration/Connectivity/maximumWait`` (see
+        /// ``DownloadError/urlErrorCode`` for the last failure). The bytes received are kept; resume
+        /// when the network is back.
+        public static let networkUnavailable = Kind(code: .networkUnavailable)
+        /// The request's URL and every one of its ``DownloadRequest/mirrors`` failed (see
+        /// ``DownloadError/urlFailures``). The bytes received are kept.
+        public static let allURLsFailed = Kind(code: .allURLsFailed)
 
         public var description: String { code.rawValue }
+    }
+
+    /// How one URL of a download failed, for ``Kind/allURLsFailed``.
+    public struct URLFailure: Sendable, Hashable, CustomStringConvertible {
+        /// The URL.
+        public let url: URL
+        /// Its last failure.
+        public let error: DownloadError
+
+        public var description: String {
+            "\(url.absoluteString): \(error.kind) (\(error.reason))"
+        }
     }
 
     /// The details, in one object: an error is carried in events, states and results of every
@@ -91,10 +113,14 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         let path: String?
         let retryAfter: Duration?
         let reason: String
+        let urlFailures: [URLFailure]
+        /// Whether the download had nothing to keep when it failed (a conflict found before the
+        /// first byte).
+        let keptNothing: Bool
 
         init(
             kind: Kind, statusCode: Int?, urlErrorCode: URLError.Code?, path: String?, retryAfter: Duration?,
-            reason: String
+            reason: String, urlFailures: [URLFailure], keptNothing: Bool
         ) {
             self.kind = kind
             self.statusCode = statusCode
@@ -102,12 +128,15 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             self.path = path
             self.retryAfter = retryAfter
             self.reason = reason
+            self.urlFailures = urlFailures
+            self.keptNothing = keptNothing
         }
 
         static func == (a: Details, b: Details) -> Bool {
             a === b
-                || (a.kind, a.statusCode, a.urlErrorCode, a.path, a.retryAfter, a.reason)
+                || ((a.kind, a.statusCode, a.urlErrorCode, a.path, a.retryAfter, a.reason)
                     == (b.kind, b.statusCode, b.urlErrorCode, b.path, b.retryAfter, b.reason)
+                    && a.urlFailures == b.urlFailures && a.keptNothing == b.keptNothing)
         }
 
         func hash(into hasher: inout Hasher) {
@@ -117,6 +146,8 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             hasher.combine(path)
             hasher.combine(retryAfter)
             hasher.combine(reason)
+            hasher.combine(urlFailures)
+            hasher.combine(keptNothing)
         }
     }
 
@@ -126,7 +157,8 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     public var kind: Kind { details.kind }
     /// The HTTP status code, for ``Kind/httpStatus``.
     public var statusCode: Int? { details.statusCode }
-    /// The `URLError` code, for ``Kind/network``.
+    /// The `URLError` code, for ``Kind/network`` (and the last one, for
+    /// ``Kind/networkUnavailable``).
     public var urlErrorCode: URLError.Code? { details.urlErrorCode }
     /// The file involved, for ``Kind/fileSystem``, ``Kind/destinationExists`` and
     /// ``Kind/insufficientSpace``; for ``Kind/integrityCheckFailed`` and ``Kind/validationFailed``,
@@ -137,25 +169,30 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     public var retryAfter: Duration? { details.retryAfter }
     /// Details in words.
     public var reason: String { details.reason }
+    /// How each URL failed, in the order they were tried, for ``Kind/allURLsFailed``.
+    public var urlFailures: [URLFailure] { details.urlFailures }
 
     private init(
         _ code: Kind.Code, reason: String, statusCode: Int? = nil, urlErrorCode: URLError.Code? = nil,
-        path: String? = nil, retryAfter: Duration? = nil
+        path: String? = nil, retryAfter: Duration? = nil, urlFailures: [URLFailure] = [], keptNothing: Bool = false
     ) {
         details = Details(
             kind: Kind(code: code), statusCode: statusCode, urlErrorCode: urlErrorCode, path: path,
-            retryAfter: retryAfter, reason: reason)
+            retryAfter: retryAfter, reason: reason, urlFailures: urlFailures, keptNothing: keptNothing)
     }
 
     /// Whether resuming the download can succeed without a change on your side.
     ///
     /// Network failures, server errors (5xx, 408, 429), a changed server file and unexpected
-    /// responses are resumable; the bytes received so far are kept for it.
+    /// responses are resumable; the bytes received so far are kept for it. A destination that
+    /// existed before the first byte came is not: there is nothing to resume.
     public var isResumable: Bool {
         switch kind.code {
-        case .network, .serverFileChanged, .unexpectedResponse, .fileSystem, .destinationExists,
-            .insufficientSpace:
+        case .network, .serverFileChanged, .unexpectedResponse, .fileSystem, .insufficientSpace,
+            .networkUnavailable, .allURLsFailed:
             return true
+        case .destinationExists:
+            return !details.keptNothing
         case .httpStatus:
             guard let statusCode else { return false }
             return statusCode >= 500 || statusCode == 408 || statusCode == 429
@@ -190,7 +227,9 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
                 + "Check free space and permissions, then resume."
         case .destinationExists:
             return "The destination \(path ?? "?") already exists and the destination does not allow replacing it. "
-                + "The downloaded data is kept: move the existing file away and resume, or choose another conflict policy."
+                + (details.keptNothing
+                    ? "Nothing was downloaded: move the existing file away, or choose another conflict policy, and download again."
+                    : "The downloaded data is kept: move the existing file away and resume, or choose another conflict policy.")
         case .invalidRequest:
             return "The request cannot be downloaded (\(reason)). Fix the request and start a new download."
         case .managerUnavailable:
@@ -204,6 +243,13 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
                 + "The bytes received so far are kept: free some space, then resume."
         case .redirectRefused:
             return "A redirect was refused (\(reason))."
+        case .networkUnavailable:
+            return "There was no network for too long (\(reason)). "
+                + "The bytes received so far are kept: resume the download when the network is back."
+        case .allURLsFailed:
+            return "Every URL of the file failed: "
+                + urlFailures.map(\.description).joined(separator: "; ")
+                + ". The bytes received so far are kept: resume to try the URLs again."
         }
     }
 }
@@ -243,6 +289,26 @@ extension DownloadError {
     /// The destination file at `path` exists and may not be replaced.
     public static func destinationExists(path: String) -> DownloadError {
         DownloadError(.destinationExists, reason: "file exists", path: path)
+    }
+
+    /// The destination file at `path` existed before the first byte came: nothing was downloaded.
+    static func destinationExistsBeforeDownloading(path: String) -> DownloadError {
+        DownloadError(
+            .destinationExists, reason: "the file existed before the download started", path: path,
+            keptNothing: true)
+    }
+
+    /// There was no network for `duration`; `lastError` is the failure that began the wait.
+    static func networkUnavailable(for duration: Duration, lastError: DownloadError) -> DownloadError {
+        DownloadError(
+            .networkUnavailable, reason: "waited \(duration) for the network after: \(lastError.reason)",
+            urlErrorCode: lastError.urlErrorCode)
+    }
+
+    /// Every URL of a download failed: `failures`, in the order they were tried.
+    static func allURLsFailed(_ failures: [URLFailure]) -> DownloadError {
+        DownloadError(
+            .allURLsFailed, reason: "\(failures.count) URLs failed", urlFailures: failures)
     }
 
     /// The request cannot be downloaded.

@@ -71,6 +71,15 @@ public struct DownloadRequest: Sendable {
     /// The URL the download asks for.
     public var url: URL? { urlRequest.url }
 
+    /// Why `url` cannot be downloaded, if it cannot: only HTTP and HTTPS URLs with a host can.
+    static func problem(with url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return "only http and https URLs can be downloaded, not \(url.absoluteString)"
+        }
+        guard url.host != nil else { return "the URL has no host: \(url.absoluteString)" }
+        return nil
+    }
+
     /// The request's URL, then its mirrors.
     var sourceURLs: [URL] {
         (url.map { [$0] } ?? []) + mirrors

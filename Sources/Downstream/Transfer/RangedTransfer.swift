@@ -62,6 +62,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         var overlap: OverlapCheck?
         /// The response whose body is written, kept until the overlap matched.
         var accepted: (head: ResponseHead, response: ServerResponse)?
+        /// The last response head received (a refusal, say), for the end's report.
+        var lastResponse: ServerResponse?
         /// Set when this transfer decided how the request ends (a rejected response, a failed
         /// write); later body bytes are dropped.
         var decidedEnd: Download.StateMachine.AttemptEnd?
@@ -78,7 +80,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
     private let publish: @Sendable (DownloadEvent) -> Void
     /// Sees every response head, for event monitors.
     private let observeResponse: (@Sendable (ServerResponse) -> Void)?
-    private let onEnd: @Sendable (Download.StateMachine.AttemptEnd) -> Void
+    private let onEnd: @Sendable (Download.StateMachine.AttemptEnd, ServerResponse?) -> Void
     private let control = Locked(Control())
     private var sink: Sink
 
@@ -86,7 +88,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         _ setup: Setup, session: TransferSession, progress: ProgressReporter,
         publish: @escaping @Sendable (DownloadEvent) -> Void,
         observeResponse: (@Sendable (ServerResponse) -> Void)? = nil,
-        onEnd: @escaping @Sendable (Download.StateMachine.AttemptEnd) -> Void
+        onEnd: @escaping @Sendable (Download.StateMachine.AttemptEnd, ServerResponse?) -> Void
     ) {
         self.setup = setup
         self.session = session
@@ -129,6 +131,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             return reject(.failed(.unexpectedResponse("the response is not HTTP")))
         }
         let serverResponse = ServerResponse(response)
+        sink.lastResponse = serverResponse
         observeResponse?(serverResponse)
         if let refusal = control.withLock({ $0.refusedRedirect }) {
             return reject(.failed(refusal))
@@ -285,7 +288,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             if end != .finished { end = .failed(error) }
         }
         sink.file = nil
-        onEnd(end)
+        onEnd(end, sink.lastResponse)
     }
 
     // MARK: - Private

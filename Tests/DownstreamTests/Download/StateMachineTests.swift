@@ -171,7 +171,7 @@ import Testing
         _ = machine.start()
         let error = DownloadError.httpStatus(503)
         #expect(
-            machine.attemptEnded(1, .failed(error), retryDelay: .seconds(2))
+            machine.attemptEnded(1, .failed(error), recovery: .retry(after: .seconds(2)))
                 == .scheduleRetry(1, after: .seconds(2), error: error))
         #expect(machine.publicState == .waitingToRetry)
         #expect(machine.slotNeed == .none)
@@ -181,7 +181,7 @@ import Testing
         #expect(machine.start() == .startAttempt(2, .run))
         // Counting goes on until the download is resumed by request.
         #expect(
-            machine.attemptEnded(2, .failed(error), retryDelay: .seconds(4))
+            machine.attemptEnded(2, .failed(error), recovery: .retry(after: .seconds(4)))
                 == .scheduleRetry(2, after: .seconds(4), error: error))
         #expect(machine.retries == 2)
         #expect(machine.resume() == .becomeQueued)
@@ -192,13 +192,92 @@ import Testing
     @Test func aDownloadWaitingToRetryCanBePausedOrCancelled() {
         var machine = Machine()
         _ = machine.start()
-        _ = machine.attemptEnded(1, .failed(.network(.timedOut)), retryDelay: .seconds(1))
+        _ = machine.attemptEnded(1, .failed(.network(.timedOut)), recovery: .retry(after: .seconds(1)))
         #expect(machine.pause() == .becomePaused)
         #expect(machine.retryTimerFired(1) == .none)
         var other = Machine()
         _ = other.start()
-        _ = other.attemptEnded(1, .failed(.network(.timedOut)), retryDelay: .seconds(1))
+        _ = other.attemptEnded(1, .failed(.network(.timedOut)), recovery: .retry(after: .seconds(1)))
         #expect(other.cancel(keepingPartialData: false) == .becomeCancelled(keepingPartialData: false))
+    }
+
+    @Test func withoutNetworkADownloadWaitsForItWithoutSpendingRetries() {
+        var machine = Machine()
+        _ = machine.start()
+        let error = DownloadError.network(.notConnectedToInternet)
+        _ = machine.attemptEnded(1, .failed(error), recovery: .retry(after: .seconds(1)))
+        _ = machine.retryTimerFired(1)
+        _ = machine.start()
+        #expect(machine.retries == 1)
+        #expect(machine.attemptEnded(2, .failed(error), recovery: .waitForNetwork) == .waitForNetwork(1, error: error))
+        #expect(machine.publicState == .waitingForNetwork)
+        #expect(machine.slotNeed == .none)
+        #expect(machine.isSettled)
+        // Another wait's end, or a retry timer, changes nothing.
+        #expect(machine.networkWaitEnded(2, isNetworkBack: true, timeout: error) == .none)
+        #expect(machine.retryTimerFired(1) == .none)
+        #expect(machine.networkWaitEnded(1, isNetworkBack: true, timeout: error) == .becomeQueued)
+        #expect(machine.retries == 0)
+        #expect(machine.start() == .startAttempt(3, .run))
+
+        let timeout = DownloadError.network(.timedOut)
+        _ = machine.attemptEnded(3, .failed(error), recovery: .waitForNetwork)
+        #expect(machine.networkWaitEnded(2, isNetworkBack: false, timeout: timeout) == .becomeFailed(timeout))
+        #expect(machine.networkWaitEnded(2, isNetworkBack: true, timeout: timeout) == .none)
+    }
+
+    @Test func aDownloadWaitingForTheNetworkCanBePausedResumedOrCancelled() {
+        let error = DownloadError.network(.notConnectedToInternet)
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.attemptEnded(1, .failed(error), recovery: .waitForNetwork)
+        #expect(machine.pause() == .becomePaused)
+        #expect(machine.networkWaitEnded(1, isNetworkBack: true, timeout: error) == .none)
+        #expect(machine.resume() == .becomeQueued)
+        _ = machine.start()
+        _ = machine.attemptEnded(2, .failed(error), recovery: .waitForNetwork)
+        // Resuming tries at once.
+        #expect(machine.resume() == .becomeQueued)
+        _ = machine.start()
+        _ = machine.attemptEnded(3, .failed(error), recovery: .waitForNetwork)
+        #expect(machine.cancel(keepingPartialData: true) == .becomeCancelled(keepingPartialData: true))
+    }
+
+    @Test func anotherURLTakesOverAtOnceWithItsRetriesWhole() {
+        var machine = Machine()
+        _ = machine.start()
+        let error = DownloadError.httpStatus(404)
+        _ = machine.attemptEnded(1, .failed(.httpStatus(503)), recovery: .retry(after: .seconds(1)))
+        _ = machine.retryTimerFired(1)
+        _ = machine.start()
+        #expect(
+            machine.attemptEnded(2, .failed(error), recovery: .switchURL)
+                == .scheduleRetry(2, after: .zero, error: error))
+        #expect(machine.retries == 0)
+        #expect(machine.slotNeed == .none)
+        #expect(machine.retryTimerFired(2) == .becomeQueued)
+    }
+
+    @Test func aNewURLStopsTheRunningRequestAndTheNextContinues() {
+        var machine = Machine()
+        _ = machine.start()
+        #expect(machine.urlChanged() == .stopAttempt(1))
+        #expect(machine.slotNeed == .holding)
+        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, .run))
+        // Not running: the next request takes the URL; nothing to do now.
+        #expect(machine.pause() == .stopAttempt(2))
+        #expect(machine.urlChanged() == .none)
+        #expect(machine.attemptEnded(2, .cancelled) == .becomePaused)
+        #expect(machine.urlChanged() == .none)
+    }
+
+    @Test func aConflictFoundBeforeTheFirstByteIsNotResumed() {
+        var machine = Machine()
+        _ = machine.start()
+        let conflict = DownloadError.destinationExistsBeforeDownloading(path: "/tmp/x")
+        #expect(machine.attemptEnded(1, .failed(conflict)) == .becomeFailed(conflict))
+        #expect(!conflict.isResumable)
+        #expect(machine.resume() == .none)
     }
 
     @Test func aPreemptedDownloadStopsAndQueuesAgain() {
@@ -237,7 +316,11 @@ import Testing
                 let live = liveAttempt(machine.state)
                 var endedAttempt: Int?
                 let action: Machine.Action
-                switch Int.random(in: 0..<9) {
+                switch Int.random(in: 0..<11) {
+                case 9:
+                    action = machine.networkWaitEnded(
+                        Int.random(in: 1...3), isNetworkBack: Bool.random(), timeout: .network(.notConnectedToInternet))
+                case 10: action = machine.urlChanged()
                 case 7: action = machine.preempt()
                 case 8: action = machine.retryTimerFired(Int.random(in: 1...3))
                 case 0: action = machine.start()
@@ -247,8 +330,10 @@ import Testing
                 case 4, 5:
                     let attempt = Bool.random() ? (live ?? 1) : Int.random(in: 1...(highestAttempt + 1))
                     endedAttempt = attempt
-                    action = machine.attemptEnded(
-                        attempt, ends.randomElement()!, retryDelay: Bool.random() ? .seconds(1) : nil)
+                    let recoveries: [Machine.Recovery] = [
+                        .none, .retry(after: .seconds(1)), .switchURL, .waitForNetwork,
+                    ]
+                    action = machine.attemptEnded(attempt, ends.randomElement()!, recovery: recoveries.randomElement()!)
                 default:
                     action = machine.finalized(Bool.random() ? .success(file) : .failure(.httpStatus(500)))
                 }

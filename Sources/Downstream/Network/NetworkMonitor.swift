@@ -1,0 +1,24 @@
+import Foundation
+
+/// Tells whether there is a network to send requests on, and when it is back.
+///
+/// When a request fails in a way that may mean there is no network at all (not connected, no
+/// route, host not found, connection lost), the download asks its manager's monitor. If the
+/// monitor says the URL cannot be reached, the download waits for the network
+/// (``DownloadState/waitingForNetwork``) instead of spending its retries, and continues from its
+/// bytes once ``waitUntilReachable(_:)`` returns.
+///
+/// The default monitor follows the system's network path on Apple platforms; on Linux it looks at
+/// the network interfaces (one that is up, not the loopback, with an address) and probes again
+/// with a growing interval while a download waits. Loopback hosts are always reachable. Give your
+/// own in ``DownloadManager/Configuration/Connectivity/monitor`` (an app that knows better, or a
+/// test that plays the network going away and coming back).
+public protocol NetworkMonitor: Sendable {
+    /// Whether requests to `url` can leave the device now, as far as the monitor knows. Called
+    /// after a failed request; must return at once, without network traffic.
+    func isReachable(_ url: URL) -> Bool
+
+    /// Returns once requests to `url` may be reachable again, or as soon as the calling task is
+    /// cancelled.
+    func waitUntilReachable(_ url: URL) async
+}

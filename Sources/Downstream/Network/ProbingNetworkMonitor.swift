@@ -1,0 +1,72 @@
+import Foundation
+
+/// A network monitor that asks a probe whether there is a network, and while a download waits,
+/// asks again after 1, 2, 4… seconds (at most ``maximumInterval``), or at once when told that the
+/// network changed (``networkChanged()``). Loopback hosts are always reachable.
+final class ProbingNetworkMonitor: NetworkMonitor {
+    /// The longest time between two probes while someone waits.
+    let maximumInterval: Duration
+    private let firstInterval: Duration
+    private let probe: @Sendable () -> Bool
+    private let clock: any Clock<Duration>
+    private let changes = ChangeSignal()
+
+    /// - Parameters:
+    ///   - probe: whether requests can leave the device now; fast, without network traffic.
+    ///   - clock: the clock of the intervals between probes.
+    init(
+        clock: any Clock<Duration>, firstInterval: Duration = .seconds(1), maximumInterval: Duration = .seconds(30),
+        probe: @escaping @Sendable () -> Bool
+    ) {
+        self.clock = clock
+        self.firstInterval = firstInterval
+        self.maximumInterval = max(maximumInterval, firstInterval)
+        self.probe = probe
+    }
+
+    func isReachable(_ url: URL) -> Bool {
+        Self.isLoopback(url) || probe()
+    }
+
+    /// The network may have changed: probe now.
+    func networkChanged() {
+        changes.notify()
+    }
+
+    func waitUntilReachable(_ url: URL) async {
+        var interval = firstInterval
+        while !Task.isCancelled, !isReachable(url) {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { [clock, interval] in try? await clock.sleep(for: interval) }
+                group.addTask { [changes] in await changes.wait() }
+                await group.next()
+                group.cancelAll()
+            }
+            interval = min(interval * 2, maximumInterval)
+        }
+    }
+
+    /// Whether `url` names this device: `localhost`, `127.0.0.0/8` or `::1`.
+    static func isLoopback(_ url: URL) -> Bool {
+        guard var host = url.host?.lowercased() else { return false }
+        if host.hasPrefix("["), host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        }
+        return host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
+extension ProbingNetworkMonitor {
+    /// The system's monitor: the network path on Apple platforms, the network interfaces on
+    /// Linux.
+    static func system(clock: any Clock<Duration>) -> ProbingNetworkMonitor {
+        #if canImport(Network)
+            let path = SystemNetworkPath()
+            let monitor = ProbingNetworkMonitor(clock: clock) { path.isSatisfied }
+            path.onChange = { [weak monitor] in monitor?.networkChanged() }
+            return monitor
+        #else
+            return ProbingNetworkMonitor(clock: clock) { NetworkInterfaces.hasUsableInterface() }
+        #endif
+    }
+}
