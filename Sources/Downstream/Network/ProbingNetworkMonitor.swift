@@ -35,10 +35,16 @@ final class ProbingNetworkMonitor: NetworkMonitor {
 
     func waitUntilReachable(_ url: URL) async {
         var interval = firstInterval
-        while !Task.isCancelled, !isReachable(url) {
+        while !Task.isCancelled {
+            // Registered before the probe: a change reported while it runs is not missed.
+            let change = changes.register()
+            guard !isReachable(url) else {
+                changes.unregister(change)
+                return
+            }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { [clock, interval] in try? await clock.sleep(for: interval) }
-                group.addTask { [changes] in await changes.wait() }
+                group.addTask { [changes] in await changes.wait(change) }
                 await group.next()
                 group.cancelAll()
             }

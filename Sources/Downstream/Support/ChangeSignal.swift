@@ -1,10 +1,17 @@
-/// Wakes the tasks that wait for the next change: each ``notify()`` wakes those waiting at that
-/// moment. A waiter whose task is cancelled stops waiting, also when the cancellation comes
-/// before it parked.
+/// Wakes the tasks that wait for the next change.
+///
+/// A waiter registers first (``register()``), then looks at what it waits for, then waits with
+/// its ticket: a ``notify()`` that comes in between is not lost. A waiter whose task is cancelled
+/// stops waiting, also when the cancellation comes before it parked.
 final class ChangeSignal: Sendable {
+    /// A registration, made before looking at what is waited for.
+    struct Ticket: Sendable {
+        fileprivate let id: Int
+    }
+
     /// Where one waiter is.
     private enum Slot {
-        /// Waiting, not parked yet.
+        /// Registered, not parked yet.
         case arriving
         case parked(CheckedContinuation<Void, Never>)
         /// Woken (notified or cancelled) before it parked: it returns as it parks.
@@ -20,17 +27,23 @@ final class ChangeSignal: Sendable {
 
     init() {}
 
-    /// Returns at the next ``notify()``, or when the calling task is cancelled.
-    func wait() async {
-        let id = state.withLock { state in
+    /// Registers a waiter: the next ``notify()`` wakes it, whenever it waits.
+    func register() -> Ticket {
+        state.withLock { state in
             defer { state.nextID += 1 }
             state.slots[state.nextID] = .arriving
-            return state.nextID
+            return Ticket(id: state.nextID)
         }
+    }
+
+    /// Returns at the first ``notify()`` since `ticket` was registered (at once if one came
+    /// already), or when the calling task is cancelled. A ticket waits once.
+    func wait(_ ticket: Ticket) async {
+        let id = ticket.id
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let isReleased = state.withLock { state in
-                    if case .released = state.slots[id] {
+                    guard case .arriving = state.slots[id] else {
                         state.slots[id] = nil
                         return true
                     }
@@ -44,7 +57,15 @@ final class ChangeSignal: Sendable {
         }
     }
 
-    /// Wakes every task waiting now.
+    /// Forgets a ticket that will not wait.
+    func unregister(_ ticket: Ticket) {
+        release([ticket.id])
+        state.withLock { state in
+            if case .released = state.slots[ticket.id] { state.slots[ticket.id] = nil }
+        }
+    }
+
+    /// Wakes every registered waiter.
     func notify() {
         release(nil)
     }

@@ -38,6 +38,10 @@ struct EventMonitorTests {
             lines.withLock { $0.append("retry after \(error.statusCode ?? 0)") }
         }
 
+        func download(_ download: Download, didSwitchTo url: URL) {
+            lines.withLock { $0.append("switched to \(url.path)") }
+        }
+
         func download(_ download: Download, didProgress progress: DownloadProgress) {
             largestProgress.withLock { $0 = max($0, progress.bytesReceived) }
         }

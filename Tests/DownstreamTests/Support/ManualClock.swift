@@ -45,13 +45,19 @@ final class ManualClock: Clock, @unchecked Sendable {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (isDue, length) = lock.withLock { () -> (Bool, Duration) in
+                // Cancelled before it parked: the cancellation handler found no sleeper to wake.
+                let (isDue, isCancelled, length) = lock.withLock { () -> (Bool, Bool, Duration) in
                     let length = current.duration(to: deadline)
-                    if deadline <= current { return (true, length) }
+                    if deadline <= current { return (true, false, length) }
+                    if Task.isCancelled { return (false, true, length) }
                     sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    return (false, length)
+                    return (false, false, length)
                 }
                 if isDue { continuation.resume() }
+                if isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
                 sleepStarts.yield(length)
             }
         } onCancel: {
