@@ -2,21 +2,22 @@ import Foundation
 
 /// A network monitor that asks a probe whether there is a network, and while a download waits,
 /// asks again after 1, 2, 4… seconds (at most ``maximumInterval``), or at once when told that the
-/// network changed (``networkChanged()``). Loopback hosts are always reachable.
+/// network changed (``networkChanged()``).
 final class ProbingNetworkMonitor: NetworkMonitor {
     /// The longest time between two probes while someone waits.
     let maximumInterval: Duration
     private let firstInterval: Duration
-    private let probe: @Sendable () -> Bool
+    private let probe: @Sendable (URL) -> Bool
     private let clock: any Clock<Duration>
     private let changes = ChangeSignal()
 
     /// - Parameters:
-    ///   - probe: whether requests can leave the device now; fast, without network traffic.
+    ///   - probe: whether requests to a URL can leave the device now; fast, without network
+    ///     traffic.
     ///   - clock: the clock of the intervals between probes.
     init(
         clock: any Clock<Duration>, firstInterval: Duration = .seconds(1), maximumInterval: Duration = .seconds(30),
-        probe: @escaping @Sendable () -> Bool
+        probe: @escaping @Sendable (URL) -> Bool
     ) {
         self.clock = clock
         self.firstInterval = firstInterval
@@ -25,7 +26,7 @@ final class ProbingNetworkMonitor: NetworkMonitor {
     }
 
     func isReachable(_ url: URL) -> Bool {
-        Self.isLoopback(url) || probe()
+        probe(url)
     }
 
     /// The network may have changed: probe now.
@@ -64,15 +65,15 @@ final class ProbingNetworkMonitor: NetworkMonitor {
 
 extension ProbingNetworkMonitor {
     /// The system's monitor: the network path on Apple platforms, the network interfaces on
-    /// Linux.
+    /// Linux. Loopback hosts are always reachable.
     static func system(clock: any Clock<Duration>) -> ProbingNetworkMonitor {
         #if canImport(Network)
             let path = SystemNetworkPath()
-            let monitor = ProbingNetworkMonitor(clock: clock) { path.isSatisfied }
+            let monitor = ProbingNetworkMonitor(clock: clock) { isLoopback($0) || path.isSatisfied }
             path.onChange = { [weak monitor] in monitor?.networkChanged() }
             return monitor
         #else
-            return ProbingNetworkMonitor(clock: clock) { NetworkInterfaces.hasUsableInterface() }
+            return ProbingNetworkMonitor(clock: clock) { isLoopback($0) || NetworkInterfaces.hasUsableInterface() }
         #endif
     }
 }

@@ -120,6 +120,38 @@ struct FreshURLTests {
         }
     }
 
+    /// A signed URL that expires in the middle of the file: the request is cut, the retry is
+    /// refused, and the handler's fresh URL continues from the bytes on disk.
+    @Test func aSignedURLThatExpiresMidDownloadIsRefreshed() async throws {
+        let asked = Locked<[URL]>([])
+        try await withFixture({ configuration in
+            configuration.retry = .init()
+            configuration.retry.initialDelay = .zero
+            configuration.urlRefresh.handler = { rejected in
+                asked.withLock { $0.append(rejected.url) }
+                var components = URLComponents(url: rejected.url, resolvingAgainstBaseURL: false)!
+                components.query = "sig=\(asked.value.count + 1)"
+                return components.url
+            }
+        }) { fixture in
+            // Each signature is good for 600,000 bytes: the first runs out in the middle.
+            let budget: Int64 = 600_000
+            fixture.serve("/signed.bin", Self.body) { $0.queryExpiresAfter = budget }
+            let first = fixture.server.url("/signed.bin?sig=1")
+            let download = await fixture.manager.download(from: first, to: .file(fixture.file("file.bin")))
+            try Self.body.expectMatches(try await download.fileURL)
+
+            #expect(asked.value == [first])
+            let requests = fixture.server.requests("/signed.bin")
+            #expect(requests.map(\.target) == ["/signed.bin?sig=1", "/signed.bin?sig=1", "/signed.bin?sig=2"])
+            #expect(requests.map(\.status) == [206, 403, 206])
+            #expect(requests[0].bodyBytesSent == budget)
+            #expect(requests[2].rangeStart == budget - Self.overlap)
+            #expect(download.url == fixture.server.url("/signed.bin?sig=2"))
+            #expect(await download.allEvents().contains(.switchedURL(to: fixture.server.url("/signed.bin?sig=2"))))
+        }
+    }
+
     @Test func aDeclinedRefreshFailsWithTheStatusAndKeepsTheBytes() async throws {
         try await withFixture({ $0.urlRefresh.handler = { _ in nil } }) { fixture in
             fixture.serve("/old", Self.body) { $0.faults = [.holdAfter(Self.held), .status(410)] }

@@ -6,7 +6,7 @@ import Testing
 struct NetworkMonitorTests {
     /// A monitor whose probe the test sets, on a manual clock.
     static func monitor(_ isUp: Locked<Bool>, clock: ManualClock) -> ProbingNetworkMonitor {
-        ProbingNetworkMonitor(clock: clock, maximumInterval: .seconds(8)) { isUp.value }
+        ProbingNetworkMonitor(clock: clock, maximumInterval: .seconds(8)) { _ in isUp.value }
     }
 
     static let remote = URL(string: "https://example.com/file.bin")!
@@ -66,9 +66,10 @@ struct NetworkMonitorTests {
     }
 
     @Test(arguments: ["http://127.0.0.1:8080/a", "http://localhost/a", "http://[::1]:80/a", "http://127.3.4.5/"])
-    func loopbackHostsAreAlwaysReachable(_ url: String) throws {
-        let monitor = Self.monitor(Locked(false), clock: ManualClock())
-        #expect(monitor.isReachable(try #require(URL(string: url))))
+    func loopbackHostsAreAlwaysReachableForTheSystemMonitor(_ url: String) throws {
+        #expect(ProbingNetworkMonitor.isLoopback(try #require(URL(string: url))))
+        #expect(ProbingNetworkMonitor.system(clock: ManualClock()).isReachable(try #require(URL(string: url))))
+        #expect(!ProbingNetworkMonitor.isLoopback(Self.remote))
     }
 
     /// The interfaces of the machine the tests run on: whatever they are, the probe answers
