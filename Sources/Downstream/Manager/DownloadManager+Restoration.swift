@@ -48,7 +48,8 @@ extension DownloadManager {
                     store.remove(record.id)
                     continue
                 case .kept:
-                    if partialLength != nil {
+                    // The bytes are in the partial file, or with the system (its resume data).
+                    if partialLength != nil || record.systemResumeData != nil {
                         kept[location] = record
                     } else {
                         store.remove(record.id)

@@ -393,6 +393,8 @@ public actor DownloadManager {
         let keptRecord = kept.removeValue(forKey: location) ?? byLocation[location]?.recordFile?.record
         if let keptRecord, keptRecord.intent == .kept, keptRecord.request.url == url {
             record.resume = keptRecord.resume
+            record.systemResumeData = keptRecord.systemResumeData
+            record.sources = keptRecord.sources
         }
         let position = try store.create(record)
         if let keptRecord, keptRecord.intent == .kept {

@@ -219,6 +219,50 @@ struct BackgroundReplayTests {
         }
     }
 
+    /// A download of the system engine cancelled with its data kept keeps Apple's resume data: a
+    /// new download of the same URL to the same place (in this process, or after a relaunch)
+    /// resumes from it.
+    @Test(arguments: [false, true])
+    func cancelKeepingDataKeepsTheSystemsResumeData(relaunching: Bool) async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Data(Body.pattern(count: 30_000, seed: 406).bytes(0..<30_000))
+            let url = URL(string: "https://example.com/talk.mp4")!
+            let resumeData = Data("resume the talk".utf8)
+            let destination = Destination.file(fixture.file("talk.mp4"))
+            var replay = ReplaySession(resumeDataOnCancel: resumeData)
+            var manager = try makeManager(fixture, replay: replay)
+            var started = replay.startedTasks.makeAsyncIterator()
+            let download = await manager.download(from: url, to: destination)
+            let first = try #require(await started.next())
+            try #require(manager.systemRouter).wrote(first, total: 12_000, expected: 30_000)
+
+            var cancellations = replay.cancellationRequests.makeAsyncIterator()
+            let cancelled = Task { await download.cancel(keepingPartialData: true) }
+            #expect(
+                await cancellations.next() == .init(taskIdentifier: first.taskIdentifier, producingResumeData: true))
+            first.isActive = false
+            try #require(manager.systemRouter).completed(first, error: URLError(.cancelled))
+            await cancelled.value
+            #expect(download.state == .cancelled)
+            #expect(fixture.storedRecord(download.id)?.systemResumeData == resumeData)
+
+            if relaunching {
+                await manager.invalidate()
+                replay = ReplaySession(resumeDataOnCancel: resumeData)
+                started = replay.startedTasks.makeAsyncIterator()
+                manager = try makeManager(fixture, replay: replay)
+                #expect(await manager.downloads.isEmpty)
+            }
+            let again = await manager.download(from: url, to: destination)
+            let second = try #require(await started.next())
+            #expect(second.resumeData == resumeData)
+            try #require(manager.systemRouter).replayFinished(second, body: body, directory: systemDirectory(fixture))
+            try Body.data(body).expectMatches(try await again.fileURL)
+            // One record for the data at any time, and none once the file is delivered.
+            #expect(fixture.storedRecords().isEmpty)
+        }
+    }
+
     @Test func bytesOnDiskWithoutResumeDataContinueWithARangeRequest() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 600_000, seed: 405)
