@@ -21,6 +21,17 @@ extension Download {
         case .continuation:
             break
         }
+        var copy: ExistingCopy?
+        if kind == .run, let check = destinationCheck() {
+            guard let conditional = perform(check, attempt: attempt) else { return }
+            copy = conditional
+        }
+        sendRequest(attempt, kind, conditionalOn: copy)
+    }
+
+    /// Sends the attempt's request, through the system engine or the ranged one; with `copy`, a
+    /// request for the file only if it changed since that copy (ranged engine only).
+    func sendRequest(_ attempt: Int, _ kind: StateMachine.AttemptKind, conditionalOn copy: ExistingCopy?) {
         if let system = engines.system, usesSystemEngine(for: kind) {
             startSystemAttempt(attempt, kind, on: system)
             return
@@ -28,7 +39,7 @@ extension Download {
         let setup: RangedTransfer.Setup
         let urlRequest: URLRequest
         do {
-            (setup, urlRequest) = try prepareAttempt(attempt, kind)
+            (setup, urlRequest) = try prepareAttempt(attempt, kind, conditionalOn: copy)
         } catch {
             handle(machine.attemptEnded(attempt, .failed(error)))
             return
@@ -55,6 +66,10 @@ extension Download {
     func attemptEnded(_ attempt: Int, _ end: StateMachine.AttemptEnd, response: ServerResponse? = nil) {
         if transfer?.attemptNumber == attempt {
             transfer = nil
+        }
+        if case .destinationIsCurrent = end {
+            // The file was there already: no record is left behind.
+            recordFile?.remove()
         }
         guard machine.state == .running(attempt: attempt) else {
             // Stopping (or over): the machine knows what comes next.
@@ -96,7 +111,7 @@ extension Download {
     /// it can be continued), which bytes before that it asks for again to compare them (when no
     /// validator of the same URL can guard the range), and where it ends; and builds it.
     private func prepareAttempt(
-        _ attempt: Int, _ kind: StateMachine.AttemptKind
+        _ attempt: Int, _ kind: StateMachine.AttemptKind, conditionalOn copy: ExistingCopy?
     ) throws(DownloadError) -> (RangedTransfer.Setup, URLRequest) {
         if let requestError { throw requestError }
         guard let recordFile else { throw .invalidRequest("the request has no URL") }
@@ -140,7 +155,7 @@ extension Download {
         let overlap = validator.ifRangeValue == nil ? Int64(settings.overlapLength) : 0
         let plan = AttemptPlan(
             offset: offset, overlap: overlap, end: end, validator: validator, expectedLength: record.expectedLength,
-            onServerFileChange: request.onServerFileChange)
+            onServerFileChange: request.onServerFileChange, existingCopy: offset == 0 ? copy?.path : nil)
 
         var urlRequest = request.urlRequest
         urlRequest.url = url
@@ -149,6 +164,11 @@ extension Download {
         urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")
         for (name, value) in credentials {
             urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        if plan.existingCopy != nil, let copy {
+            for (name, value) in copy.conditionalHeaders {
+                urlRequest.setValue(value, forHTTPHeaderField: name)
+            }
         }
         if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             // Byte offsets must be the file's own: ask for the body as it is stored.

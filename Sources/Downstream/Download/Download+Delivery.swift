@@ -39,6 +39,12 @@ extension Download {
         }
         do {
             let url = try FilePlacement.place(location.partialURL, at: request.destination, suggestedName: name)
+            if request.destination.conflictPolicy == .replaceIfChanged, let copies = context.deliveredCopies,
+                let validator = recordFile?.record.resume.validator,
+                let copy = DeliveredCopy(path: url.path, url: sources.current, validator: validator)
+            {
+                copies.remember(copy)
+            }
             if settings.synchronizesToDisk {
                 // The rename itself is on the disk once its directory is.
                 try? POSIXFile.synchronize(url.deletingLastPathComponent())

@@ -50,6 +50,8 @@ extension Download {
             /// The server asked for credentials; the download's authentication handler answers
             /// before this reaches the machine, which takes an unanswered one as a failure.
             case challenged(AuthenticationChallenge)
+            /// The file at the destination (this URL) already is the file: nothing was downloaded.
+            case destinationIsCurrent(URL)
         }
 
         /// How the download recovers from a failed request, decided before the machine takes the
@@ -287,6 +289,9 @@ extension Download {
             case .finished:
                 state = .finalizing
                 return .finalize
+            case .destinationIsCurrent(let url):
+                state = .completed(url)
+                return .becomeCompleted(url)
             case .incomplete(progressed: true):
                 return nextAttempt(.continuation)
             case .incomplete(progressed: false), .restart:
@@ -337,6 +342,9 @@ extension Download {
                 // The stop came too late: every byte is on disk, so deliver the file.
                 state = .finalizing
                 return .finalize
+            case (_, .destinationIsCurrent(let url)):
+                state = .completed(url)
+                return .becomeCompleted(url)
             case (.pause, _):
                 state = .paused
                 return .becomePaused

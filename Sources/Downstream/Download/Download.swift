@@ -126,13 +126,17 @@ public actor Download {
         let aggregate: ProgressAggregate?
         /// The manager's event monitors; nil if it has none.
         let monitors: EventMonitorGroup?
+        /// What the manager knows of the files it delivered for downloads that download again
+        /// only when the server's file changed.
+        let deliveredCopies: DeliveredCopies?
 
         init(
             engines: Engines, settings: Settings, onSlotNeedChange: SlotNeedHandler? = nil,
             managerEvents: Broadcast<DownloadManager.Event>? = nil, aggregate: ProgressAggregate? = nil,
-            monitors: EventMonitorGroup? = nil
+            monitors: EventMonitorGroup? = nil, deliveredCopies: DeliveredCopies? = nil
         ) {
             self.monitors = monitors
+            self.deliveredCopies = deliveredCopies
             self.engines = engines
             self.settings = settings
             self.onSlotNeedChange = onSlotNeedChange
@@ -252,6 +256,21 @@ public actor Download {
     public nonisolated var fileURL: URL {
         get async throws {
             try await result.wait()
+        }
+    }
+
+    /// Whether a new request for the same URL and destination gets this download (resumed): it
+    /// has not ended, or it failed with something to resume (not a destination that was there
+    /// before the first byte: that download left no record, and a new one starts afresh).
+    nonisolated var canBeJoined: Bool {
+        switch state {
+        case .completed, .cancelled:
+            return false
+        case .failed:
+            guard case .failure(let error)? = result.outcome else { return true }
+            return error.kind != .destinationExists || error.isResumable
+        default:
+            return true
         }
     }
 

@@ -84,7 +84,8 @@ public actor DownloadManager {
         context = Download.Context(
             engines: engines, settings: configuration.makeDownloadSettings(), onSlotNeedChange: schedulingLink.notify,
             managerEvents: eventBroadcast, aggregate: aggregate,
-            monitors: EventMonitorGroup(configuration.eventMonitors))
+            monitors: EventMonitorGroup(configuration.eventMonitors),
+            deliveredCopies: DeliveredCopies(directory: store.directory.appendingPathComponent("delivered")))
 
         let restoration = Restoration(
             store: store, context: context, partialsDirectory: configuration.storage.partialsDirectory)
@@ -151,9 +152,7 @@ public actor DownloadManager {
             url: request.url ?? PartialLocation.noURL, destination: request.destination,
             partialsDirectory: configuration.storage.partialsDirectory, separateFrom: isSeparate ? id : nil)
 
-        if requestError == nil, !isSeparate, let existing = byLocation[location], existing.state != .completed,
-            existing.state != .cancelled
-        {
+        if requestError == nil, !isSeparate, let existing = byLocation[location], existing.canBeJoined {
             if let url = request.url, existing.request.url == url || existing.url == url {
                 if !startsPaused { await existing.resume() }
                 return existing

@@ -83,23 +83,41 @@ extension Destination {
     /// What happens when the destination file already exists.
     public struct ConflictPolicy: Sendable, Hashable, CustomStringConvertible {
         enum Code: String, Sendable, Codable {
-            case fail, replace, uniqueName
+            case fail, replace, uniqueName, useExisting, replaceIfChanged
         }
 
         let code: Code
 
-        /// Fail with ``DownloadError/Kind/destinationExists``; the downloaded data is kept.
+        /// Fail with ``DownloadError/Kind/destinationExists``. A file that exists before the
+        /// download starts fails it at once, without a request and without leaving a record; one
+        /// that appears while it runs fails it at the end, with the downloaded data kept.
         public static let fail = ConflictPolicy(code: .fail)
         /// Replace the existing file (atomically: it is whole at every moment).
         public static let replace = ConflictPolicy(code: .replace)
         /// Keep the existing file and save the new one as `name (1).ext`, `name (2).ext`, …
         public static let uniqueName = ConflictPolicy(code: .uniqueName)
+        /// Keep the existing file and take it as the download's: the download completes at once
+        /// with it, without a request and without leaving a record (wget's `--no-clobber`). A file
+        /// that appears while the download runs wins too: the downloaded bytes are discarded.
+        ///
+        /// For a directory destination, whose name comes from the server, the name looked for
+        /// before the first request is the one the URL gives (or the one a previous response
+        /// gave); the name the response gives is looked for again at the end.
+        public static let useExisting = ConflictPolicy(code: .useExisting)
+        /// Download again only if the server's file changed since the existing copy (wget's `-N`,
+        /// curl's `-z`): the first request is conditional, with the `ETag` and `Last-Modified` of
+        /// the copy this manager delivered last time (kept in its store across relaunches), or
+        /// else with the existing file's modification time. `304 Not Modified` completes the
+        /// download with the existing file; a new file replaces it atomically at the end.
+        public static let replaceIfChanged = ConflictPolicy(code: .replaceIfChanged)
 
         public var description: String {
             switch code {
             case .fail: "fail if it exists"
             case .replace: "replace if it exists"
             case .uniqueName: "unique name if it exists"
+            case .useExisting: "use the existing file"
+            case .replaceIfChanged: "replace if changed on the server"
             }
         }
     }

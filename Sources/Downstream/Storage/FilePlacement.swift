@@ -45,8 +45,12 @@ enum FilePlacement {
         let name = destination.fileURL?.lastPathComponent ?? suggestedName
         let target = destination.fileURL ?? destination.directoryURL.appendingPathComponent(name, isDirectory: false)
         switch destination.conflictPolicy.code {
-        case .replace:
+        case .replace, .replaceIfChanged:
             try move(partial, to: target)
+            return target
+        case .useExisting:
+            // A file that appeared meanwhile is the download's file.
+            if try !moveIfAbsent(partial, to: target) { POSIXFile.remove(partial) }
             return target
         case .fail:
             guard try moveIfAbsent(partial, to: target) else { throw .destinationExists(path: target.path) }

@@ -162,6 +162,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             reject(.finished)
         case .restart(let reason):
             reject(.restart(reason: reason))
+        case .existingCopyIsCurrent(let path):
+            reject(.destinationIsCurrent(URL(fileURLWithPath: path, isDirectory: false)))
         case .fail(let error):
             reject(.failed(error))
         }

@@ -57,11 +57,7 @@ struct ResponseHead: Equatable, Sendable {
         if let seconds = Int(trimmed), seconds >= 0 {
             return .seconds(seconds)
         }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = formatter.date(from: trimmed) else { return nil }
+        guard let date = HTTPDate.parse(trimmed) else { return nil }
         return .seconds(max(0, date.timeIntervalSince(now).rounded(.up)))
     }
 
@@ -89,10 +85,13 @@ struct AttemptPlan: Equatable, Sendable {
     /// The stored full length of the file, if known.
     var expectedLength: Int64?
     var onServerFileChange: DownloadRequest.ServerFileChangePolicy
+    /// The path of an existing copy of the file, when the request is conditional (it asks for the
+    /// file only if it changed since that copy): `304 Not Modified` means the copy is current.
+    var existingCopy: String?
 
     init(
         offset: Int64, overlap: Int64 = 0, end: Int64?, validator: Validator, expectedLength: Int64?,
-        onServerFileChange: DownloadRequest.ServerFileChangePolicy
+        onServerFileChange: DownloadRequest.ServerFileChangePolicy, existingCopy: String? = nil
     ) {
         self.offset = offset
         self.overlap = min(max(overlap, 0), offset)
@@ -100,6 +99,7 @@ struct AttemptPlan: Equatable, Sendable {
         self.validator = validator
         self.expectedLength = expectedLength
         self.onServerFileChange = onServerFileChange
+        self.existingCopy = existingCopy
     }
 
     /// The first byte asked for.
@@ -126,6 +126,8 @@ enum ResponseDecision: Equatable, Sendable {
     case restart(reason: String)
     /// Ignore this body and fail.
     case fail(DownloadError)
+    /// The existing copy the conditional request named is the server's file: nothing to write.
+    case existingCopyIsCurrent(path: String)
 
     struct BodyPlan: Equatable, Sendable {
         /// The file offset of the body's first byte.
@@ -172,6 +174,8 @@ enum ResponseDecision: Equatable, Sendable {
                 BodyPlan(
                     start: 0, end: length, totalLength: length, discardsPartial: true,
                     isResumable: !head.isEncoded && head.status == 200))
+        case 304 where plan.existingCopy != nil:
+            return .existingCopyIsCurrent(path: plan.existingCopy ?? "")
         case 416:
             guard isRanged else {
                 return .fail(.unexpectedResponse("416 to a request without Range"))

@@ -45,9 +45,11 @@ struct Fixture {
         ((try? FileManager.default.contentsOfDirectory(atPath: (directory ?? self.directory).path)) ?? []).sorted()
     }
 
-    /// The names of the records in the store.
+    /// The names of the files in the store but its lock: records, and records set aside.
     func storedRecords() -> [String] {
-        listing(storeDirectory).filter { !$0.hasPrefix(".") }
+        listing(storeDirectory).filter { name in
+            !name.hasPrefix(".") && !POSIXFile.isDirectory(atPath: storeDirectory.appendingPathComponent(name).path)
+        }
     }
 
     /// The record of download `id`, as it is on disk.

@@ -242,4 +242,15 @@ import Testing
         }
         #expect(reason.contains("1100"))
     }
+
+    @Test func notModifiedMeansTheExistingCopyOnlyForAConditionalRequest() {
+        var conditional = plan(offset: 0, end: 100, expected: nil)
+        conditional.existingCopy = "/tmp/copy.bin"
+        #expect(
+            ResponseDecision.decide(ResponseHead(status: 304), for: conditional)
+                == .existingCopyIsCurrent(path: "/tmp/copy.bin"))
+        #expect(
+            ResponseDecision.decide(ResponseHead(status: 304), for: plan(offset: 0, end: 100, expected: nil))
+                == .fail(.httpStatus(304)))
+    }
 }

@@ -1,0 +1,122 @@
+import Foundation
+
+extension Download {
+    /// What a file already at the destination means for a download that has nothing on disk yet.
+    enum DestinationCheck: Sendable {
+        /// It is the download's file: complete with it, without a request.
+        case current(URL)
+        /// It may not be replaced: fail before the first byte.
+        case conflict(DownloadError)
+        /// It is the download's file if it has the expected digest.
+        case verify(URL, Digest)
+        /// Ask for the file only if the server's changed since this copy.
+        case conditional(ExistingCopy)
+    }
+
+    /// A copy of the file at the destination, and what identifies its version.
+    struct ExistingCopy: Sendable {
+        var path: String
+        /// The server's validators of the copy, when this manager delivered it.
+        var validator: Validator
+        var modified: Date
+
+        /// The headers of a request for the file only if it changed since this copy.
+        var conditionalHeaders: [String: String] {
+            var headers = ["If-Modified-Since": validator.lastModified ?? HTTPDate.format(modified)]
+            headers["If-None-Match"] = validator.etag
+            return headers
+        }
+    }
+
+    /// Looks at the destination before the first request of a run that starts from nothing: nil
+    /// when there is nothing there that matters (or the conflict policy decides only at the end).
+    func destinationCheck() -> DestinationCheck? {
+        let policy = request.destination.conflictPolicy.code
+        let fileURL = request.destination.fileURL
+        guard
+            request.expectedDigest != nil || policy == .useExisting || policy == .replaceIfChanged
+                || (policy == .fail && fileURL != nil),
+            let record = recordFile?.record, record.systemResumeData == nil,
+            !record.resume.isResumable || (POSIXFile.length(atPath: location.path) ?? 0) == 0
+        else { return nil }
+        // A directory destination takes its name from the response: the one a previous response
+        // gave, else the URL's.
+        let existing =
+            fileURL
+            ?? request.destination.directoryURL.appendingPathComponent(
+                record.resume.suggestedFileName ?? FileName.suggested(contentDisposition: nil, url: request.url),
+                isDirectory: false)
+        guard let (_, modified) = DeliveredCopy.fileState(atPath: existing.path) else { return nil }
+        if let digest = request.expectedDigest {
+            return .verify(existing, digest)
+        }
+        return existingFileDecision(existing, modified: modified, isKnownWrong: false)
+    }
+
+    /// What the conflict policy makes of the existing file; `isKnownWrong` when it does not have
+    /// the expected digest.
+    func existingFileDecision(_ existing: URL, modified: Date, isKnownWrong: Bool) -> DestinationCheck? {
+        let conflict = DestinationCheck.conflict(.destinationExistsBeforeDownloading(path: existing.path))
+        switch request.destination.conflictPolicy.code {
+        case .useExisting:
+            return isKnownWrong ? conflict : .current(existing)
+        case .fail:
+            return request.destination.fileURL == nil ? nil : conflict
+        case .replaceIfChanged:
+            guard !isKnownWrong else { return nil }
+            let delivered = context.deliveredCopies?.copy(at: existing.path)
+            return .conditional(
+                ExistingCopy(path: existing.path, validator: delivered?.validator ?? Validator(), modified: modified))
+        case .replace, .uniqueName:
+            return nil
+        }
+    }
+
+    /// Acts on `check` for attempt `attempt`: returns the copy to ask about when the request is
+    /// to be sent, conditionally; nil when the attempt ended, or goes on off the actor.
+    func perform(_ check: DestinationCheck, attempt: Int) -> ExistingCopy? {
+        switch check {
+        case .current(let url):
+            attemptEnded(attempt, .destinationIsCurrent(url))
+        case .conflict(let error):
+            // Nothing was downloaded: nothing to keep, no record to leave behind.
+            recordFile?.remove()
+            attemptEnded(attempt, .failed(error))
+        case .verify(let url, let digest):
+            Task {
+                let matches = await Self.file(at: url, has: digest)
+                self.existingFileVerified(attempt, url, matches: matches)
+            }
+        case .conditional(let copy):
+            return copy
+        }
+        return nil
+    }
+
+    /// The existing file's digest was computed: it is the file, or the policy decides.
+    private func existingFileVerified(_ attempt: Int, _ url: URL, matches: Bool) {
+        guard machine.state == .running(attempt: attempt) else {
+            // Paused or cancelled meanwhile: no request was sent.
+            handle(machine.attemptEnded(attempt, .cancelled))
+            return
+        }
+        if matches {
+            attemptEnded(attempt, .destinationIsCurrent(url))
+            return
+        }
+        let modified = DeliveredCopy.fileState(atPath: url.path)?.modified ?? Date()
+        if let check = existingFileDecision(url, modified: modified, isKnownWrong: true) {
+            if let copy = perform(check, attempt: attempt) {
+                sendRequest(attempt, .run, conditionalOn: copy)
+            }
+        } else {
+            sendRequest(attempt, .run, conditionalOn: nil)
+        }
+    }
+
+    /// Whether the file at `url` has `digest`, computed off the actor.
+    @concurrent static func file(at url: URL, has digest: Digest) async -> Bool {
+        guard let actual = try? Digest(digest.algorithm, ofFileAt: url) else { return false }
+        return actual == digest
+    }
+}
