@@ -53,6 +53,16 @@ public struct ConsoleEventLogger: DownloadEventMonitor {
         log(download, "retry in \(delay.inSeconds) s after: \(error.kind) (\(error.reason))")
     }
 
+    public func download(_ download: Download, didSwitchTo url: URL) {
+        log(download, "now from \(url.absoluteString)")
+    }
+
+    public func download(_ download: Download, didPublish event: DownloadEvent) {
+        if event.state == .waitingForNetwork {
+            log(download, "waiting for the network after: \(event.error?.reason ?? "?")")
+        }
+    }
+
     public func download(_ download: Download, didProgress progress: DownloadProgress) {
         guard logsProgress else { return }
         let total = progress.expectedBytes.map { " of \($0)" } ?? ""
