@@ -17,6 +17,10 @@
 //     swift run -c release downstream-benchmark digest [--mib 4608] [--directory DIR]
 //         SHA-256 speed next to the system's sha256sum on the same file, and a download of that
 //         size with and without an expected digest: wall time, CPU time, peak memory.
+//
+//     swift run -c release downstream-benchmark overlap [--mib 256] [--range-mib 4] [--mbps 100]
+//         What overlap verification costs per resume: a download from a server without validators
+//         in consecutive ranges, with overlaps of 0, 64 KiB and 1 MiB; extra bytes and time.
 
 import Foundation
 
@@ -29,6 +33,9 @@ if arguments.first == "queue" {
 }
 if arguments.first == "digest" {
     exit(await DigestBenchmark(arguments: Array(arguments.dropFirst())).run())
+}
+if arguments.first == "overlap" {
+    exit(await OverlapBenchmark(arguments: Array(arguments.dropFirst())).run())
 }
 if arguments.first == "store" {
     exit(await StoreBenchmark(arguments: Array(arguments.dropFirst())).run())
