@@ -123,6 +123,26 @@ struct Benchmark {
         return Sample(wall: wall, cpu: cpu, peakKiB: peak)
     }
 
+    /// A directory of this process for a benchmark's files: in `--directory`, else the temporary
+    /// directory.
+    static func workDirectory(_ options: Options, name: String) -> URL {
+        URL(fileURLWithPath: options.string("directory") ?? NSTemporaryDirectory())
+            .appendingPathComponent("downstream-\(name)-benchmark-\(getpid())")
+    }
+
+    /// Runs `measure` with `directory` made, removes the directory, and turns an error into a
+    /// message and exit status 1.
+    static func run(in directory: URL, _ measure: () async throws -> Int32) async -> Int32 {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            return try await measure()
+        } catch {
+            print("benchmark failed: \(error)")
+            return 1
+        }
+    }
+
     static func middle(_ values: [Double]) -> Double {
         values.sorted()[values.count / 2]
     }

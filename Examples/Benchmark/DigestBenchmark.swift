@@ -12,19 +12,11 @@ struct DigestBenchmark {
     init(arguments: [String]) {
         let options = Options(arguments)
         mebibytes = options.int("mib", default: 4608)
-        directory = URL(fileURLWithPath: options.string("directory") ?? NSTemporaryDirectory())
-            .appendingPathComponent("downstream-digest-benchmark-\(getpid())")
+        directory = Benchmark.workDirectory(options, name: "digest")
     }
 
     func run() async -> Int32 {
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            return try await measure()
-        } catch {
-            print("benchmark failed: \(error)")
-            return 1
-        }
+        await Benchmark.run(in: directory, measure)
     }
 
     private func measure() async throws -> Int32 {

@@ -19,19 +19,11 @@ struct OverlapBenchmark {
         rangeMiB = max(1, options.int("range-mib", default: 4))
         runs = max(1, options.int("runs", default: 5))
         megabytesPerSecond = options.int("mbps", default: 100)
-        directory = URL(fileURLWithPath: options.string("directory") ?? NSTemporaryDirectory())
-            .appendingPathComponent("downstream-overlap-benchmark-\(getpid())")
+        directory = Benchmark.workDirectory(options, name: "overlap")
     }
 
     func run() async -> Int32 {
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            return try await measure()
-        } catch {
-            print("benchmark failed: \(error)")
-            return 1
-        }
+        await Benchmark.run(in: directory, measure)
     }
 
     private func measure() async throws -> Int32 {

@@ -181,18 +181,9 @@ enum ResponsePlanner {
         keepAlive: Bool,
         date: String
     ) -> ResponsePlan {
-        ResponsePlan(
-            status: redirect.status,
-            headers: [("Date", date), ("Location", redirect.location), ("Content-Length", "0")],
-            body: .data(Data()),
-            bodyRange: 0..<0,
-            sendsBody: false,
-            chunked: false,
-            interruption: nil,
-            writeSize: 65536,
-            bytesPerSecond: nil,
-            keepAlive: keepAlive
-        )
+        headersOnly(
+            redirect.status, [("Date", date), ("Location", redirect.location), ("Content-Length", "0")],
+            keepAlive: keepAlive)
     }
 
     /// A `304 Not Modified`: the route's validators and extra headers, and no body.
@@ -207,8 +198,15 @@ enum ResponsePlanner {
         for name in route.extraHeaders.keys.sorted() {
             headers.append((name, route.extraHeaders[name]!))
         }
-        return ResponsePlan(
-            status: 304,
+        return headersOnly(304, headers, keepAlive: keepAlive)
+    }
+
+    /// An answer of `status` and `headers` without a body.
+    private static func headersOnly(
+        _ status: Int, _ headers: [(name: String, value: String)], keepAlive: Bool
+    ) -> ResponsePlan {
+        ResponsePlan(
+            status: status,
             headers: headers,
             body: .data(Data()),
             bodyRange: 0..<0,
