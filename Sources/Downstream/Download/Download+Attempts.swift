@@ -68,8 +68,9 @@ extension Download {
             transfer = nil
         }
         if case .destinationIsCurrent = end {
-            // The file was there already: no record is left behind.
+            // The file was there already: no record, no partial file is left behind.
             recordFile?.remove()
+            POSIXFile.remove(atPath: location.path)
         }
         guard machine.state == .running(attempt: attempt) else {
             // Stopping (or over): the machine knows what comes next.

@@ -28,16 +28,15 @@ extension Download {
         }
     }
 
-    /// Looks at the destination before the first request of a run that starts from nothing: nil
-    /// when there is nothing there that matters (or the conflict policy decides only at the end).
+    /// Looks at the destination before the first request of a run: nil when there is nothing
+    /// there that matters (or the conflict policy decides only at the end).
     func destinationCheck() -> DestinationCheck? {
         let policy = request.destination.conflictPolicy.code
         let fileURL = request.destination.fileURL
         guard
             request.expectedDigest != nil || policy == .useExisting || policy == .replaceIfChanged
                 || (policy == .fail && fileURL != nil),
-            let record = recordFile?.record, record.systemResumeData == nil,
-            !record.resume.isResumable || (POSIXFile.length(atPath: location.path) ?? 0) == 0
+            let record = recordFile?.record
         else { return nil }
         // A directory destination takes its name from the response: the one a previous response
         // gave, else the URL's.
@@ -53,17 +52,28 @@ extension Download {
         return existingFileDecision(existing, modified: modified, isKnownWrong: false)
     }
 
+    /// Whether the download has bytes to continue from: in its partial file, or with the system.
+    var hasBytesToContinue: Bool {
+        guard let record = recordFile?.record else { return false }
+        return record.systemResumeData != nil
+            || (record.resume.isResumable && (POSIXFile.length(atPath: location.path) ?? 0) > 0)
+    }
+
     /// What the conflict policy makes of the existing file; `isKnownWrong` when it does not have
-    /// the expected digest.
+    /// the expected digest. A download with bytes on disk goes on (they are another version than
+    /// the existing file), unless the existing file may be neither used nor replaced.
     func existingFileDecision(_ existing: URL, modified: Date, isKnownWrong: Bool) -> DestinationCheck? {
-        let conflict = DestinationCheck.conflict(.destinationExistsBeforeDownloading(path: existing.path))
+        let hasBytes = hasBytesToContinue
+        let conflict = DestinationCheck.conflict(
+            hasBytes
+                ? .destinationExists(path: existing.path) : .destinationExistsBeforeDownloading(path: existing.path))
         switch request.destination.conflictPolicy.code {
         case .useExisting:
             return isKnownWrong ? conflict : .current(existing)
         case .fail:
-            return request.destination.fileURL == nil ? nil : conflict
+            return request.destination.fileURL == nil || hasBytes ? nil : conflict
         case .replaceIfChanged:
-            guard !isKnownWrong else { return nil }
+            guard !isKnownWrong, !hasBytes else { return nil }
             let delivered = context.deliveredCopies?.copy(at: existing.path)
             return .conditional(
                 ExistingCopy(path: existing.path, validator: delivered?.validator ?? Validator(), modified: modified))
@@ -79,8 +89,10 @@ extension Download {
         case .current(let url):
             attemptEnded(attempt, .destinationIsCurrent(url))
         case .conflict(let error):
-            // Nothing was downloaded: nothing to keep, no record to leave behind.
-            recordFile?.remove()
+            if !error.isResumable {
+                // Nothing was downloaded: nothing to keep, no record to leave behind.
+                recordFile?.remove()
+            }
             attemptEnded(attempt, .failed(error))
         case .verify(let url, let digest):
             Task {
