@@ -49,7 +49,7 @@ extension Download {
         {
             return (error, .retry(after: delay))
         }
-        guard sources.urls.count > 1, Self.isFailureOfTheURL(error) else { return (error, .none) }
+        guard sources.count > 1, Self.isFailureOfTheURL(error) else { return (error, .none) }
         recoveryMemory.failedSources.append((sources.index, DownloadError.URLFailure(url: url, error: error)))
         guard let next = sources.next(excluding: Set(recoveryMemory.failedSources.map(\.index))) else {
             return (.allURLsFailed(recoveryMemory.failedSources.map(\.failure)), .none)

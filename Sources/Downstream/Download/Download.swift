@@ -178,12 +178,11 @@ public actor Download {
         self.recordFile = recordFile
         self.requestError = requestError
         machine = StateMachine(state: startsPaused ? .paused : .queued)
-        let sourceURLs = request.sourceURLs
-        sources = recordFile?.record.sources ?? SourceList(sourceURLs.isEmpty ? [PartialLocation.noURL] : sourceURLs)
+        sources = recordFile?.record.sources ?? SourceList([request.url ?? PartialLocation.noURL] + request.mirrors)
         let snapshot = Locked(
             Snapshot(
                 state: machine.publicState, slotNeed: machine.slotNeed, priority: request.priority,
-                url: sourceURLs.isEmpty ? nil : sources.current))
+                url: request.url == nil ? nil : sources.current))
         self.snapshot = snapshot
 
         var initialBytes: Int64 = 0

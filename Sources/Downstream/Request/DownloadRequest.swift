@@ -79,11 +79,6 @@ public struct DownloadRequest: Sendable {
         guard url.host != nil else { return "the URL has no host: \(url.absoluteString)" }
         return nil
     }
-
-    /// The request's URL, then its mirrors.
-    var sourceURLs: [URL] {
-        (url.map { [$0] } ?? []) + mirrors
-    }
 }
 
 extension DownloadRequest {
