@@ -15,11 +15,22 @@ struct StoredDownloadJSONTests {
         request.priority = .high
         request.expectedDigest = .sha256(String(repeating: "a1", count: 32))
         request.onRejectedFile = .keep
+        request.mirrors = [
+            URL(string: "https://mirror.example.org/a%20b/file.bin")!, URL(string: "http://[::1]:8080/f")!,
+        ]
         let location = PartialLocation(url: url, destination: request.destination, partialsDirectory: nil)
         var record = StoredDownload(
             id: Download.ID(), request: request, url: url, location: location,
             created: Date(timeIntervalSinceReferenceDate: 817_036_472.600_122_3))
         record.intent = .paused
+        var sources = SourceList([url] + request.mirrors)
+        sources.select(2)
+        sources.replaceCurrent(
+            with: URL(
+                string:
+                    "http://[::1]:8080/f?sig=\(awkward.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")!
+        )
+        record.sources = sources
         record.resume.validator = Validator(etag: "W/\"\(awkward)\"", lastModified: "Tue, 01 Dec 2026 10:00:00 GMT")
         record.resume.expectedLength = 5_000_000_000
         record.resume.durableLength = 4_000_000_000
@@ -56,6 +67,7 @@ struct StoredDownloadJSONTests {
         let request = Self.fullRecord().downloadRequest
         #expect(request.expectedDigest == .sha256(String(repeating: "a1", count: 32)))
         #expect(request.onRejectedFile == .keep)
+        #expect(request.mirrors.count == 2)
         #expect(Self.minimalRecord().downloadRequest.expectedDigest == nil)
         #expect(Self.minimalRecord().downloadRequest.onRejectedFile == .discard)
     }
