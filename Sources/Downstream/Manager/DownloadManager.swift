@@ -124,8 +124,9 @@ public actor DownloadManager {
     /// Downloads `url` (a `GET`) to `destination`.
     ///
     /// If this manager already has an unfinished download of the same URL to the same
-    /// destination (started in this process or restored from the store), that download is
-    /// returned, and resumed if it was paused or failed; an unfinished download of another URL to
+    /// destination (started in this process or restored from the store; the URL it was asked for,
+    /// or the one it uses now, see ``Download/url``), that download is returned, and resumed if it
+    /// was paused or failed; an unfinished download of another URL to
     /// the same file makes this one fail with ``DownloadError/Kind/invalidRequest``. If an earlier
     /// download of the same URL to the same destination was cancelled with its data kept, the new
     /// download continues from that data.

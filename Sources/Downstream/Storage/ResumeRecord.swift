@@ -8,7 +8,9 @@ import Foundation
 /// The partial file's real length wins over ``durableLength`` when resuming: bytes are only
 /// appended, and the validator guards against a file that changed on the server.
 struct ResumeRecord: Codable, Equatable, Sendable {
-    /// The URL the download asked for (before redirects).
+    /// The URL the partial file's bytes and ``validator`` came from (before redirects): the
+    /// request's, a mirror's, or a fresh one. A request to another URL compares the overlap
+    /// instead of trusting the validator.
     var url: URL
     var validator = Validator()
     var expectedLength: Int64?
