@@ -37,7 +37,8 @@ extension Download {
 
     /// How to go on after `error`: wait for the network if there is none; else retry if the
     /// retry policy says so; else continue from the next URL that has not failed in this run;
-    /// else fail (with every URL's failure, when the request has mirrors).
+    /// else fail (with every URL's failure, when the request has mirrors). Switching to the next URL
+    /// happens here, before the machine takes the failure.
     func decideRecovery(after error: DownloadError) -> (DownloadError, StateMachine.Recovery) {
         let url = sources.current
         if error.kind == .network, let code = error.urlErrorCode, Self.noNetworkCodes.contains(code),
