@@ -23,7 +23,7 @@ extension Download {
         }
         var copy: ExistingCopy?
         if kind == .run, let check = destinationCheck() {
-            guard let conditional = perform(check, attempt: attempt) else { return }
+            guard let conditional = act(on: check, attempt: attempt) else { return }
             copy = conditional
         }
         sendRequest(attempt, kind, conditionalOn: copy)

@@ -45,11 +45,11 @@ extension Download {
             ?? request.destination.directoryURL.appendingPathComponent(
                 record.resume.suggestedFileName ?? FileName.suggested(contentDisposition: nil, url: request.url),
                 isDirectory: false)
-        guard let (_, modified) = DeliveredCopy.fileState(atPath: existing.path) else { return nil }
+        guard POSIXFile.length(of: existing) != nil else { return nil }
         if let digest = request.expectedDigest {
             return .verify(existing, digest)
         }
-        return existingFileDecision(existing, modified: modified, isKnownWrong: false)
+        return existingFileDecision(existing, isKnownWrong: false)
     }
 
     /// Whether the download has bytes to continue from: in its partial file, or with the system.
@@ -62,7 +62,7 @@ extension Download {
     /// What the conflict policy makes of the existing file; `isKnownWrong` when it does not have
     /// the expected digest. A download with bytes on disk goes on (they are another version than
     /// the existing file), unless the existing file may be neither used nor replaced.
-    func existingFileDecision(_ existing: URL, modified: Date, isKnownWrong: Bool) -> DestinationCheck? {
+    func existingFileDecision(_ existing: URL, isKnownWrong: Bool) -> DestinationCheck? {
         let hasBytes = hasBytesToContinue
         let conflict = DestinationCheck.conflict(
             hasBytes
@@ -73,7 +73,8 @@ extension Download {
         case .fail:
             return request.destination.fileURL == nil || hasBytes ? nil : conflict
         case .replaceIfChanged:
-            guard !isKnownWrong, !hasBytes else { return nil }
+            guard !isKnownWrong, !hasBytes, let modified = DeliveredCopy.fileState(atPath: existing.path)?.modified
+            else { return nil }
             let delivered = context.deliveredCopies?.copy(at: existing.path)
             return .conditional(
                 ExistingCopy(path: existing.path, validator: delivered?.validator ?? Validator(), modified: modified))
@@ -84,7 +85,7 @@ extension Download {
 
     /// Acts on `check` for attempt `attempt`: returns the copy to ask about when the request is
     /// to be sent, conditionally; nil when the attempt ended, or goes on off the actor.
-    func perform(_ check: DestinationCheck, attempt: Int) -> ExistingCopy? {
+    func act(on check: DestinationCheck, attempt: Int) -> ExistingCopy? {
         switch check {
         case .current(let url):
             attemptEnded(attempt, .destinationIsCurrent(url))
@@ -116,9 +117,8 @@ extension Download {
             attemptEnded(attempt, .destinationIsCurrent(url))
             return
         }
-        let modified = DeliveredCopy.fileState(atPath: url.path)?.modified ?? Date()
-        if let check = existingFileDecision(url, modified: modified, isKnownWrong: true) {
-            if let copy = perform(check, attempt: attempt) {
+        if let check = existingFileDecision(url, isKnownWrong: true) {
+            if let copy = act(on: check, attempt: attempt) {
                 sendRequest(attempt, .run, conditionalOn: copy)
             }
         } else {

@@ -178,9 +178,7 @@ extension Download {
             case .paused, .waitingToRetry, .waitingForNetwork:
                 return requeue(resettingCounts: true)
             case .failed(let error):
-                guard error.kind != .invalidRequest, error.isResumable || error.kind != .destinationExists else {
-                    return .none
-                }
+                guard error.allowsResume else { return .none }
                 return requeue(resettingCounts: true)
             case .stopping(let attempt, .pause), .stopping(let attempt, .requeue):
                 automaticAttempts = 0

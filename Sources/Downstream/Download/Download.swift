@@ -267,7 +267,7 @@ public actor Download {
             return false
         case .failed:
             guard case .failure(let error)? = result.outcome else { return true }
-            return error.kind != .destinationExists || error.isResumable
+            return error.allowsResume
         default:
             return true
         }

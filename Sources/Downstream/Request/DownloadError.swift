@@ -202,6 +202,12 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         }
     }
 
+    /// Whether ``Download/resume()`` may try again at all: not for a request that cannot be
+    /// downloaded, nor for a conflict found before the first byte (that download left nothing).
+    var allowsResume: Bool {
+        kind != .invalidRequest && !(kind == .destinationExists && details.keptNothing)
+    }
+
     public var description: String {
         switch kind.code {
         case .httpStatus:

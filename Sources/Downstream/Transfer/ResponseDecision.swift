@@ -160,6 +160,9 @@ enum ResponseDecision: Equatable, Sendable {
     /// - other statuses: fail with the status.
     static func decide(_ head: ResponseHead, for plan: AttemptPlan) -> ResponseDecision {
         let isRanged = plan.isRanged
+        if head.status == 304, let path = plan.existingCopy {
+            return .existingCopyIsCurrent(path: path)
+        }
         switch head.status {
         case 206:
             return decidePartialContent(head, for: plan, isRanged: isRanged)
@@ -174,8 +177,6 @@ enum ResponseDecision: Equatable, Sendable {
                 BodyPlan(
                     start: 0, end: length, totalLength: length, discardsPartial: true,
                     isResumable: !head.isEncoded && head.status == 200))
-        case 304 where plan.existingCopy != nil:
-            return .existingCopyIsCurrent(path: plan.existingCopy ?? "")
         case 416:
             guard isRanged else {
                 return .fail(.unexpectedResponse("416 to a request without Range"))
