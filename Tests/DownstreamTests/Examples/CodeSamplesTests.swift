@@ -7,8 +7,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The code of README.md and the DocC articles, kept here so that it compiles, and run against
-/// the loopback server where it can be.
+/// What README.md and the DocC articles show, run against the loopback server: the articles'
+/// code as a program would hold it, with the test's configuration. The articles' own text is
+/// type-checked by `.ci/check-samples`; these tests prove that it does what the text says.
 @Suite(.timeLimit(.minutes(2)))
 struct CodeSamplesTests {
     // README.md and Downstream.md: the quick start (with the test's configuration, which keeps

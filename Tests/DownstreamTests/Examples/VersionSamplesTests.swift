@@ -3,8 +3,8 @@ import DownstreamTestServer
 import Foundation
 import Testing
 
-/// The code of OneFileOneVersion.md, kept here so that it compiles, and run against the loopback
-/// server.
+/// What OneFileOneVersion.md shows, run against the loopback server (the article's own text is
+/// type-checked by `.ci/check-samples`).
 @Suite(.timeLimit(.minutes(2)))
 struct VersionSamplesTests {
     /// The app's own service that signs download links.
