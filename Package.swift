@@ -6,23 +6,25 @@ let package = Package(
     platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "Downstream", targets: ["Downstream"]),
+        .library(name: "DownstreamTesting", targets: ["DownstreamTesting"]),
         .executable(name: "dl", targets: ["dl"]),
         .executable(name: "downstream-benchmark", targets: ["DownstreamBenchmark"]),
     ],
     targets: [
         .target(name: "Downstream"),
+        // For the tests of apps that use Downstream: a loopback HTTP/1.1 server with fault
+        // injection, and a replay of background-session events.
+        .target(name: "DownstreamTesting", dependencies: ["Downstream"]),
 
         // Examples: executables that show the SDK in use and measure it.
         .executableTarget(name: "dl", dependencies: ["Downstream"], path: "Examples/dl"),
         .executableTarget(
             name: "DownstreamBenchmark",
-            dependencies: ["Downstream", "DownstreamTestServer"],
+            dependencies: ["Downstream", "DownstreamTesting"],
             path: "Examples/Benchmark"
         ),
 
-        // Test support: a loopback HTTP/1.1 server with fault injection, and a
-        // child-process client that tests measure from the outside.
-        .target(name: "DownstreamTestServer", path: "Tests/DownstreamTestServer"),
+        // Test support: a child-process client that tests measure from the outside.
         .executableTarget(
             name: "DownstreamTestClient",
             dependencies: ["Downstream"],
@@ -30,7 +32,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DownstreamTests",
-            dependencies: ["Downstream", "DownstreamTestServer", "DownstreamTestClient", "dl"]
+            dependencies: ["Downstream", "DownstreamTesting", "DownstreamTestClient", "dl"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,4 @@
-import DownstreamTestServer
+import DownstreamTesting
 import Foundation
 
 /// Serves a pattern body on loopback and measures child-process downloads of it.

@@ -1,5 +1,5 @@
 import Downstream
-import DownstreamTestServer
+import DownstreamTesting
 import Foundation
 
 /// What an expected digest costs: hashing speed next to the system's `sha256sum` on the same

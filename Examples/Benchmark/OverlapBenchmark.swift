@@ -1,5 +1,5 @@
 import Downstream
-import DownstreamTestServer
+import DownstreamTesting
 import Foundation
 
 /// What overlap verification costs: the same download from a server without validators, in

@@ -1,5 +1,5 @@
 import Downstream
-import DownstreamTestServer
+import DownstreamTesting
 import Foundation
 import Testing
 

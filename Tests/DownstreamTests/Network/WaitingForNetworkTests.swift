@@ -1,5 +1,5 @@
 @_spi(Testing) @testable import Downstream
-import DownstreamTestServer
+import DownstreamTesting
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import DownstreamTestServer
+import DownstreamTesting
 import Foundation
 import Testing
 

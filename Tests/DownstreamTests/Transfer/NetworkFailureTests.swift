@@ -1,5 +1,5 @@
 @testable import Downstream
-import DownstreamTestServer
+import DownstreamTesting
 import Foundation
 import Testing
 

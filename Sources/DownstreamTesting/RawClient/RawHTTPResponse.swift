@@ -1,9 +1,9 @@
 import Foundation
 
 /// A response read by ``RawHTTPConnection``, including how its byte stream ended.
-public struct RawHTTPResponse: Sendable {
+package struct RawHTTPResponse: Sendable {
     /// How reading a response, or a stream, ended.
-    public enum Ending: Sendable, Equatable {
+    package enum Ending: Sendable, Equatable {
         /// The response was complete according to its framing.
         case complete
         /// The server closed the connection cleanly (FIN) before the framing was complete,
@@ -18,23 +18,23 @@ public struct RawHTTPResponse: Sendable {
     }
 
     /// The status code.
-    public var status: Int
+    package var status: Int
 
     /// The headers, keys lowercased; repeated ones joined with `", "`.
-    public var headers: [String: String]
+    package var headers: [String: String]
 
     /// The body bytes received (de-chunked).
-    public var body: Data
+    package var body: Data
 
     /// The sizes of the chunks received, in order, including the final `0`, for a chunked
     /// response.
-    public var chunkSizes: [Int]
+    package var chunkSizes: [Int]
 
     /// How the body ended.
-    public var ending: Ending
+    package var ending: Ending
 
     /// The value of the header `name`, compared case-insensitively.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers[name.lowercased()]
     }
 }

@@ -18,13 +18,13 @@ import Foundation
 /// let response = try connection.readResponse()
 /// #expect(response.status == 206 && response.ending == .complete)
 /// ```
-public final class RawHTTPConnection {
+package final class RawHTTPConnection {
     /// The response head could not be read.
-    public struct HeadError: Error, Equatable {
+    package struct HeadError: Error, Equatable {
         /// How the stream ended before a full head arrived.
-        public var ending: RawHTTPResponse.Ending
+        package var ending: RawHTTPResponse.Ending
         /// The bytes received before that.
-        public var received: Data
+        package var received: Data
     }
 
     private var socket: Int32
@@ -33,7 +33,7 @@ public final class RawHTTPConnection {
 
     /// Connects to `127.0.0.1:port`; each later read waits at most `timeout`.
     /// - Throws: `POSIXError` if the connection fails.
-    public init(port: Int, timeout: Duration = .seconds(10)) throws {
+    package init(port: Int, timeout: Duration = .seconds(10)) throws {
         self.port = port
         socket = try POSIXSocket.connectToLoopback(port: port)
         let seconds = timeout.components.seconds
@@ -47,7 +47,7 @@ public final class RawHTTPConnection {
     }
 
     /// Closes the connection (cleanly, with a FIN). Further reads report ``RawHTTPResponse/Ending/failed(_:)``.
-    public func close() {
+    package func close() {
         guard socket >= 0 else { return }
         POSIXSocket.close(socket)
         socket = -1
@@ -55,13 +55,13 @@ public final class RawHTTPConnection {
 
     /// Closes the sending side only (a FIN): the server reads the end of the stream, as when
     /// a client leaves, while what it still sends can be read.
-    public func finishSending() {
+    package func finishSending() {
         guard socket >= 0 else { return }
         POSIXSocket.shutdown(socket, reading: false)
     }
 
     /// Closes the connection abortively: the server sees a reset.
-    public func reset() {
+    package func reset() {
         guard socket >= 0 else { return }
         POSIXSocket.setResetOnClose(socket)
         close()
@@ -71,12 +71,12 @@ public final class RawHTTPConnection {
 
     /// Sends `text` exactly as given.
     /// - Throws: `POSIXError` if the connection is gone.
-    public func send(_ text: String) throws {
+    package func send(_ text: String) throws {
         guard POSIXSocket.sendAll(socket, Array(text.utf8)) else { throw POSIXError.current }
     }
 
     /// Sends a request for `target` with a `Host` header, then `headers` (sorted by name).
-    public func sendRequest(_ target: String, method: String = "GET", headers: [String: String] = [:]) throws {
+    package func sendRequest(_ target: String, method: String = "GET", headers: [String: String] = [:]) throws {
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         for name in headers.keys.sorted() {
             text += "\(name): \(headers[name]!)\r\n"
@@ -89,7 +89,7 @@ public final class RawHTTPConnection {
     /// Reads a whole response, framed by `Content-Length`, chunked encoding, or the end of
     /// the stream. `method` tells whether a body follows (`HEAD` has none).
     /// - Throws: ``HeadError`` if the status line and headers do not arrive.
-    public func readResponse(method: String = "GET") throws -> RawHTTPResponse {
+    package func readResponse(method: String = "GET") throws -> RawHTTPResponse {
         var response = try readHead()
         let status = response.status
         if method == "HEAD" || (100..<200).contains(status) || status == 204 || status == 304 {
@@ -110,7 +110,7 @@ public final class RawHTTPConnection {
 
     /// Reads the status line and headers only, leaving the body unread.
     /// - Throws: ``HeadError`` if they do not arrive.
-    public func readHead() throws -> RawHTTPResponse {
+    package func readHead() throws -> RawHTTPResponse {
         var searchFrom = 0
         while true {
             if let end = HTTPRequestParser.headEnd(in: pending, searchingFrom: searchFrom) {
@@ -127,7 +127,7 @@ public final class RawHTTPConnection {
 
     /// Reads exactly `count` bytes, or fewer when the stream ends first.
     /// - Returns: The bytes, and how the stream ended if it did before `count` bytes.
-    public func read(count: Int) -> (data: Data, ending: RawHTTPResponse.Ending?) {
+    package func read(count: Int) -> (data: Data, ending: RawHTTPResponse.Ending?) {
         while pending.count < count {
             if let ending = receiveMore() {
                 let data = Data(pending)
@@ -142,7 +142,7 @@ public final class RawHTTPConnection {
 
     /// Reads until the stream ends, returning the bytes and how it ended
     /// (``RawHTTPResponse/Ending/closed`` for a clean end).
-    public func readToEnd() -> (data: Data, ending: RawHTTPResponse.Ending) {
+    package func readToEnd() -> (data: Data, ending: RawHTTPResponse.Ending) {
         while true {
             if let ending = receiveMore() {
                 let data = Data(pending)
@@ -154,7 +154,7 @@ public final class RawHTTPConnection {
 
     /// Whether no byte arrives (and the stream does not end) within `duration`; bytes that
     /// do arrive stay buffered for later reads. For checking that a server holds back.
-    public func isQuiet(for duration: Duration) -> Bool {
+    package func isQuiet(for duration: Duration) -> Bool {
         guard pending.isEmpty else { return false }
         let events = POSIXSocket.poll([socket], timeout: duration.pollTimeout)
         return events[0] == 0
