@@ -105,7 +105,7 @@ extension Download {
         transfer.setAttempt(attempt)
         self.transfer = transfer
         system.router.bind(transfer)
-        session.start(urlRequest, resumeData: resumeData, downloadID: id, transfer: transfer)
+        session.start(urlRequest, resumeData: resumeData, downloadID: id, attach: transfer.attach)
     }
 
     /// A system transfer of this download changed: it ended, or the router adopted a task of an

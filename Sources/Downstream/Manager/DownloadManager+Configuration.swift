@@ -48,9 +48,11 @@ extension DownloadManager {
         /// logging and metrics (``ConsoleEventLogger`` is ready to use). Default: none.
         public var eventMonitors: [any DownloadEventMonitor] = []
 
-        /// Makes the system session in place of a real URLSession: a seam for tests that replay
-        /// recorded session events.
-        var makeSystemSession: (@Sendable (SystemTaskRouter) -> any SystemSession)?
+        /// Makes the system session in place of a real URLSession, for a manager with
+        /// ``background`` settings (on any platform): a seam for tests that replay recorded
+        /// session events through the router it is given (DownstreamTesting's
+        /// `BackgroundSessionReplay`).
+        @_spi(Testing) public var makeSystemSession: (@Sendable (SystemTaskRouter) -> any SystemSession)?
         /// The clock of retry delays: a seam for tests, which advance a manual one.
         var clock: any Clock<Duration> = ContinuousClock()
 

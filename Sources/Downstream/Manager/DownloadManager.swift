@@ -72,9 +72,19 @@ public actor DownloadManager {
             identifier: configuration.identifier, configuration: configuration.makeURLSessionConfiguration(),
             pendingCallbackLimit: configuration.pendingCallbackLimit)
         var system: Download.SystemEngine?
-        var systemConfiguration: URLSessionConfiguration?
+        var makeSystemSession: ((SystemTaskRouter) -> any SystemSession)?
         if let background = configuration.background {
-            systemConfiguration = try configuration.makeSystemSessionConfiguration(background)
+            if let replacement = configuration.makeSystemSession {
+                // A session of the tests: no URLSession, so it exists on every platform.
+                makeSystemSession = replacement
+            } else {
+                let systemConfiguration = try configuration.makeSystemSessionConfiguration(background)
+                makeSystemSession = { [configuration] router in
+                    URLSystemSession(
+                        configuration: systemConfiguration, router: router,
+                        pendingCallbackLimit: configuration.pendingCallbackLimit, name: configuration.identifier)
+                }
+            }
             system = Download.SystemEngine(
                 router: SystemTaskRouter(unclaimedDirectory: store.directory.appendingPathComponent("unclaimed")),
                 ready: Latch())
@@ -96,15 +106,11 @@ public actor DownloadManager {
             byID[download.id] = download
             byLocation[download.location] = download
         }
-        if let system, let systemConfiguration {
+        if let system, let makeSystemSession {
             // The session exists only now that the router knows every restored download: its
             // first events may be those of tasks that finished while the app was not running.
             let router = system.router
-            router.session =
-                configuration.makeSystemSession?(router)
-                ?? URLSystemSession(
-                    configuration: systemConfiguration, router: router,
-                    pendingCallbackLimit: configuration.pendingCallbackLimit, name: configuration.identifier)
+            router.session = makeSystemSession(router)
             Self.adoptTasks(of: router, thenOpen: system.ready)
         }
         for download in restoration.downloads {

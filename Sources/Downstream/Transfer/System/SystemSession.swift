@@ -7,16 +7,20 @@ import Foundation
 /// What the system-task engine needs of a URLSession that runs download tasks: the system writes
 /// the file (in a background session on Apple platforms, even while the app is not running).
 ///
-/// ``URLSystemSession`` is the real one. Tests put a session of their own in its place and replay
-/// recorded session events through ``SystemTaskRouter``, the same path the real delegate takes.
-protocol SystemSession: AnyObject, Sendable {
+/// `URLSystemSession` is the real one. Tests put a session of their own in its place
+/// (`Configuration.makeSystemSession`) and replay recorded session events through
+/// ``SystemTaskRouter``, the same path the real delegate takes; DownstreamTesting's
+/// `BackgroundSessionReplay` does so for the tests of apps.
+@_spi(Testing) public protocol SystemSession: AnyObject, Sendable {
     /// Whether the session can make a task from resume data.
     var supportsResumeData: Bool { get }
 
     /// Creates a download task for `request`, or from `resumeData`, labels it with `downloadID`
-    /// (its `taskDescription`, which is how a relaunched app finds it again), routes it to
-    /// `transfer` and starts it. Never blocks the caller.
-    func start(_ request: URLRequest, resumeData: Data?, downloadID: Download.ID, transfer: SystemTransfer)
+    /// (its `taskDescription`, which is how a relaunched app finds it again), hands it to `attach`
+    /// and then starts it. Never blocks the caller.
+    func start(
+        _ request: URLRequest, resumeData: Data?, downloadID: Download.ID,
+        attach: @escaping @Sendable (any SystemTask) -> Void)
 
     /// Cancels `task`; with `producingResumeData`, hands the system's resume data (nil if it has
     /// none) to `resumeData` first. Never blocks the caller.
@@ -27,7 +31,7 @@ protocol SystemSession: AnyObject, Sendable {
 }
 
 /// What the engine needs of one download task.
-protocol SystemTask: AnyObject, Sendable {
+@_spi(Testing) public protocol SystemTask: AnyObject, Sendable {
     var taskIdentifier: Int { get }
     /// The download identifier it was labelled with.
     var taskDescription: String? { get }
@@ -43,8 +47,8 @@ extension SystemTask {
     }
 }
 
-extension URLSessionDownloadTask: SystemTask {
-    var isActive: Bool {
+@_spi(Testing) extension URLSessionDownloadTask: SystemTask {
+    public var isActive: Bool {
         state == .running || state == .suspended
     }
 }

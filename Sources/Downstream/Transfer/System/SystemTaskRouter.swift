@@ -11,8 +11,9 @@ import Foundation
 /// anything else) is adopted: the router makes a transfer for it and tells its download. A task
 /// no download knows, or a second task of a download that has one, is unclaimed: a finished file
 /// is kept in the store's `unclaimed` directory, a running task is cancelled, and both are
-/// reported. Called on the session's serial delegate queue (or by tests replaying events).
-final class SystemTaskRouter: Sendable {
+/// reported. Called on the session's serial delegate queue (or by tests replaying events, through
+/// the session events below, which are all of it that tests see).
+@_spi(Testing) public final class SystemTaskRouter: Sendable {
     private struct State {
         var transfers: [Download.ID: SystemTransfer] = [:]
         var downloads: [Download.ID: Download] = [:]
@@ -78,21 +79,28 @@ final class SystemTaskRouter: Sendable {
 
     // MARK: - Session events
 
-    func wrote(_ task: any SystemTask, total: Int64, expected: Int64) {
+    /// `urlSession(_:downloadTask:didWriteData:totalBytesWritten:totalBytesExpectedToWrite:)`;
+    /// `expected` is -1 (`NSURLSessionTransferSizeUnknown`) when the length is unknown.
+    @_spi(Testing) public func wrote(_ task: any SystemTask, total: Int64, expected: Int64) {
         transfer(for: task, finished: false)?.wrote(total: total, expected: expected)
     }
 
-    func resumed(_ task: any SystemTask, at offset: Int64, expected: Int64) {
+    /// `urlSession(_:downloadTask:didResumeAtOffset:expectedTotalBytes:)`.
+    @_spi(Testing) public func resumed(_ task: any SystemTask, at offset: Int64, expected: Int64) {
         transfer(for: task, finished: false)?.resumed(at: offset, expected: expected)
     }
 
-    func finishedDownloading(_ task: any SystemTask, to location: URL) {
+    /// `urlSession(_:downloadTask:didFinishDownloadingTo:)`: the file at `location` is moved away
+    /// (or deleted) before this returns, as the system deletes it then.
+    @_spi(Testing) public func finishedDownloading(_ task: any SystemTask, to location: URL) {
         if let transfer = transfer(for: task, finished: true, file: location) {
             transfer.finishedDownloading(to: location, response: task.response)
         }
     }
 
-    func completed(_ task: any SystemTask, error: (any Error)?) {
+    /// `urlSession(_:task:didCompleteWithError:)`; Apple's resume data, if any, is in the error's
+    /// `userInfo` under ``URLSessionDownloadTaskResumeDataKey``.
+    @_spi(Testing) public func completed(_ task: any SystemTask, error: (any Error)?) {
         let transfer = transfer(for: task, finished: true)
         state.withLock { state in
             state.completedTasks.insert(task.taskIdentifier)
@@ -103,7 +111,8 @@ final class SystemTaskRouter: Sendable {
         transfer?.completed(error: error)
     }
 
-    func sessionFinishedEvents() {
+    /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`.
+    @_spi(Testing) public func sessionFinishedEvents() {
         backgroundEvents.sessionDidFinishEvents()
     }
 

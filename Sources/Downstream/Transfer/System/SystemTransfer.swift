@@ -229,4 +229,4 @@ final class SystemTransfer: Sendable {
 }
 
 /// The key of Apple's resume data in a download task's error (`NSURLSessionDownloadTaskResumeData`).
-let URLSessionDownloadTaskResumeDataKey = "NSURLSessionDownloadTaskResumeData"
+@_spi(Testing) public let URLSessionDownloadTaskResumeDataKey = "NSURLSessionDownloadTaskResumeData"

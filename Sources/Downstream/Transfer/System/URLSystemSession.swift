@@ -36,12 +36,15 @@ final class URLSystemSession: SystemSession {
         }
     }
 
-    func start(_ request: URLRequest, resumeData: Data?, downloadID: Download.ID, transfer: SystemTransfer) {
+    func start(
+        _ request: URLRequest, resumeData: Data?, downloadID: Download.ID,
+        attach: @escaping @Sendable (any SystemTask) -> Void
+    ) {
         controlQueue.async { [session] in
             let task =
                 resumeData.map { session.downloadTask(withResumeData: $0) } ?? session.downloadTask(with: request)
             task.taskDescription = downloadID.rawValue.uuidString
-            transfer.attach(task)
+            attach(task)
             task.resume()
         }
     }
