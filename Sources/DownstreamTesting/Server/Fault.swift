@@ -4,52 +4,89 @@
 /// of the array get ``none``. Byte counts refer to body bytes of the response as sent (after
 /// any range selection), never to header bytes. When a count exceeds the body length, the
 /// whole body is sent first and the fault then takes effect.
-public enum Fault: Sendable, Equatable {
+///
+/// ```swift
+/// var route = Route(body: .pattern(count: 1_000_000))
+/// // The first request breaks after 300,000 bytes; the second is refused; the third works.
+/// route.faults = [.resetAfter(300_000), .status(503, headers: ["Retry-After": "1"])]
+/// ```
+public struct Fault: Sendable, Equatable {
+    enum Kind: Equatable {
+        case none
+        case closeAfter(Int64)
+        case resetAfter(Int64)
+        case holdAfter(Int64)
+        case stallAfter(Int64)
+        case status(Int, headers: [String: String])
+        case rangeNotSatisfiable
+        case contentRangeStart(Int64)
+        case contentRangeTotal(Int64)
+        case ignoreRange
+        case trailingBytes(Int)
+    }
+
+    let kind: Kind
+
     /// Answer normally.
-    case none
+    public static let none = Fault(kind: .none)
 
     /// Send the headers (with the full `Content-Length`) and this many body bytes, then close
-    /// the connection cleanly (FIN). In chunked mode the terminating chunk is never sent.
-    case closeAfter(Int64)
+    /// the connection cleanly (FIN), as a server that goes away does. In chunked mode the
+    /// terminating chunk is never sent.
+    public static func closeAfter(_ count: Int64) -> Fault {
+        Fault(kind: .closeAfter(count))
+    }
 
     /// Send the headers and this many body bytes, then close abortively
     /// (`SO_LINGER` with a zero timeout), so the client sees a connection reset.
-    case resetAfter(Int64)
+    public static func resetAfter(_ count: Int64) -> Fault {
+        Fault(kind: .resetAfter(count))
+    }
 
     /// Send this many body bytes, then wait until ``TestServer/release(_:)`` is called for the
     /// request's path, the client disconnects or the server shuts down; then send the rest
-    /// of the response normally if the client is still there.
-    case holdAfter(Int64)
+    /// of the response normally if the client is still there. For tests that act while a
+    /// download is in the middle of its file (pause it, kill it).
+    public static func holdAfter(_ count: Int64) -> Fault {
+        Fault(kind: .holdAfter(count))
+    }
 
     /// Send this many body bytes, then send nothing more until the client disconnects or the
     /// server shuts down. Useful to make a client time out.
-    case stallAfter(Int64)
+    public static func stallAfter(_ count: Int64) -> Fault {
+        Fault(kind: .stallAfter(count))
+    }
 
-    /// Answer this status code with a short `text/plain` body, ignoring the route's body,
-    /// validators and redirect.
-    case status(Int)
-
-    /// Like ``status(_:)``, with these headers too (`Retry-After`, say).
-    case statusWithHeaders(Int, [String: String])
+    /// Answer this status code with a short `text/plain` body and `headers` (`Retry-After`,
+    /// say), ignoring the route's body, validators and redirect.
+    public static func status(_ code: Int, headers: [String: String] = [:]) -> Fault {
+        Fault(kind: .status(code, headers: headers))
+    }
 
     /// Answer `416 Range Not Satisfiable` with `Content-Range: bytes */<length>`, whatever
     /// was asked.
-    case rangeNotSatisfiable
+    public static let rangeNotSatisfiable = Fault(kind: .rangeNotSatisfiable)
 
     /// Answer `206` claiming, and sending bytes from, this start offset instead of the one
     /// asked for. An open-ended request (`bytes=N-`, or none) gets the body up to its end; a
     /// bounded one gets as many bytes as it asked for (clipped to the body).
-    case contentRangeStart(Int64)
+    public static func contentRangeStart(_ start: Int64) -> Fault {
+        Fault(kind: .contentRangeStart(start))
+    }
 
     /// Answer `206` with the asked range (`bytes=0-` when none was asked) but claim this
     /// total length in `Content-Range`.
-    case contentRangeTotal(Int64)
+    public static func contentRangeTotal(_ total: Int64) -> Fault {
+        Fault(kind: .contentRangeTotal(total))
+    }
 
     /// Ignore any `Range` header for this request and answer `200` with the full body.
-    case ignoreRange
+    public static let ignoreRange = Fault(kind: .ignoreRange)
 
     /// Answer normally, then send this many more bytes (`X`) after the body, as a server whose
     /// body is longer than its `Content-Length` does: they go out just before the answer to the
     /// next request on the connection, where the client reads them as that answer's start.
-    case trailingBytes(Int)
+    public static func trailingBytes(_ count: Int) -> Fault {
+        Fault(kind: .trailingBytes(count))
+    }
 }

@@ -26,9 +26,7 @@ enum ResponsePlanner {
         let fault = route.fault(forRequest: index)
         var plan: ResponsePlan
         var chargesQuery = false
-        if case .status(let code) = fault {
-            plan = text(code, isHead: isHead, keepAlive: request.wantsKeepAlive, date: date)
-        } else if case .statusWithHeaders(let code, let headers) = fault {
+        if case .status(let code, let headers) = fault.kind {
             plan = text(code, isHead: isHead, keepAlive: request.wantsKeepAlive, date: date)
             for name in headers.keys.sorted() {
                 plan.headers.append((name, headers[name]!))
@@ -59,7 +57,7 @@ enum ResponsePlanner {
         if chargesQuery {
             plan.queryCharge = plan.mostBodyBytes
         }
-        if case .trailingBytes(let count) = fault {
+        if case .trailingBytes(let count) = fault.kind {
             plan.trailingBytes = count
         }
         if plan.interruption.map({ $0.kind != .hold }) == true || plan.bodyLimit != nil {
@@ -94,7 +92,7 @@ enum ResponsePlanner {
         var status = 200
         var range: Range<Int64> = 0..<length
         var contentRange: String?
-        switch fault {
+        switch fault.kind {
         case .rangeNotSatisfiable:
             status = 416
         case .contentRangeStart(let claimedStart):
@@ -243,7 +241,7 @@ enum ResponsePlanner {
     }
 
     private static func interruption(for fault: Fault) -> ResponsePlan.Interruption? {
-        switch fault {
+        switch fault.kind {
         case .closeAfter(let count): .init(after: count, kind: .close)
         case .resetAfter(let count): .init(after: count, kind: .reset)
         case .holdAfter(let count): .init(after: count, kind: .hold)

@@ -13,7 +13,7 @@
 /// whose `If-None-Match` is `*` or lists a tag that matches the current ``etag`` by weak
 /// comparison, or, without `If-None-Match`, whose `If-Modified-Since` date is not earlier
 /// than ``lastModified``, is answered `304 Not Modified` with `Date`, the validators that are
-/// set (`ETag`, `Last-Modified`) and the ``extraHeaders``, and no body. A ``Fault/status(_:)``,
+/// set (`ETag`, `Last-Modified`) and the ``extraHeaders``, and no body. A ``Fault/status(_:headers:)``,
 /// an expired query, a missing ``requiredAuthorization`` or a ``redirect`` answers first;
 /// range faults are not reached, and byte-count faults act on an empty body.
 public struct Route: Sendable {
@@ -82,7 +82,7 @@ public struct Route: Sendable {
     /// responses in progress at once never exceed the budget together, and gives back those
     /// it did not send (to a client that left early) when it ends, before it closes the
     /// connection. Faults apply as usual, a ``Fault/closeAfter(_:)`` or similar before the
-    /// budget is reached too; ``Fault/status(_:)`` answers before the budget is checked.
+    /// budget is reached too; ``Fault/status(_:headers:)`` answers before the budget is checked.
     /// Answers without the route's body (`HEAD`, redirects, `401`) use nothing.
     /// Defaults to `nil`: queries never expire.
     public var queryExpiresAfter: Int64?

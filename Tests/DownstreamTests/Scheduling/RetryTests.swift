@@ -49,7 +49,7 @@ struct RetryTests {
         let clock = ManualClock()
         try await withFixture(Self.retrying(with: clock)) { fixture in
             let body = Body.pattern(count: 50_000, seed: 701)
-            let url = fixture.serve("/busy", body) { $0.faults = [.statusWithHeaders(503, ["Retry-After": "7"])] }
+            let url = fixture.serve("/busy", body) { $0.faults = [.status(503, headers: ["Retry-After": "7"])] }
             let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
             var sleeps = clock.sleeps.makeAsyncIterator()
             #expect(await sleeps.next() == .seconds(7))

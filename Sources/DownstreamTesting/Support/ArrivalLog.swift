@@ -1,7 +1,8 @@
 import Foundation
 
 /// Elements in the order they arrived, which tasks can wait for by position: the tasks a
-/// ``BackgroundSessionReplay`` saw started, the cancellations it saw asked for.
+/// ``BackgroundSessionReplay`` saw started, the cancellations it saw asked for, the peaks of an
+/// ``InFlightGauge``.
 ///
 /// Waits are cancellation-safe: a waiter is registered before it suspends, and one cancelled
 /// before it was parked returns at once.
