@@ -13,6 +13,7 @@ extension BackgroundSessionReplay {
             self.producingResumeData = producingResumeData
         }
 
+        /// The cancellation in words, for test failures.
         public var description: String {
             "cancel task \(taskIdentifier)\(producingResumeData ? " producing resume data" : "")"
         }

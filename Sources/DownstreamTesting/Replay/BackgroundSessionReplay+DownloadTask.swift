@@ -39,6 +39,7 @@ extension BackgroundSessionReplay {
         /// Whether the task is running or suspended: it has not completed.
         public var isActive: Bool { system.isActive }
 
+        /// The task's identifier and label, for test failures.
         public var description: String {
             "task \(taskIdentifier) (\(taskDescription ?? "no description"))"
         }

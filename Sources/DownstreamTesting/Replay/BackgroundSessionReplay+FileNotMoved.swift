@@ -5,6 +5,7 @@ extension BackgroundSessionReplay {
         /// The task whose file it was.
         public let taskIdentifier: Int
 
+        /// What went wrong, in words.
         public var description: String {
             "the file of task \(taskIdentifier) was still where the system put it after it was handed over"
         }

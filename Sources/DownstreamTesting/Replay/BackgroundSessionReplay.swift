@@ -6,8 +6,8 @@ import Foundation
 #endif
 
 /// A background session that runs nothing, for the tests of an app's background downloads: you
-/// see the tasks a ``Downstream/DownloadManager`` starts and the cancellations it asks for, and
-/// play the system's part, delivering what it would deliver.
+/// see the tasks a `DownloadManager` starts and the cancellations it asks for, and play the
+/// system's part, delivering what it would deliver.
 ///
 /// Install the replay in the manager's configuration, in place of the system's background
 /// session. The manager then works as with a real one (on Linux too, where background sessions
@@ -36,7 +36,9 @@ import Foundation
 /// session.
 ///
 /// Replay events one at a time, in the order the system would deliver them (it delivers them on
-/// one serial queue); each returns once the manager has taken it in.
+/// one serial queue). Each returns once the manager has taken it in; its downloads then react on
+/// their own, so await what you check: a download's `fileURL`, its events, or the system's
+/// completion handler.
 public final class BackgroundSessionReplay: Sendable {
     private let state: Locked
     private let started = ArrivalLog<DownloadTask>()
@@ -69,13 +71,12 @@ public final class BackgroundSessionReplay: Sendable {
 
     /// Makes a manager made with `configuration` use this replay as its background session.
     ///
-    /// The configuration keeps its ``Downstream/DownloadManager/Configuration/background``
-    /// settings (the session identifier is what
-    /// ``Downstream/DownloadManager/handleEventsForBackgroundURLSession(identifier:completionHandler:)``
-    /// compares); a configuration without them gets a session named `<identifier>.background`.
-    /// Background sessions exist on Apple platforms only, but a replayed one exists everywhere:
-    /// the manager does not look at
-    /// ``Downstream/DownloadManager/Configuration/Background/onUnsupportedPlatform``.
+    /// The configuration keeps its `background` settings (their session identifier is the one
+    /// the manager's `handleEventsForBackgroundURLSession(identifier:completionHandler:)` and
+    /// `backgroundEventsHandled(forSessionIdentifier:)` answer to); a configuration without them
+    /// gets a session named `<identifier>.background`. Background sessions exist on Apple
+    /// platforms only, but a replayed one exists everywhere: the manager does not look at
+    /// `background.onUnsupportedPlatform`.
     public func install(in configuration: inout DownloadManager.Configuration) {
         if configuration.background == nil {
             configuration.background = .init(sessionIdentifier: "\(configuration.identifier).background")
@@ -91,8 +92,7 @@ public final class BackgroundSessionReplay: Sendable {
     /// Adds a task to the session, as if an earlier run of the app had started it: a manager
     /// made afterwards finds it among the session's tasks (while it is active) and adopts it if
     /// one of its downloads has the identifier in `taskDescription`; else cancels it, or keeps
-    /// the file it finishes with, and reports it in
-    /// ``Downstream/DownloadManager/unclaimedTasks``.
+    /// the file it finishes with, and reports it in the manager's `unclaimedTasks`.
     ///
     /// - Parameters:
     ///   - taskIdentifier: the task's identifier; by default, one above every identifier the
@@ -215,8 +215,11 @@ public final class BackgroundSessionReplay: Sendable {
     /// to confirm a cancellation, or a failure of the network (`.networkConnectionLost`,
     /// `.timedOut`…). The task is no longer active.
     ///
-    /// - Parameter resumeData: Apple's resume data in the error, as the system gives it with a
-    ///   failure it can resume from; the download keeps it and makes its next task from it.
+    /// - Parameters:
+    ///   - task: the task that completed.
+    ///   - error: how it failed; nil (the default) for no error.
+    ///   - resumeData: Apple's resume data in the error, as the system gives it with a failure it
+    ///     can resume from; the download keeps it and makes its next task from it.
     public func complete(_ task: DownloadTask, error: URLError.Code? = nil, resumeData: Data? = nil) {
         let router = router()
         task.system.end()
