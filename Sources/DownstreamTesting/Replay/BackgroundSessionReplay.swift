@@ -15,7 +15,8 @@ import Foundation
 ///
 /// ```swift
 /// let replay = BackgroundSessionReplay()
-/// var configuration = DownloadManager.Configuration(identifier: "com.example.app.tests")
+/// var configuration = DownloadManager.Configuration(identifier: "com.example.app.\(UUID())")
+/// configuration.storage.directory = store  // the test's own
 /// configuration.background = .init(sessionIdentifier: "com.example.app.background")
 /// replay.install(in: &configuration)
 /// let manager = try DownloadManager(configuration: configuration)
@@ -23,7 +24,7 @@ import Foundation
 /// let download = await manager.download(from: url, to: .directory(downloads))
 /// let task = try #require(await replay.startedTask(0))
 /// replay.write(task, totalBytes: 40_000, expectedBytes: 100_000)
-/// try replay.finish(task, body: body)          // the system wrote the file and hands it over
+/// try replay.finish(task, body: body)  // the system wrote the file and hands it over
 /// let file = try await download.fileURL
 /// ```
 ///

@@ -7,7 +7,7 @@
 ///
 /// ```swift
 /// var route = Route(body: .pattern(count: 1_000_000))
-/// // The first request breaks after 300,000 bytes; the second is refused; the third works.
+/// // The first request breaks after 300,000 bytes, the second is answered 503, the third works.
 /// route.faults = [.resetAfter(300_000), .status(503, headers: ["Retry-After": "1"])]
 /// ```
 public struct Fault: Sendable, Equatable {

@@ -5,7 +5,7 @@
 /// ```swift
 /// var route = Route(body: .pattern(count: 1 << 20))
 /// route.etag = "\"v1\""
-/// route.faults = [.closeAfter(1000)]   // the first request breaks after 1000 bytes
+/// route.faults = [.closeAfter(1000)]  // the first request breaks after 1000 bytes
 /// server.setRoute("/file.bin", route)
 /// ```
 ///

@@ -4,17 +4,22 @@ import Foundation
 /// benchmarks.
 ///
 /// Each server listens on its own kernel-chosen port, serves every connection on its own
-/// thread, and records every request. Any number of servers can run in one process. A server
-/// made with `listening: false` refuses connections until ``startListening()``.
+/// thread, and records every request. Any number of servers can run in one process, so each
+/// test can have its own. A server made with `listening: false` refuses connections until
+/// ``startListening()``.
+///
+/// Set a ``Route`` for each path the test serves; the server answers `404` to the others. The
+/// request log (``requests(_:)``) tells what the client asked for and what it got:
 ///
 /// ```swift
 /// let server = try TestServer()
 /// defer { server.shutdown() }
 /// var route = Route(body: .pattern(count: 10_000_000))
-/// route.faults = [.closeAfter(4096)]
+/// route.etag = "\"v1\""
+/// route.faults = [.closeAfter(4096)]  // the first response ends after 4096 bytes
 /// server.setRoute("/file", route)
-/// // ... download server.url("/file") ...
-/// #expect(server.requests("/file").map(\.status) == [200, 206])
+/// // ... your app downloads server.url("/file"), and resumes after the break ...
+/// #expect(server.requests("/file").map(\.rangeStart) == [0, 4096])
 /// ```
 public final class TestServer: Sendable {
     private let core: ServerCore
