@@ -185,9 +185,9 @@ public final class BackgroundSessionReplay: Sendable {
     /// `headers`, wrote `body` to a temporary file of its own and hands the file over, then the
     /// task completes without an error.
     ///
-    /// A task that finished while the app was not running is delivered so after a relaunch (and
-    /// not with ``write(_:totalBytes:expectedBytes:)`` events). An error status makes the
-    /// download fail with that status, as a real session's error page does.
+    /// This is also how a task that finished while the app was not running is delivered after a
+    /// relaunch, without ``write(_:totalBytes:expectedBytes:)`` events before it. An error status
+    /// makes the download fail with that status, as a real session's error page does.
     ///
     /// - Throws: an error of the file system if the file cannot be written;
     ///   ``FileNotMoved`` if the manager left the file where the system put it (the system
@@ -219,8 +219,9 @@ public final class BackgroundSessionReplay: Sendable {
     /// - Parameters:
     ///   - task: the task that completed.
     ///   - error: how it failed; nil (the default) for no error.
-    ///   - resumeData: Apple's resume data in the error, as the system gives it with a failure it
-    ///     can resume from; the download keeps it and makes its next task from it.
+    ///   - resumeData: Apple's resume data in the error (with an `error` only), as the system gives
+    ///     it with a failure it can resume from; the download keeps it and makes its next task
+    ///     from it.
     public func complete(_ task: DownloadTask, error: URLError.Code? = nil, resumeData: Data? = nil) {
         let router = router()
         task.system.end()
