@@ -162,7 +162,8 @@ struct DownloadLifecycleTests {
     @Test func cancelKeepingPartialDataLetsANewDownloadContinue() async throws {
         try await withFixture { fixture in
             let body = Body.pattern(count: 2_000_000, seed: 4)
-            let url = fixture.serve("/k.bin", body) { $0.faults = [.holdAfter(700_000)] }
+            // The second request holds too, so that its progress is read before it moves on.
+            let url = fixture.serve("/k.bin", body) { $0.faults = [.holdAfter(700_000), .holdAfter(0)] }
             let destination = fixture.file("k.bin")
             let first = await fixture.manager.download(from: url, to: .file(destination))
             await first.waitForBytes(700_000)
@@ -177,6 +178,7 @@ struct DownloadLifecycleTests {
             // The kept record became the new download's.
             #expect(fixture.storedRecord(first.id) == nil)
             #expect(fixture.storedRecord(second.id)?.resume.durableLength == 700_000)
+            fixture.server.release("/k.bin")
             try body.expectMatches(try await second.fileURL)
             #expect(fixture.storedRecords().isEmpty)
             #expect(fixture.server.requests("/k.bin").map(\.rangeStart) == [0, 700_000])

@@ -288,7 +288,8 @@ struct RestorationTests {
     @Test func keptDataIsContinuedByTheNextDownloadAfterARelaunch() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 500_000, seed: 109)
-            let url = fixture.serve("/kept.bin", body)
+            // The request holds, so that the download's progress is read before it moves on.
+            let url = fixture.serve("/kept.bin", body) { $0.faults = [.holdAfter(0)] }
             let kept = try fixture.leaveInterruptedDownload(
                 of: url, to: .directory(fixture.directory), partial: body, length: 123_456
             ) { $0.intent = .kept }
@@ -297,6 +298,7 @@ struct RestorationTests {
             #expect(await manager.downloads.isEmpty)
             let download = await manager.download(from: url, to: .directory(fixture.directory))
             #expect(download.currentProgress.bytesReceived == 123_456)
+            fixture.server.release("/kept.bin")
             try body.expectMatches(try await download.fileURL)
             #expect(fixture.server.requests("/kept.bin").map(\.rangeStart) == [123_456])
             #expect(fixture.storedRecord(kept.id) == nil)
@@ -318,13 +320,15 @@ struct RestorationTests {
     @Test func aPartialFileWithoutARecordIsNotContinued() async throws {
         try await withFixture { fixture in
             let body = Body.pattern(count: 300_000, seed: 110)
-            let url = fixture.serve("/orphan.bin", body)
+            // The request holds, so that the download's progress is read before it moves on.
+            let url = fixture.serve("/orphan.bin", body) { $0.faults = [.holdAfter(0)] }
             let destination = fixture.file("orphan.bin")
             // Bytes of unknown origin where the partial file would go.
             try Data(repeating: 0xAA, count: 200_000).write(to: destination.appendingPathExtension("partial"))
 
             let download = await fixture.manager.download(from: url, to: .file(destination))
             #expect(download.currentProgress.bytesReceived == 0)
+            fixture.server.release("/orphan.bin")
             try body.expectMatches(try await download.fileURL)
             #expect(fixture.server.requests("/orphan.bin").map(\.rangeStart) == [0])
         }
