@@ -47,6 +47,14 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
     private struct Control {
         var task: URLSessionTask?
         var isStopRequested = false
+        /// Set once the task is asked to stop, for any reason, or has completed: a redirect is
+        /// then never answered. Linux's URLSession stops the process when a redirect's answer
+        /// reaches a task that was cancelled or completed meanwhile (HTTPURLProtocol
+        /// `didCompleteRedirectCallback`), and a cancelled task does not wait for the answer.
+        var isEnding = false
+        /// The answer URLSession waits for while a redirect is being decided; taken (so called at
+        /// most once) by the decision, or with `nil` just before the task is cancelled.
+        var pendingRedirect: (@Sendable (URLRequest?) -> Void)?
         /// A redirect refused by the redirect handler: the redirect response is then delivered
         /// as the response, and fails the request with this.
         var refusedRedirect: DownloadError?
@@ -111,13 +119,8 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
     /// Asks the task to stop (pause or cancel). The request then ends as `.cancelled`, or
     /// otherwise if it ended before the cancellation took effect.
     func stop() {
-        let task = control.withLock { control in
-            control.isStopRequested = true
-            return control.task
-        }
-        if let task {
-            session.cancel(task)
-        }
+        control.withLock { $0.isStopRequested = true }
+        stopTask()
     }
 
     // MARK: - Delegate queue
@@ -226,7 +229,13 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         _ response: HTTPURLResponse, to proposed: URLRequest,
         completion: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard sink.decidedEnd == nil else { return completion(nil) }
+        // A task asked to stop is not answered: the answer could reach it after the cancel.
+        let isAnswerable = control.withLock { control in
+            guard !control.isEnding else { return false }
+            control.pendingRedirect = completion
+            return true
+        }
+        guard isAnswerable, sink.decidedEnd == nil else { return }
         let previousCount = sink.redirects
         sink.redirects += 1
         let checked = RedirectPolicy.check(
@@ -235,12 +244,13 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         let request: URLRequest
         switch checked {
         case .failure(let refusal):
-            reject(.failed(refusal))
-            return completion(nil)
+            // Answered before the cancel that `reject` asks for.
+            answerRedirect(nil)
+            return reject(.failed(refusal))
         case .success(let checkedRequest):
             request = checkedRequest
         }
-        guard let handler = setup.redirects.handler else { return completion(request) }
+        guard let handler = setup.redirects.handler else { return answerRedirect(request) }
         let redirect = Redirect(
             downloadID: setup.downloadID, originalURL: setup.url, response: ServerResponse(response),
             request: request, previousCount: previousCount)
@@ -248,7 +258,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
             let decision = await handler(redirect)
             switch decision.code {
             case .follow(nil):
-                completion(request)
+                self.answerRedirect(request)
             case .follow(var changed?):
                 // The range and its guards stay the engine's.
                 for name in ["Range", "If-Range", "Accept-Encoding"] {
@@ -259,17 +269,22 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
                     previousCount: previousCount, settings: setup.redirects)
                 {
                     control.withLock { $0.refusedRedirect = refusal }
-                    return completion(nil)
+                    return self.answerRedirect(nil)
                 }
-                completion(changed)
+                self.answerRedirect(changed)
             case .refuse(let reason):
                 control.withLock { $0.refusedRedirect = .redirectRefused(reason) }
-                completion(nil)
+                self.answerRedirect(nil)
             }
         }
     }
 
     func didComplete(with error: (any Error)?) {
+        // A redirect still being decided (a timeout ended the task) is never answered.
+        control.withLock { control in
+            control.isEnding = true
+            control.pendingRedirect = nil
+        }
         var end = sink.decidedEnd ?? endOfRequest(error)
         if let file = sink.file {
             do {
@@ -419,12 +434,28 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         stopTask()
     }
 
-    /// Cancels the task from the control queue (never from here: it would deadlock).
+    /// Cancels the task from the control queue (never from here: it would deadlock), answering
+    /// a redirect being decided first, so that its answer reaches URLSession before the cancel.
     private func stopTask() {
-        let task = control.withLock { $0.task }
+        let (task, pendingRedirect) = control.withLock { control in
+            control.isEnding = true
+            defer { control.pendingRedirect = nil }
+            return (control.task, control.pendingRedirect)
+        }
+        pendingRedirect?(nil)
         if let task {
             session.cancel(task)
         }
+    }
+
+    /// Gives URLSession the answer to the redirect being decided, unless the task was asked to
+    /// stop meanwhile (which answered it already).
+    private func answerRedirect(_ request: URLRequest?) {
+        let pending = control.withLock { control in
+            defer { control.pendingRedirect = nil }
+            return control.pendingRedirect
+        }
+        pending?(request)
     }
 
     private func endOfRequest(_ error: (any Error)?) -> Download.StateMachine.AttemptEnd {
