@@ -85,6 +85,50 @@ struct RedirectTests {
         }
     }
 
+    /// Linux's URLSession stops the process when a redirect's answer reaches a task that was
+    /// cancelled meanwhile: a pause while the handler decides answers first, and the handler's
+    /// late answer goes nowhere. The download pauses, then resumes through the redirect.
+    @Test func aPauseWhileTheHandlerDecidesPausesAndTheLateAnswerIsDropped() async throws {
+        let deciding = AsyncStream<Void>.makeStream()
+        let answer = Latch()
+        let decisions = Locked(0)
+        try await withFixture({ configuration in
+            configuration.redirects.handler = { _ in
+                let number = decisions.withLock {
+                    $0 += 1
+                    return $0
+                }
+                if number == 1 {
+                    deciding.continuation.yield()
+                    await answer.wait()
+                }
+                return .follow
+            }
+        }) { fixture in
+            let body = Body.pattern(count: 80_000, seed: 723)
+            fixture.serve("/target.bin", body)
+            fixture.server.setRoute(
+                "/start",
+                {
+                    var route = Route(body: .pattern(count: 0)); route.redirect = (302, "/target.bin"); return route
+                }())
+
+            let download = await fixture.manager.download(
+                from: fixture.server.url("/start"), to: .file(fixture.file("target.bin")))
+            var waits = deciding.stream.makeAsyncIterator()
+            await waits.next()
+            await download.pause()
+            #expect(download.state == .paused)
+            // The first decision answers now, after the task was cancelled: nothing happens.
+            answer.open()
+            #expect(fixture.server.requests("/target.bin").isEmpty)
+
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            #expect(decisions.withLock { $0 } == 2)
+        }
+    }
+
     @Test func theHandlerCanChangeOrRefuseARedirect() async throws {
         let seen = Locked<[Redirect]>([])
         try await withFixture({ configuration in
