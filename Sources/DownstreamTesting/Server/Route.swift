@@ -112,6 +112,21 @@ public struct Route: Sendable {
 }
 
 extension Route {
+    /// A route that answers every request with a redirect: `status` (`301`, `302`, `303`, `307`
+    /// or `308`) and `location`, sent exactly as given (relative locations work), with an empty
+    /// body.
+    ///
+    /// ```swift
+    /// server.setRoute("/old.bin", .redirect(302, to: "/new.bin"))
+    /// ```
+    public static func redirect(_ status: Int, to location: String) -> Route {
+        var route = Route(body: .pattern(count: 0))
+        route.redirect = (status, location)
+        return route
+    }
+}
+
+extension Route {
     /// The fault for the route's request number `index`.
     func fault(forRequest index: Int) -> Fault {
         index >= 0 && index < faults.count ? faults[index] : .none

@@ -28,10 +28,7 @@ struct RedirectTests {
             other.setRoute("/file.bin", Route(body: body))
             fixture.server.setRoute(
                 "/start",
-                {
-                    var route = Route(body: .pattern(count: 0));
-                    route.redirect = (302, other.url("/file.bin").absoluteString); return route
-                }())
+                .redirect(302, to: other.url("/file.bin").absoluteString))
 
             let download = await fixture.manager.download(
                 Self.requestWithCredentials(fixture.server.url("/start"), to: fixture.file("file.bin")))
@@ -55,9 +52,7 @@ struct RedirectTests {
             let target = fixture.serve("/moved.bin", body)
             fixture.server.setRoute(
                 "/old.bin",
-                {
-                    var route = Route(body: .pattern(count: 0)); route.redirect = (301, "/moved.bin"); return route
-                }())
+                .redirect(301, to: "/moved.bin"))
             let download = await fixture.manager.download(
                 Self.requestWithCredentials(fixture.server.url("/old.bin"), to: fixture.file("moved.bin")))
             try body.expectMatches(try await download.fileURL)
@@ -70,9 +65,7 @@ struct RedirectTests {
         try await withFixture({ $0.redirects.maximumCount = 3 }) { fixture in
             fixture.server.setRoute(
                 "/loop",
-                {
-                    var route = Route(body: .pattern(count: 0)); route.redirect = (302, "/loop"); return route
-                }())
+                .redirect(302, to: "/loop"))
             let download = await fixture.manager.download(
                 from: fixture.server.url("/loop"), to: .file(fixture.file("loop")))
             let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
@@ -109,9 +102,7 @@ struct RedirectTests {
             fixture.serve("/target.bin", body)
             fixture.server.setRoute(
                 "/start",
-                {
-                    var route = Route(body: .pattern(count: 0)); route.redirect = (302, "/target.bin"); return route
-                }())
+                .redirect(302, to: "/target.bin"))
 
             let download = await fixture.manager.download(
                 from: fixture.server.url("/start"), to: .file(fixture.file("target.bin")))
@@ -151,14 +142,10 @@ struct RedirectTests {
             fixture.serve("/mirror-b", body)
             fixture.server.setRoute(
                 "/changed",
-                {
-                    var route = Route(body: .pattern(count: 0)); route.redirect = (307, "/mirror-a"); return route
-                }())
+                .redirect(307, to: "/mirror-a"))
             fixture.server.setRoute(
                 "/refused",
-                {
-                    var route = Route(body: .pattern(count: 0)); route.redirect = (302, "/forbidden"); return route
-                }())
+                .redirect(302, to: "/forbidden"))
 
             let changed = await fixture.manager.download(
                 from: fixture.server.url("/changed"), to: .file(fixture.file("b")))
