@@ -1,0 +1,187 @@
+/// A command-line option of `dl`: its names, the value it takes, what it does to the options, and
+/// its line in `--help`.
+///
+/// The parser knows options only through a table of these (``Options/table``): adding an option
+/// is adding an entry.
+struct OptionSpec<Options>: Sendable {
+    /// What the option does when it is given.
+    enum Action {
+        /// An option without a value (`-q`).
+        case flag(@Sendable (inout Options) throws(UsageError) -> Void)
+        /// An option with a value (`-j 4`, `-j4`, `--max-concurrent-downloads=4`); the string
+        /// names the value in `--help` and in errors.
+        case value(String, @Sendable (inout Options, String) throws(UsageError) -> Void)
+    }
+
+    /// Its names, short (`-j`, `-nc`) and long (`--max-concurrent-downloads`), the first one
+    /// shown first in `--help`.
+    let names: [String]
+    let action: Action
+    /// Its heading in `--help`.
+    let section: String
+    /// What it does, for `--help`.
+    let help: String
+
+    /// The value's name in `--help` and in errors, for an option that takes one.
+    var valueName: String? {
+        if case .value(let name, _) = action { name } else { nil }
+    }
+}
+
+/// Reads command-line arguments with a table of ``OptionSpec``, as `getopt_long` does: short
+/// options alone or clustered (`-qc`), with their value attached or apart (`-j4`, `-j 4`), long
+/// options with `=` or apart (`--max-concurrent-downloads=4`), `--` to end the options, and
+/// everything else positional (`-` included).
+struct ArgumentParser<Options>: Sendable {
+    let specs: [OptionSpec<Options>]
+    private let byName: [String: Int]
+
+    init(_ specs: [OptionSpec<Options>]) {
+        self.specs = specs
+        var byName: [String: Int] = [:]
+        for (index, spec) in specs.enumerated() {
+            for name in spec.names {
+                precondition(byName.updateValue(index, forKey: name) == nil, "option \(name) is in the table twice")
+            }
+        }
+        self.byName = byName
+    }
+
+    /// Applies `arguments` to `options`, in order; positional arguments go to `positional`.
+    func parse(
+        _ arguments: [String], into options: inout Options,
+        positional: (inout Options, String) throws(UsageError) -> Void
+    ) throws(UsageError) {
+        var remaining = arguments[...]
+        var optionsEnded = false
+        while let argument = remaining.popFirst() {
+            if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
+                try positional(&options, argument)
+            } else if argument == "--" {
+                optionsEnded = true
+            } else if argument.hasPrefix("--") {
+                try parseLong(argument, rest: &remaining, into: &options)
+            } else if let index = byName[argument] {
+                // A whole short option, also one of several letters (`-nc`).
+                try apply(specs[index], as: argument, attached: nil, rest: &remaining, into: &options)
+            } else {
+                try parseCluster(argument, rest: &remaining, into: &options)
+            }
+        }
+    }
+
+    /// `--name`, `--name=value` or `--name value`.
+    private func parseLong(
+        _ argument: String, rest: inout ArraySlice<String>, into options: inout Options
+    ) throws(UsageError) {
+        let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = String(parts[0])
+        guard let index = byName[name] else { throw .unknownOption(name) }
+        try apply(
+            specs[index], as: name, attached: parts.count > 1 ? String(parts[1]) : nil, rest: &rest, into: &options)
+    }
+
+    /// Short options run together: flags (`-qc`), the last of which may take the rest as its
+    /// value (`-j4`, `-qj4`).
+    private func parseCluster(
+        _ argument: String, rest: inout ArraySlice<String>, into options: inout Options
+    ) throws(UsageError) {
+        var letters = argument.dropFirst()
+        while let letter = letters.popFirst() {
+            let name = "-\(letter)"
+            guard let index = byName[name] else {
+                throw .unknownOption(letters.count + 2 == argument.count ? argument : name)
+            }
+            let spec = specs[index]
+            if spec.valueName != nil {
+                try apply(
+                    spec, as: name, attached: letters.isEmpty ? nil : String(letters), rest: &rest, into: &options)
+                return
+            }
+            try apply(spec, as: name, attached: nil, rest: &rest, into: &options)
+        }
+    }
+
+    private func apply(
+        _ spec: OptionSpec<Options>, as name: String, attached: String?, rest: inout ArraySlice<String>,
+        into options: inout Options
+    ) throws(UsageError) {
+        switch spec.action {
+        case .flag(let apply):
+            guard attached == nil else { throw .unexpectedValue(option: name) }
+            try apply(&options)
+        case .value(let valueName, let apply):
+            // A value apart is the next argument, whatever it looks like (`-i -`).
+            guard let value = attached ?? rest.popFirst() else {
+                throw .missingValue(option: name, valueName: valueName)
+            }
+            try apply(&options, value)
+        }
+    }
+}
+
+/// A command line `dl` cannot run: it prints the message and exits with status 2.
+struct UsageError: Error, Equatable, CustomStringConvertible {
+    private enum Reason: Equatable {
+        case unknownOption(String)
+        case missingValue(option: String, valueName: String)
+        case unexpectedValue(option: String)
+        case invalidValue(option: String, value: String, expected: String)
+        case badNumber(option: String, value: String, minimum: Int)
+        case other(String)
+    }
+
+    private let reason: Reason
+
+    /// An option that is not in the table.
+    static func unknownOption(_ name: String) -> UsageError {
+        UsageError(reason: .unknownOption(name))
+    }
+
+    /// An option that takes a value came last, without one.
+    static func missingValue(option: String, valueName: String) -> UsageError {
+        UsageError(reason: .missingValue(option: option, valueName: valueName))
+    }
+
+    /// A flag was given a value (`--quiet=yes`).
+    static func unexpectedValue(option: String) -> UsageError {
+        UsageError(reason: .unexpectedValue(option: option))
+    }
+
+    /// An option's value is not what it takes (`expected` says what it takes).
+    static func invalidValue(option: String, value: String, expected: String) -> UsageError {
+        UsageError(reason: .invalidValue(option: option, value: value, expected: expected))
+    }
+
+    /// An option's value is not a whole number of at least `minimum`.
+    static func badNumber(option: String, value: String, minimum: Int) -> UsageError {
+        UsageError(reason: .badNumber(option: option, value: value, minimum: minimum))
+    }
+
+    /// Anything else, in words.
+    static func other(_ message: String) -> UsageError {
+        UsageError(reason: .other(message))
+    }
+
+    var description: String {
+        switch reason {
+        case .unknownOption(let name): "unknown option '\(name)'"
+        case .missingValue(let option, let valueName): "option '\(option)' needs a value (\(valueName))"
+        case .unexpectedValue(let option): "option '\(option)' takes no value"
+        case .invalidValue(let option, let value, let expected): "bad value '\(value)' for '\(option)': \(expected)"
+        case .badNumber(let option, let value, let minimum):
+            "bad number '\(value)' for '\(option)': it takes a whole number of at least \(minimum)"
+        case .other(let message): message
+        }
+    }
+}
+
+extension UsageError {
+    /// `value` as a whole number of at least 1, for `option`.
+    static func positiveInteger(_ value: String, for option: String) throws(UsageError) -> Int {
+        guard let number = Int(value), number >= 1 else {
+            throw .badNumber(option: option, value: value, minimum: 1)
+        }
+        return number
+    }
+}

@@ -1,0 +1,200 @@
+import Downstream
+import Foundation
+
+/// What the command line asks for, as it was written: ``Plan`` checks it and turns it into jobs.
+struct Options: Equatable {
+    /// What `dl` prints.
+    enum Mode: Equatable {
+        /// Live bars on a terminal, plain lines otherwise.
+        case automatic
+        /// Nothing on success; failures on standard error.
+        case quiet
+        /// One JSON object per line on standard output.
+        case json
+    }
+
+    /// What happens when a file to download is at its destination already.
+    enum ExistingFiles: String, Equatable {
+        /// Fail before downloading, with a message naming the other choices.
+        case fail
+        /// Keep it and download nothing (wget's `--no-clobber`).
+        case keep
+        /// Download again only if the server's file changed (wget's `--timestamping`).
+        case replaceIfChanged
+        /// Replace it.
+        case overwrite
+        /// Keep it and save the new file beside it as `name (1).ext`.
+        case unique
+
+        var conflictPolicy: Destination.ConflictPolicy {
+            switch self {
+            case .fail: .fail
+            case .keep: .useExisting
+            case .replaceIfChanged: .replaceIfChanged
+            case .overwrite: .replace
+            case .unique: .uniqueName
+            }
+        }
+    }
+
+    var urls: [String] = []
+    var inputFiles: [String] = []
+    var outputDirectory: String?
+    var outputDocument: String?
+    var maximumConcurrentDownloads: Int?
+    var digest: Digest?
+    var mirrors: [String] = []
+    var existingFiles = ExistingFiles.fail
+    var mode = Mode.automatic
+    /// How often plain and JSON output print progress; nil for the default.
+    var progressInterval: Duration?
+    var showsHelp = false
+    var showsVersion = false
+
+    /// The option that chose ``existingFiles``, for the error when another one disagrees.
+    private var existingFilesOption: String?
+    /// The option that chose ``mode``.
+    private var modeOption: String?
+
+    /// The options `dl` knows, in the order `--help` shows them.
+    static let table: [OptionSpec<Options>] = [
+        OptionSpec(
+            names: ["-i", "--input-file"], action: .value("FILE") { $0.inputFiles.append($1) }, section: "Input",
+            help: "read URLs from FILE, one a line ('-' for standard input); blank lines and lines"
+                + " starting with '#' are skipped; indented lines after a URL set its options:"
+                + " 'out=NAME', 'checksum=sha-256=HEX' (or sha-1, md5), 'mirror=URL'"),
+        OptionSpec(
+            names: ["-o", "--output-dir"], action: .value("DIR") { $0.outputDirectory = $1 }, section: "Files",
+            help: "save files in DIR (default: the current directory), named after their URLs"),
+        OptionSpec(
+            names: ["-P", "--directory-prefix"], action: .value("DIR") { $0.outputDirectory = $1 },
+            section: "Files", help: "the same as --output-dir"),
+        OptionSpec(
+            names: ["-O", "--output-document"],
+            action: .value("FILE") { options, value throws(UsageError) in
+                guard value != "-" else { throw .other("dl cannot write a download to standard output (-O -)") }
+                options.outputDocument = value
+            },
+            section: "Files", help: "save the one URL as FILE (relative to --output-dir when both are given)"),
+        OptionSpec(
+            names: ["-c", "--continue"], action: .flag { _ in }, section: "Files",
+            help: "continue partial downloads from the bytes kept (always on: accepted for habit)"),
+        OptionSpec(
+            names: ["-nc", "--no-clobber"],
+            action: .flag { options throws(UsageError) in try options.setExistingFiles(.keep, by: "--no-clobber") },
+            section: "Files", help: "keep a file that exists and download nothing for it"),
+        OptionSpec(
+            names: ["-N", "--timestamping"],
+            action: .flag { options throws(UsageError) in
+                try options.setExistingFiles(.replaceIfChanged, by: "--timestamping")
+            },
+            section: "Files", help: "download a file that exists again only if it changed on the server"),
+        OptionSpec(
+            names: ["--overwrite"],
+            action: .flag { options throws(UsageError) in try options.setExistingFiles(.overwrite, by: "--overwrite") },
+            section: "Files", help: "replace a file that exists"),
+        OptionSpec(
+            names: ["--unique"],
+            action: .flag { options throws(UsageError) in try options.setExistingFiles(.unique, by: "--unique") },
+            section: "Files", help: "keep a file that exists and save the new one as 'name (1).ext'"),
+        OptionSpec(
+            names: ["-j", "--max-concurrent-downloads"],
+            action: .value("N") { options, value throws(UsageError) in
+                options.maximumConcurrentDownloads = try UsageError.positiveInteger(value, for: "-j")
+            },
+            section: "Downloads", help: "download at most N files at once (default: 4)"),
+        OptionSpec(
+            names: ["--sha256"],
+            action: .value("HEX") { options, value throws(UsageError) in
+                try options.setDigest(.sha256, value, by: "--sha256")
+            },
+            section: "Downloads", help: "the file's expected SHA-256; a mismatch fails it (one URL only)"),
+        OptionSpec(
+            names: ["--sha1"],
+            action: .value("HEX") { options, value throws(UsageError) in
+                try options.setDigest(.sha1, value, by: "--sha1")
+            },
+            section: "Downloads", help: "the file's expected SHA-1 (one URL only)"),
+        OptionSpec(
+            names: ["--md5"],
+            action: .value("HEX") { options, value throws(UsageError) in
+                try options.setDigest(.md5, value, by: "--md5")
+            },
+            section: "Downloads", help: "the file's expected MD5 (one URL only)"),
+        OptionSpec(
+            names: ["--mirror"], action: .value("URL") { $0.mirrors.append($1) }, section: "Downloads",
+            help: "another URL of the same file, tried when the URL fails (repeatable; one URL only)"),
+        OptionSpec(
+            names: ["-q", "--quiet"],
+            action: .flag { options throws(UsageError) in try options.setMode(.quiet, by: "--quiet") },
+            section: "Output", help: "print nothing but failures (on standard error)"),
+        OptionSpec(
+            names: ["--json"],
+            action: .flag { options throws(UsageError) in try options.setMode(.json, by: "--json") },
+            section: "Output", help: "print one JSON object a line, for scripts (see the README)"),
+        OptionSpec(
+            names: ["--progress-interval"],
+            action: .value("SECONDS") { options, value throws(UsageError) in
+                guard let seconds = Double(value), seconds >= 0, seconds <= 86_400 else {
+                    throw .invalidValue(
+                        option: "--progress-interval", value: value, expected: "seconds, from 0 to 86400")
+                }
+                options.progressInterval = .milliseconds(Int64((seconds * 1000).rounded()))
+            },
+            section: "Output",
+            help: "print progress lines every SECONDS when not on a terminal (default: 5; --json: 1;"
+                + " 0: at every change)"),
+        OptionSpec(
+            names: ["-h", "--help"], action: .flag { $0.showsHelp = true }, section: "Output", help: "show this help"),
+        OptionSpec(
+            names: ["-V", "--version"], action: .flag { $0.showsVersion = true }, section: "Output",
+            help: "show dl's version"),
+    ]
+
+    static let parser = ArgumentParser(table)
+
+    /// Reads `arguments` (without the program's name).
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var options = Options()
+        try parser.parse(arguments, into: &options) { options, url throws(UsageError) in
+            options.urls.append(url)
+        }
+        return options
+    }
+
+    private mutating func setExistingFiles(_ choice: ExistingFiles, by option: String) throws(UsageError) {
+        if let earlier = existingFilesOption, existingFiles != choice {
+            throw .other("\(earlier) and \(option) cannot be used together")
+        }
+        existingFiles = choice
+        existingFilesOption = option
+    }
+
+    private mutating func setMode(_ choice: Mode, by option: String) throws(UsageError) {
+        if let earlier = modeOption, mode != choice {
+            throw .other("\(earlier) and \(option) cannot be used together")
+        }
+        mode = choice
+        modeOption = option
+    }
+
+    private mutating func setDigest(_ algorithm: Digest.Algorithm, _ hex: String, by option: String) throws(UsageError)
+    {
+        let digest = try Digest.parse(algorithm, hex, for: option)
+        if let earlier = self.digest, earlier != digest {
+            throw .other("give one expected digest, not \(earlier.algorithm) and \(digest.algorithm) (\(option))")
+        }
+        self.digest = digest
+    }
+}
+
+extension Digest {
+    /// `hex` as a digest of `algorithm`: as many hexadecimal digits as the algorithm has.
+    static func parse(_ algorithm: Algorithm, _ hex: String, for option: String) throws(UsageError) -> Digest {
+        let digits = algorithm.byteCount * 2
+        guard hex.count == digits, hex.allSatisfy(\.isHexDigit) else {
+            throw .invalidValue(option: option, value: hex, expected: "\(digits) hexadecimal digits (\(algorithm))")
+        }
+        return Digest(algorithm, hex: hex)
+    }
+}

@@ -1,0 +1,139 @@
+import Downstream
+import Foundation
+
+/// One file `dl` downloads.
+struct Job: Equatable {
+    var url: URL
+    var mirrors: [URL] = []
+    var digest: Digest?
+    /// Where the file goes.
+    var file: URL
+
+    /// The name shown for it.
+    var name: String { file.lastPathComponent }
+}
+
+/// What a run of `dl` does: the checked command line.
+struct Plan: Equatable {
+    var jobs: [Job]
+    var maximumConcurrentDownloads: Int
+    var existingFiles: Options.ExistingFiles
+    var mode: Options.Mode
+    /// How often plain and JSON output print progress.
+    var progressInterval: Duration?
+
+    static let defaultConcurrentDownloads = 4
+
+    /// The plan for `options`, with the entries read from its input files (`inputs`, in order),
+    /// relative paths resolved against `currentDirectory`.
+    static func make(
+        _ options: Options, inputs: [Entry] = [], currentDirectory: URL
+    ) throws(UsageError) -> Plan {
+        var entries: [Entry] = []
+        for text in options.urls {
+            entries.append(Entry(url: try Entry.url(text)))
+        }
+        entries += inputs
+        guard !entries.isEmpty else { throw .other("missing URL") }
+        try checkOneURLOptions(options, count: entries.count)
+        if entries.count == 1 {
+            entries[0].digest = entries[0].digest ?? options.digest
+            for mirror in options.mirrors {
+                entries[0].mirrors.append(try Entry.url(mirror))
+            }
+        }
+
+        let directory = URL(
+            fileURLWithPath: options.outputDirectory ?? ".", isDirectory: true, relativeTo: currentDirectory
+        ).standardizedFileURL
+        var jobs: [Job] = []
+        var taken: [String: URL] = [:]
+        for entry in entries {
+            let name = options.outputDocument ?? entry.out ?? FileNaming.name(for: entry.url)
+            var file = URL(fileURLWithPath: name, isDirectory: false, relativeTo: directory).standardizedFileURL
+            if let owner = taken[file.path] {
+                // The same URL to the same file twice is one download; another URL gets a name
+                // of its own, the same one on every run so that a rerun continues it.
+                if owner == entry.url { continue }
+                file = FileNaming.unique(file) { taken[$0.path] != nil }
+            }
+            taken[file.path] = entry.url
+            jobs.append(Job(url: entry.url, mirrors: entry.mirrors, digest: entry.digest, file: file))
+        }
+        return Plan(
+            jobs: jobs, maximumConcurrentDownloads: options.maximumConcurrentDownloads ?? defaultConcurrentDownloads,
+            existingFiles: options.existingFiles, mode: options.mode, progressInterval: options.progressInterval)
+    }
+
+    /// Options that name one file make sense with one URL only.
+    private static func checkOneURLOptions(_ options: Options, count: Int) throws(UsageError) {
+        guard count > 1 else { return }
+        if options.outputDocument != nil {
+            throw .other("-O (--output-document) takes one URL, not \(count); use -o DIR for several")
+        }
+        if let digest = options.digest {
+            throw .other(
+                "--\(digest.algorithm.optionName) takes one URL, not \(count); give each URL its"
+                    + " checksum in an input file (-i FILE) with an indented line"
+                    + " 'checksum=\(digest.algorithm.inputFileName)=HEX' after it")
+        }
+        if !options.mirrors.isEmpty {
+            throw .other(
+                "--mirror takes one URL, not \(count); give each URL its mirrors in an input file"
+                    + " (-i FILE) with indented lines 'mirror=URL' after it")
+        }
+    }
+}
+
+extension Digest.Algorithm {
+    /// The command-line option for it, without dashes.
+    var optionName: String {
+        switch self {
+        case .sha1: "sha1"
+        case .md5: "md5"
+        default: "sha256"
+        }
+    }
+
+    /// Its name in an input file's `checksum=` line.
+    var inputFileName: String {
+        switch self {
+        case .sha1: "sha-1"
+        case .md5: "md5"
+        default: "sha-256"
+        }
+    }
+}
+
+/// File names from URLs, as wget and curl give them.
+enum FileNaming {
+    /// The name for `url`'s file: the last component of its path, made safe (no separators, no
+    /// leading dot, no control characters, at most 255 bytes); `index.html` when the path has
+    /// none.
+    static func name(for url: URL) -> String {
+        let component = url.path.split(separator: "/").last.map(String.init) ?? ""
+        var name = String(
+            String.UnicodeScalarView(
+                component.unicodeScalars.map { scalar in
+                    scalar.properties.generalCategory == .control || scalar == "\\" ? "_" : scalar
+                }))
+        while name.hasPrefix(".") { name.removeFirst() }
+        while name.utf8.count > 255 { name.removeLast() }
+        return name.isEmpty ? "index.html" : name
+    }
+
+    /// `file` or the first of `name (1).ext`, `name (2).ext`… that `isTaken` does not refuse.
+    static func unique(_ file: URL, isTaken: (URL) -> Bool) -> URL {
+        guard isTaken(file) else { return file }
+        let directory = file.deletingLastPathComponent()
+        let fileExtension = file.pathExtension
+        let stem = file.deletingPathExtension().lastPathComponent
+        var number = 1
+        while true {
+            let name = "\(stem) (\(number))" + (fileExtension.isEmpty ? "" : ".\(fileExtension)")
+            let candidate = directory.appendingPathComponent(name, isDirectory: false)
+            if !isTaken(candidate) { return candidate }
+            number += 1
+        }
+    }
+}

@@ -1,0 +1,225 @@
+import Downstream
+import Foundation
+import Testing
+
+@testable import dl
+
+/// `dl`'s command line: each form of each option, the rules between them, and the errors.
+@Suite struct DLParserTests {
+    static let sha256 = String(repeating: "ab", count: 32)
+
+    @Test(arguments: [
+        ["-j", "4"], ["-j4"], ["--max-concurrent-downloads", "4"], ["--max-concurrent-downloads=4"], ["-qj4"],
+    ])
+    func aValueGoesApartAttachedOrAfterAnEqualsSign(_ arguments: [String]) throws {
+        let options = try Options.parse(arguments + ["https://example.com/a"])
+        #expect(options.maximumConcurrentDownloads == 4)
+        #expect(options.urls == ["https://example.com/a"])
+    }
+
+    @Test func everyOptionSetsWhatItSays() throws {
+        let options = try Options.parse([
+            "-i", "urls.txt", "--input-file=-", "-o", "out", "-O", "file.iso", "-c", "-N", "--sha256", Self.sha256,
+            "--mirror", "https://mirror.example.org/a", "--json", "--progress-interval", "0.5", "https://example.com/a",
+        ])
+        #expect(options.inputFiles == ["urls.txt", "-"])
+        #expect(options.outputDirectory == "out")
+        #expect(options.outputDocument == "file.iso")
+        #expect(options.existingFiles == .replaceIfChanged)
+        #expect(options.digest == .sha256(Self.sha256))
+        #expect(options.mirrors == ["https://mirror.example.org/a"])
+        #expect(options.mode == .json)
+        #expect(options.progressInterval == .milliseconds(500))
+        #expect(try Options.parse(["-P", "dir"]).outputDirectory == "dir")
+        #expect(try Options.parse(["--md5", String(repeating: "0", count: 32)]).digest?.algorithm == .md5)
+        #expect(try Options.parse(["--sha1", String(repeating: "F", count: 40)]).digest?.algorithm == .sha1)
+        #expect(try Options.parse(["-q"]).mode == .quiet)
+        #expect(try Options.parse(["-h"]).showsHelp)
+        #expect(try Options.parse(["--version"]).showsVersion)
+    }
+
+    @Test(arguments: [
+        (["-nc"], Options.ExistingFiles.keep), (["--no-clobber"], .keep), (["-N"], .replaceIfChanged),
+        (["--timestamping"], .replaceIfChanged), (["--overwrite"], .overwrite), (["--unique"], .unique),
+        ([], .fail), (["-c"], .fail), (["--continue", "-nc"], .keep),
+    ])
+    func existingFileFlagsChooseAPolicy(_ arguments: [String], _ expected: Options.ExistingFiles) throws {
+        #expect(try Options.parse(arguments).existingFiles == expected)
+    }
+
+    @Test func flagsClusterAndDoubleDashEndsTheOptions() throws {
+        let options = try Options.parse(["-qcN", "--", "-j", "--json", "-"])
+        #expect(options.mode == .quiet)
+        #expect(options.existingFiles == .replaceIfChanged)
+        #expect(options.urls == ["-j", "--json", "-"])
+        // A value apart is taken whatever it looks like.
+        #expect(try Options.parse(["-i", "-"]).inputFiles == ["-"])
+    }
+
+    @Test(arguments: [
+        (["--foo"], "unknown option '--foo'"),
+        (["-x"], "unknown option '-x'"),
+        (["-qz"], "unknown option '-z'"),
+        (["-zq"], "unknown option '-zq'"),
+        (["-j"], "option '-j' needs a value (N)"),
+        (["--max-concurrent-downloads"], "option '--max-concurrent-downloads' needs a value (N)"),
+        (["--quiet=yes"], "option '--quiet' takes no value"),
+        (["-j", "x"], "bad number 'x' for '-j': it takes a whole number of at least 1"),
+        (["-j0"], "bad number '0' for '-j': it takes a whole number of at least 1"),
+        (["--sha256", "abc"], "bad value 'abc' for '--sha256': 64 hexadecimal digits (SHA-256)"),
+        (["--progress-interval", "-1"], "bad value '-1' for '--progress-interval': seconds, from 0 to 86400"),
+        (["-nc", "--overwrite"], "--no-clobber and --overwrite cannot be used together"),
+        (["-q", "--json"], "--quiet and --json cannot be used together"),
+        (["-O", "-"], "dl cannot write a download to standard output (-O -)"),
+    ])
+    func mistakesAreTypedErrorsThatSayWhat(_ arguments: [String], _ message: String) {
+        #expect(throws: UsageError.self) { try Options.parse(arguments) }
+        do {
+            _ = try Options.parse(arguments)
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func theParserIsTableDriven() throws {
+        // An option a later issue adds (`-x N`, connections per file) is one entry.
+        struct Settings { var connections = 1 }
+        let parser = ArgumentParser<Settings>([
+            OptionSpec(
+                names: ["-x", "--max-connection-per-server"],
+                action: .value("N") { settings, value throws(UsageError) in
+                    settings.connections = try UsageError.positiveInteger(value, for: "-x")
+                },
+                section: "Downloads", help: "connections per file")
+        ])
+        var settings = Settings()
+        try parser.parse(["-x8"], into: &settings) { _, _ throws(UsageError) in }
+        #expect(settings.connections == 8)
+        try parser.parse(["--max-connection-per-server=3"], into: &settings) { _, _ throws(UsageError) in }
+        #expect(settings.connections == 3)
+    }
+
+    // MARK: - Plans
+
+    static let here = URL(fileURLWithPath: "/work/here", isDirectory: true)
+
+    @Test func filesAreNamedAfterTheirURLsInTheOutputDirectory() throws {
+        var options = try Options.parse([
+            "-o", "out", "https://example.com/a/movie.mp4?token=1", "https://example.com/",
+            "https://example.com/b/..%2F.hidden",
+        ])
+        var plan = try Plan.make(options, currentDirectory: Self.here)
+        #expect(
+            plan.jobs.map(\.file.path) == [
+                "/work/here/out/movie.mp4", "/work/here/out/index.html", "/work/here/out/hidden",
+            ])
+        #expect(plan.maximumConcurrentDownloads == Plan.defaultConcurrentDownloads)
+        #expect(plan.existingFiles == .fail)
+
+        options = try Options.parse(["-O", "x/renamed.iso", "https://example.com/a.iso"])
+        plan = try Plan.make(options, currentDirectory: Self.here)
+        #expect(plan.jobs.map(\.file.path) == ["/work/here/x/renamed.iso"])
+    }
+
+    @Test func twoURLsWithOneNameGetTwoFilesAndTheSameURLTwiceIsOne() throws {
+        let options = try Options.parse([
+            "https://a.example.com/file.zip", "https://b.example.com/file.zip", "https://a.example.com/file.zip",
+            "https://c.example.com/file.zip",
+        ])
+        let plan = try Plan.make(options, currentDirectory: Self.here)
+        #expect(plan.jobs.map(\.name) == ["file.zip", "file (1).zip", "file (2).zip"])
+        #expect(plan.jobs.map(\.url.host) == ["a.example.com", "b.example.com", "c.example.com"])
+    }
+
+    @Test func digestsMirrorsAndAFileNameTakeOneURL() throws {
+        let one = try Plan.make(
+            try Options.parse(["--sha256", Self.sha256, "--mirror", "https://m.example.org/a", "https://example.com/a"]
+            ),
+            currentDirectory: Self.here)
+        #expect(one.jobs[0].digest == .sha256(Self.sha256))
+        #expect(one.jobs[0].mirrors == [URL(string: "https://m.example.org/a")!])
+
+        let several = ["https://example.com/a", "https://example.com/b"]
+        for (arguments, message) in [
+            (["--sha256", Self.sha256], "give each URL its checksum in an input file (-i FILE)"),
+            (["--mirror", "https://m.example.org/a"], "give each URL its mirrors in an input file"),
+            (["-O", "file"], "-O (--output-document) takes one URL, not 2"),
+        ] {
+            #expect(throws: UsageError.self) {
+                try Plan.make(try Options.parse(arguments + several), currentDirectory: Self.here)
+            }
+            do {
+                _ = try Plan.make(try Options.parse(arguments + several), currentDirectory: Self.here)
+            } catch {
+                #expect(error.description.contains(message), "\(error)")
+            }
+        }
+        #expect(throws: UsageError.other("missing URL")) { try Plan.make(Options(), currentDirectory: Self.here) }
+        #expect(throws: UsageError.self) {
+            try Plan.make(try Options.parse(["ftp://example.com/a"]), currentDirectory: Self.here)
+        }
+        #expect(throws: UsageError.other("'example.com/a' is not a URL (did you mean 'https://example.com/a'?)")) {
+            try Plan.make(try Options.parse(["example.com/a"]), currentDirectory: Self.here)
+        }
+    }
+
+    // MARK: - Input files
+
+    @Test func anInputFileHasURLsCommentsAndIndentedOptions() throws {
+        let text = """
+            # Debian
+            https://example.com/a.iso
+              checksum=sha-256=\(Self.sha256)
+              out=debian.iso
+            \tmirror=https://m1.example.org/a.iso
+
+            https://example.com/b.zip\thttps://m2.example.org/b.zip
+               # not an option
+            https://example.com/c.txt\r
+              checksum=MD5=\(String(repeating: "0", count: 32))
+            """
+        let entries = try InputFile.parse(text, name: "urls.txt")
+        #expect(entries.count == 3)
+        #expect(entries[0].url.absoluteString == "https://example.com/a.iso")
+        #expect(entries[0].digest == .sha256(Self.sha256))
+        #expect(entries[0].out == "debian.iso")
+        #expect(entries[0].mirrors.map(\.absoluteString) == ["https://m1.example.org/a.iso"])
+        #expect(entries[1].mirrors.map(\.absoluteString) == ["https://m2.example.org/b.zip"])
+        #expect(entries[2].digest?.algorithm == .md5)
+
+        let plan = try Plan.make(try Options.parse(["-o", "d"]), inputs: entries, currentDirectory: Self.here)
+        #expect(plan.jobs.map(\.name) == ["debian.iso", "b.zip", "c.txt"])
+    }
+
+    @Test(arguments: [
+        ("  out=x\nhttps://example.com/a", "urls.txt:1: an option line ('out=x') must follow a URL"),
+        ("https://example.com/a\n  size=3", "urls.txt:2: unknown option 'size' (known: out, checksum, mirror)"),
+        ("https://example.com/a\n  out", "urls.txt:2: 'out' is not NAME=VALUE (out, checksum, mirror)"),
+        (
+            "https://example.com/a\n  checksum=crc=12",
+            "urls.txt:2: checksum must be TYPE=HEX, TYPE one of sha-256, sha-1, md5"
+        ),
+        ("\n\nnot a url", "urls.txt:3: 'not a url' is not a URL"),
+        (
+            "https://example.com/a\n  checksum=sha-1=12",
+            "bad value '12' for 'urls.txt:2: checksum': 40 hexadecimal digits (SHA-1)"
+        ),
+    ])
+    func anInputFileMistakeNamesItsLine(_ text: String, _ message: String) {
+        do {
+            _ = try InputFile.parse(text, name: "urls.txt")
+            Issue.record("no error for \(text)")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func helpListsEveryOptionAndExitStatusInEightyColumns() {
+        let help = Help.text
+        for spec in Options.table {
+            for name in spec.names { #expect(help.contains(name)) }
+        }
+        for code in ExitCode.all { #expect(help.contains("  \(code.rawValue)  ")) }
+        for line in help.split(separator: "\n") { #expect(line.count <= 79, "\(line)") }
+    }
+}
