@@ -1,0 +1,80 @@
+import Downstream
+
+/// Output to a file or a pipe: a line per event, and the progress of running downloads every
+/// ``period`` (at every change with a period of 0), so that a log shows the run without
+/// flooding it.
+struct PlainReporter: Reporter {
+    private var schedule: ProgressSchedule
+
+    init(period: Duration) {
+        schedule = ProgressSchedule(period: period)
+    }
+
+    mutating func report(_ occurrence: Occurrence, of job: JobStatus, among jobs: [JobStatus], at time: Duration)
+        -> Emission
+    {
+        Emission(output: Describe.line(occurrence, of: job) + "\n")
+    }
+
+    mutating func refresh(_ jobs: [JobStatus], at time: Duration) -> Emission {
+        var emission = Emission()
+        for job in schedule.due(jobs, at: time) {
+            emission.output += "\(job.job.name)  \(Describe.progress(job.progress))\n"
+        }
+        return emission
+    }
+
+    mutating func finish(_ jobs: [JobStatus], summary: Summary, interrupted: Bool) -> Emission {
+        var emission = Emission()
+        if interrupted { emission.output += Describe.interrupted + "\n" }
+        if jobs.count > 1 { emission.output += Describe.summary(summary) + "\n" }
+        return emission
+    }
+}
+
+/// `--quiet`: nothing on success; failures, and how to continue after Ctrl-C, on standard error.
+struct QuietReporter: Reporter {
+    mutating func report(_ occurrence: Occurrence, of job: JobStatus, among jobs: [JobStatus], at time: Duration)
+        -> Emission
+    {
+        guard case .failed = occurrence else { return Emission() }
+        return Emission(errors: "dl: " + Describe.line(occurrence, of: job) + "\n")
+    }
+
+    mutating func refresh(_ jobs: [JobStatus], at time: Duration) -> Emission {
+        Emission()
+    }
+
+    mutating func finish(_ jobs: [JobStatus], summary: Summary, interrupted: Bool) -> Emission {
+        interrupted ? Emission(errors: "dl: " + Describe.interrupted + "\n") : Emission()
+    }
+}
+
+/// When plain and JSON output print progress: every running download each `period`, or, with
+/// a period of 0, each download whose bytes changed since its last line.
+struct ProgressSchedule {
+    let period: Duration
+    private var last = Duration.zero
+    /// The bytes of each download (by number) in its last progress line.
+    private var printedBytes: [Int: Int64] = [:]
+
+    init(period: Duration) {
+        self.period = period
+    }
+
+    /// The downloads to print the progress of at `time` (since the run started).
+    mutating func due(_ jobs: [JobStatus], at time: Duration) -> [JobStatus] {
+        let due: [JobStatus]
+        if period == .zero {
+            due = jobs.filter { $0.phase == .running && $0.progress?.bytesReceived != printedBytes[$0.number] }
+        } else {
+            guard time - last >= period else { return [] }
+            last = time
+            due = jobs.filter { $0.phase == .running }
+        }
+        for job in due {
+            printedBytes[job.number] = job.progress?.bytesReceived
+        }
+        return due
+    }
+}

@@ -1,0 +1,125 @@
+import Downstream
+import Foundation
+
+/// Text for `dl`'s two output streams.
+struct Emission: Equatable {
+    /// For standard output.
+    var output = ""
+    /// For standard error.
+    var errors = ""
+}
+
+/// Turns what happens to a run's downloads into text: on a terminal, in plain lines, in JSON, or
+/// (quiet) almost nothing. Pure: the session writes what it returns.
+protocol Reporter {
+    /// Tells `occurrence` of `job`; `jobs` are all of the run's, `job` among them.
+    mutating func report(_ occurrence: Occurrence, of job: JobStatus, among jobs: [JobStatus], at time: Duration)
+        -> Emission
+    /// Called after progress changed and on a timer: the progress to show now, if any.
+    mutating func refresh(_ jobs: [JobStatus], at time: Duration) -> Emission
+    /// The terminal's size changed.
+    mutating func resize(width: Int, height: Int)
+    /// The run ended; `interrupted` when by Ctrl-C.
+    mutating func finish(_ jobs: [JobStatus], summary: Summary, interrupted: Bool) -> Emission
+    /// What to write when the process exits at once, on a second Ctrl-C.
+    var abandonment: String { get }
+}
+
+extension Reporter {
+    mutating func resize(width: Int, height: Int) {}
+    var abandonment: String { "" }
+}
+
+/// The words `dl` uses for what happened, shared by its outputs.
+enum Describe {
+    /// Why `error` failed a download, in a line, with what to do about it.
+    static func failure(_ error: DownloadError) -> String {
+        let reason: String
+        switch error.kind {
+        case .httpStatus:
+            reason = "the server answered HTTP \(error.statusCode.map(String.init) ?? "?") (\(error.reason))"
+        case .network:
+            reason = "the connection failed (\(error.reason))"
+        case .destinationExists where !error.isResumable:
+            let path = error.path ?? "the file"
+            return "\(path) exists: add --no-clobber to keep it, -N to download it again only if it changed,"
+                + " --overwrite to replace it, or --unique to save the new one beside it"
+        case .destinationExists:
+            return "\(error.path ?? "the file") appeared meanwhile: move it away and run the same command to"
+                + " continue from the bytes kept"
+        case .integrityCheckFailed:
+            reason = "the file is not the one expected: \(error.reason)"
+        case .allURLsFailed:
+            reason = "every URL failed: " + error.urlFailures.map(\.description).joined(separator: "; ")
+        case .cancelled:
+            reason = "cancelled"
+        default:
+            reason = "\(error.kind): \(error.reason)"
+        }
+        return error.isResumable ? reason + "; the bytes are kept: run the same command again to continue" : reason
+    }
+
+    /// The progress of `progress` in a line: `33%  1.00 MB/3.00 MB  1.20 MB/s  eta 2s`.
+    static func progress(_ progress: DownloadProgress?) -> String {
+        let received = progress?.bytesReceived ?? 0
+        var parts: [String] = []
+        if let fraction = progress?.fractionCompleted {
+            parts.append(Format.percent(fraction))
+        }
+        parts.append(Format.bytes(received) + (progress?.expectedBytes.map { "/" + Format.bytes($0) } ?? ""))
+        parts.append(Format.speed(progress?.bytesPerSecond ?? 0))
+        if let remaining = progress?.estimatedTimeRemaining {
+            parts.append("eta " + Format.duration(remaining))
+        }
+        return parts.joined(separator: "  ")
+    }
+
+    /// What `dl` says about a file it kept.
+    static func kept(_ reason: KeptFile) -> String {
+        switch reason {
+        case .exists: "already there, --no-clobber"
+        case .notModified: "not modified on the server"
+        case .matchesChecksum: "it has the expected checksum"
+        }
+    }
+
+    /// The line for `occurrence` of `job`, as plain output prints it.
+    static func line(_ occurrence: Occurrence, of job: JobStatus) -> String {
+        let name = job.job.name
+        switch occurrence {
+        case .started:
+            return "started \(name) from \(job.job.url.absoluteString)"
+        case .resumed(let offset):
+            return "resumed \(name) from \(Format.bytes(offset)) kept (byte \(offset))"
+        case .restarted:
+            return "restarted \(name) from its first byte (the server's file changed, or it ignored the range)"
+        case .retrying(let delay, let error):
+            return "retrying \(name) in \(Format.duration(delay)): \(failure(error))"
+        case .waitingForNetwork(let error):
+            return "waiting for the network for \(name): \(failure(error))"
+        case .switchedURL(let url):
+            return "\(name): switched to \(url.absoluteString)"
+        case .saved(let file, let kept?):
+            return "kept \(file.path) (\(Describe.kept(kept)))"
+        case .saved(let file, nil):
+            return "saved \(file.path)"
+        case .failed(let error):
+            return "failed \(name): \(failure(error))"
+        case .paused:
+            return "paused \(name) at \(Describe.progress(job.progress))"
+        }
+    }
+
+    /// The line that says how to continue after Ctrl-C.
+    static let interrupted = "interrupted: run the same command again to continue"
+
+    /// The last line of a run of several downloads.
+    static func summary(_ summary: Summary) -> String {
+        var parts = ["\(summary.saved) saved"]
+        if summary.failed > 0 { parts.append("\(summary.failed) failed") }
+        if summary.paused > 0 { parts.append("\(summary.paused) paused") }
+        let status =
+            summary.exitCode == .success ? "" : " (exit status \(summary.exitCode): \(summary.exitCode.meaning))"
+        return parts.joined(separator: ", ") + status
+    }
+}
