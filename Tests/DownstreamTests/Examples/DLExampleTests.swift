@@ -1,58 +1,200 @@
+@testable import Downstream
 import DownstreamTesting
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
+@testable import dl
 
-/// The `dl` example does what the README says: interrupted with Ctrl-C, it continues where it
-/// stopped when run again.
-@Suite(.timeLimit(.minutes(2)))
+/// `dl` run as a user runs it, its output in a pipe: several URLs, input files, plain, JSON and
+/// quiet output, usage errors.
+@Suite(.timeLimit(.minutes(3)))
 struct DLExampleTests {
-    @Test func anInterruptedRunContinuesWhenRunAgain() async throws {
-        try await withFixture { fixture in
-            let body = Body.pattern(count: 3_000_000, seed: 90)
-            let url = fixture.serve("/dl/movie.mp4", body) { $0.faults = [.holdAfter(1_000_000)] }
-            let executable = try ChildProcess.executable("dl")
-            // dl keeps its store in the data directory: the test's own, not the user's.
-            let data = fixture.storeDirectory.appendingPathComponent("xdg")
-            var environment = ProcessInfo.processInfo.environment
-            environment["XDG_DATA_HOME"] = data.path
-            let store = data.appendingPathComponent("Downstream/dl")
-
-            // First run: interrupt it once it shows the bytes the server sent before holding.
-            let first = Process()
-            first.executableURL = executable
-            first.arguments = [url.absoluteString, fixture.directory.path]
-            first.environment = environment
-            let firstOutput = Pipe()
-            first.standardOutput = firstOutput
-            let exited = AsyncStream<Int32>.makeStream()
-            first.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
-            try first.run()
-            let sawProgress = await ChildProcess.waitForOutput(containing: "1.0 MB of 3.0 MB", in: firstOutput)
-            #expect(sawProgress)
-            kill(first.processIdentifier, SIGINT)
-            var statuses = exited.stream.makeAsyncIterator()
-            let firstExit = await statuses.next()
-            #expect(firstExit == 130)
-            let partials = fixture.listing().filter { $0.hasSuffix(".partial") }
-            #expect(partials.count == 1)
-            // Cancelled with its data kept: one record says so.
-            #expect(fixture.listing(store).filter { $0.hasSuffix(".record") }.count == 1)
-            let kept = try #require(fileLength(fixture.file(partials.first ?? "?")))
-            fixture.server.release("/dl/movie.mp4")
-
-            // Second run: continues from the bytes kept.
-            let (status, output) = try await ChildProcess.run(
-                executable, [url.absoluteString, fixture.directory.path], environment: environment)
-            #expect(status == 0, "\(output)")
-            #expect(output.contains("saved \(fixture.file("movie.mp4").path)"))
-            try body.expectMatches(fixture.file("movie.mp4"))
-            #expect(fixture.listing() == ["movie.mp4"])
-            #expect(fixture.listing(store) == [".lock"])
-            #expect(fixture.server.requests("/dl/movie.mp4").map(\.rangeStart) == [0, kept])
+    @Test func severalURLsWithOneMissingSaveTheOthersAndExitWithTheHTTPStatus() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let first = Body.pattern(count: 2_000_000, seed: 1)
+            let second = Body.pattern(count: 300_000, seed: 2)
+            let urls = [
+                fixture.serve("/files/a.bin", first), fixture.server.url("/files/missing.bin"),
+                fixture.serve("/files/b.bin", second),
+            ]
+            let (status, output, errors) = try await DLChild.run(urls.map(\.absoluteString), in: fixture)
+            #expect(status == 8, "\(output)\(errors)")
+            #expect(output.contains("saved \(fixture.file("a.bin").path)\n"))
+            #expect(output.contains("saved \(fixture.file("b.bin").path)\n"))
+            #expect(output.contains("failed missing.bin: the server answered HTTP 404"))
+            #expect(output.hasSuffix("2 saved, 1 failed (exit status 8: \(dlExitMeaning(8)))\n"), "\(output)")
+            try first.expectMatches(fixture.file("a.bin"))
+            try second.expectMatches(fixture.file("b.bin"))
+            #expect(fixture.listing() == ["a.bin", "b.bin"])
+            // The 404 left nothing to continue: dl forgot it.
+            #expect(fixture.listing(DLChild.store(fixture)) == [".lock"])
         }
     }
+
+    @Test func plainOutputHasALinePerEventAndProgressLines() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 3_000_000, seed: 3)
+            let url = fixture.serve("/dl/movie.mp4", body) { $0.faults = [.holdAfter(1_000_000)] }
+            let child = try DLChild(["--progress-interval", "0", url.absoluteString], in: fixture)
+            defer { child.stop() }
+            #expect(await child.output.wait(for: "movie.mp4  33%  1.00 MB/3.00 MB"))
+            fixture.server.release("/dl/movie.mp4")
+            #expect(await child.exitStatus() == 0)
+            let output = await child.output.text()
+            let lines = output.split(separator: "\n")
+            #expect(lines.first == "started movie.mp4 from \(url.absoluteString)")
+            #expect(lines.last == "saved \(fixture.file("movie.mp4").path)")
+            #expect(!output.contains("\u{1B}"), "no escape sequences in a pipe")
+            #expect(await child.errors?.text() == "")
+            try body.expectMatches(fixture.file("movie.mp4"))
+        }
+    }
+
+    @Test func jsonLinesParseAndTellEachEvent() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 3_000_000, seed: 4)
+            let url = fixture.serve("/j/a.bin", body) { $0.faults = [.holdAfter(1_000_000)] }
+            let missing = fixture.server.url("/j/missing.bin")
+            let child = try DLChild(
+                ["--json", "--progress-interval", "0", url.absoluteString, missing.absoluteString], in: fixture)
+            defer { child.stop() }
+            #expect(await child.output.wait(for: #""bytes":1000000"#))
+            fixture.server.release("/j/a.bin")
+            #expect(await child.exitStatus() == 8)
+            let objects = try await child.output.text().split(separator: "\n").map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            }
+            let events = objects.map { $0["event"] as? String ?? "?" }
+            #expect(events.filter { $0 == "started" }.count == 2)
+            #expect(events.last == "summary")
+
+            let progress = try #require(
+                objects.first { $0["event"] as? String == "progress" && $0["bytes"] as? Int == 1_000_000 })
+            #expect(progress["id"] as? Int == 1)
+            #expect(progress["total"] as? Int == 3_000_000)
+            let failed = try #require(objects.first { $0["event"] as? String == "failed" })
+            #expect(failed["id"] as? Int == 2)
+            #expect(failed["kind"] as? String == "HTTP status")
+            #expect(failed["status"] as? Int == 404)
+            #expect(failed["exitCode"] as? Int == 8)
+            #expect(failed["resumable"] as? Bool == false)
+            let completed = try #require(objects.first { $0["event"] as? String == "completed" })
+            #expect(completed["id"] as? Int == 1)
+            #expect(completed["path"] as? String == fixture.file("a.bin").path)
+            #expect(completed["kept"] as? Bool == false)
+            let summary = try #require(objects.last)
+            #expect(summary["saved"] as? Int == 1)
+            #expect(summary["failed"] as? Int == 1)
+            #expect(summary["exitCode"] as? Int == 8)
+            try body.expectMatches(fixture.file("a.bin"))
+        }
+    }
+
+    @Test func quietPrintsNothingOnSuccessAndFailuresOnStandardError() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 200_000, seed: 5)
+            let url = fixture.serve("/q/a.bin", body)
+            let (status, output, errors) = try await DLChild.run(["-q", url.absoluteString], in: fixture)
+            #expect(status == 0)
+            #expect(output.isEmpty)
+            #expect(errors.isEmpty)
+            try body.expectMatches(fixture.file("a.bin"))
+
+            let missing = try await DLChild.run(["--quiet", fixture.server.url("/q/none").absoluteString], in: fixture)
+            #expect(missing.status == 8)
+            #expect(missing.output.isEmpty)
+            #expect(missing.errors.hasPrefix("dl: failed none: the server answered HTTP 404"))
+        }
+    }
+
+    @Test func anInputFileGivesEachURLItsOptions() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let first = Body.pattern(count: 500_000, seed: 6)
+            let second = Body.pattern(count: 100_000, seed: 7)
+            let third = Body.pattern(count: 300_000, seed: 8)
+            let a = fixture.serve("/i/a.bin", first)
+            let b = fixture.serve("/i/b.bin", second)
+            let mirror = fixture.serve("/mirror/c.bin", third)
+            let sample = fixture.storeDirectory.appendingPathComponent("a.sample")
+            try FileManager.default.createDirectory(at: fixture.storeDirectory, withIntermediateDirectories: true)
+            try first.bytes(0..<first.count).write(to: sample)
+            let digest = try Digest(.sha256, ofFileAt: sample)
+            let list = fixture.storeDirectory.appendingPathComponent("urls.txt")
+            try """
+            # two files and a mirror
+            \(a.absoluteString)
+              out=renamed.bin
+              checksum=sha-256=\(digest.hexValue)
+
+            \(b.absoluteString)
+              checksum=md5=00000000000000000000000000000000
+            \(fixture.server.url("/i/c.bin").absoluteString)
+              mirror=\(mirror.absoluteString)
+            """.write(to: list, atomically: true, encoding: .utf8)
+
+            let (status, output, errors) = try await DLChild.run(["-i", list.path], in: fixture)
+            #expect(status == 9, "the wrong checksum: \(output)\(errors)")
+            #expect(output.contains("saved \(fixture.file("renamed.bin").path)\n"))
+            #expect(output.contains("failed b.bin: the file is not the one expected"))
+            #expect(output.contains("c.bin: switched to \(mirror.absoluteString)\n"))
+            #expect(output.contains("saved \(fixture.file("c.bin").path)\n"))
+            try first.expectMatches(fixture.file("renamed.bin"))
+            try third.expectMatches(fixture.file("c.bin"))
+            #expect(fixture.listing() == ["c.bin", "renamed.bin"])
+        }
+    }
+
+    @Test func urlsComeFromStandardInputWithADash() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let first = Body.pattern(count: 100_000, seed: 9)
+            let second = Body.pattern(count: 200_000, seed: 10)
+            let a = fixture.serve("/s/a.bin", first)
+            let b = fixture.serve("/s/b.bin", second)
+            let input = "\(a.absoluteString)\n\n# and\n\(b.absoluteString)\n"
+            let (status, output, errors) = try await DLChild.run(["-i", "-", "-o", "sub"], in: fixture, input: input)
+            #expect(status == 0, "\(output)\(errors)")
+            try first.expectMatches(fixture.file("sub/a.bin"))
+            try second.expectMatches(fixture.file("sub/b.bin"))
+            #expect(output.hasSuffix("2 saved\n"))
+        }
+    }
+
+    @Test(arguments: [
+        (["--foo"], 2, "dl: unknown option '--foo'\nTry 'dl --help' for more information.\n"),
+        (["-j", "x", "http://127.0.0.1:9/a"], 2, "dl: bad number 'x' for '-j'"),
+        ([], 2, "dl: missing URL\n"),
+        (
+            ["--sha256", String(repeating: "0", count: 64), "http://127.0.0.1:9/a", "http://127.0.0.1:9/b"], 2,
+            "give each URL its checksum in an input file"
+        ),
+        (["-i", "/nonexistent/urls.txt"], 3, "dl: cannot read the input file '/nonexistent/urls.txt'\n"),
+    ])
+    func aBadCommandLineSaysWhyAndExitsWithTwo(_ arguments: [String], _ expected: Int, _ message: String)
+        async throws
+    {
+        try await withFixture(startsManager: false) { fixture in
+            let (status, output, errors) = try await DLChild.run(arguments, in: fixture)
+            #expect(status == Int32(expected))
+            #expect(output.isEmpty)
+            #expect(errors.contains(message), "\(errors)")
+            #expect(fixture.listing().isEmpty)
+        }
+    }
+
+    @Test func helpAndVersion() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let help = try await DLChild.run(["--help"], in: fixture)
+            #expect(help.status == 0)
+            #expect(help.output.hasPrefix("Usage: dl [OPTION]... URL...\n"))
+            #expect(help.output.contains("  130   interrupted"))
+            let version = try await DLChild.run(["-V"], in: fixture)
+            #expect(version.status == 0)
+            #expect(version.output.hasPrefix("dl "))
+        }
+    }
+}
+
+/// What `dl --help` says exit status `code` means.
+func dlExitMeaning(_ code: Int32) -> String {
+    ExitCode.all.first { $0.rawValue == code }?.meaning ?? "?"
 }

@@ -1,0 +1,74 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The `dl` command: reads the command line, then runs a ``Session``.
+@MainActor
+enum DL {
+    /// Runs `dl` with `arguments` (without the program's name); returns its exit status.
+    static func run(_ arguments: [String]) async -> ExitCode {
+        let environment = ProcessInfo.processInfo.environment
+        let plan: Plan
+        do {
+            let options = try Options.parse(arguments)
+            if options.showsHelp {
+                Terminal.write(Help.text, to: STDOUT_FILENO)
+                return .success
+            }
+            if options.showsVersion {
+                Terminal.write(Help.version + "\n", to: STDOUT_FILENO)
+                return .success
+            }
+            var entries: [Entry] = []
+            for file in options.inputFiles {
+                entries += try InputFile.parse(try read(file), name: file == "-" ? "standard input" : file)
+            }
+            plan = try Plan.make(
+                options, inputs: entries,
+                currentDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
+        } catch let error as UsageError {
+            Terminal.write("dl: \(error)\nTry 'dl --help' for more information.\n", to: STDERR_FILENO)
+            return .usage
+        } catch {
+            Terminal.write("dl: \(error)\n", to: STDERR_FILENO)
+            return .fileSystem
+        }
+
+        // A reader of the output that goes away does not end the downloads.
+        signal(SIGPIPE, SIG_IGN)
+        let isTerminal = plan.mode == .automatic && Terminal.isTerminal(STDOUT_FILENO, environment: environment)
+        let reporter: any Reporter
+        switch plan.mode {
+        case .quiet:
+            reporter = QuietReporter()
+        case .json:
+            reporter = JSONReporter(period: plan.progressInterval ?? .seconds(1))
+        case .automatic where isTerminal:
+            let size = Terminal.size(of: STDOUT_FILENO, environment: environment)
+            reporter = TerminalReporter(width: size.width, height: size.height)
+        case .automatic:
+            reporter = PlainReporter(period: plan.progressInterval ?? .seconds(5))
+        }
+        return await Session(plan: plan, reporter: reporter, isTerminal: isTerminal, environment: environment).run()
+    }
+
+    /// An input file that cannot be read.
+    struct InputError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The text of input file `path`; `-` is standard input.
+    private static func read(_ path: String) throws(InputError) -> String {
+        if path == "-" {
+            return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(description: "cannot read the input file '\(path)'")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,235 @@
+import Downstream
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A run of `dl`: starts the plan's downloads, follows each through the `Download` that
+/// `DownloadManager.download(_:)` returned for it (never through the manager's list, which also
+/// holds downloads of earlier runs restored from the store), reports, and pauses them all on
+/// Ctrl-C.
+@MainActor
+final class Session {
+    /// What the run reacts to, in one stream so that one loop owns the state.
+    enum Update: Sendable {
+        case event(Int, DownloadEvent)
+        case progress(Int, DownloadProgress)
+        case tick
+        case resize
+        case interrupt
+    }
+
+    /// Where dl keeps its store (`$XDG_DATA_HOME/Downstream/dl` on Linux): a rerun finds the
+    /// bytes an interrupted run kept.
+    static let identifier = "dl"
+    static let tickInterval = Duration.milliseconds(250)
+
+    private let plan: Plan
+    private var reporter: any Reporter
+    private let isTerminal: Bool
+    private let environment: [String: String]
+    private var jobs: [JobStatus]
+    private var downloads: [Download] = []
+    /// The file at each job's destination before it started, if there was one.
+    private var existingFiles: [FileState?] = []
+    private let clock = ContinuousClock()
+    private let start: ContinuousClock.Instant
+
+    init(plan: Plan, reporter: any Reporter, isTerminal: Bool, environment: [String: String]) {
+        self.plan = plan
+        self.reporter = reporter
+        self.isTerminal = isTerminal
+        self.environment = environment
+        jobs = plan.jobs.enumerated().map { JobStatus(job: $1, number: $0 + 1) }
+        start = clock.now
+    }
+
+    /// Runs the downloads to their end, or until Ctrl-C; returns the exit status.
+    func run() async -> ExitCode {
+        let manager: DownloadManager
+        do {
+            manager = try DownloadManager(configuration: configuration)
+        } catch  where error.kind == .managerUnavailable {
+            Terminal.write(
+                "dl: cannot start: another dl is running (they share one store, for the bytes they keep);"
+                    + " wait for it to end\n", to: STDERR_FILENO)
+            return .generic
+        } catch {
+            Terminal.write("dl: cannot start: \(error.reason)\n", to: STDERR_FILENO)
+            return .generic
+        }
+        let (updates, continuation) = AsyncStream.makeStream(of: Update.self)
+        let signals = handleSignals(continuation)
+        var tasks: [Task<Void, Never>] = []
+        for (index, job) in plan.jobs.enumerated() {
+            existingFiles.append(FileState(at: job.file))
+            let download = await manager.download(request(for: job))
+            downloads.append(download)
+            tasks.append(
+                Task {
+                    for await event in download.events { continuation.yield(.event(index, event)) }
+                })
+            tasks.append(
+                Task {
+                    for await progress in download.progress { continuation.yield(.progress(index, progress)) }
+                })
+        }
+        tasks.append(
+            Task {
+                while (try? await Task.sleep(for: Self.tickInterval)) != nil { continuation.yield(.tick) }
+            })
+
+        var interrupted = false
+        updates: for await update in updates {
+            let time = clock.now - start
+            switch update {
+            case .event(let index, let event):
+                await handle(event, of: index, at: time)
+            case .progress(let index, let progress):
+                jobs[index].update(progress)
+                Terminal.write(reporter.refresh(jobs, at: time))
+            case .tick:
+                Terminal.write(reporter.refresh(jobs, at: time))
+            case .resize:
+                let size = Terminal.size(of: STDOUT_FILENO, environment: environment)
+                reporter.resize(width: size.width, height: size.height)
+            case .interrupt:
+                interrupted = true
+                break updates
+            }
+            if jobs.allSatisfy(\.isFinished) { break }
+        }
+        if interrupted {
+            await pauseAll()
+        }
+        for task in tasks { task.cancel() }
+        // Gives the store up with every record written.
+        await manager.invalidate()
+        let summary = Summary(jobs, interrupted: interrupted)
+        Terminal.write(reporter.finish(jobs, summary: summary, interrupted: interrupted))
+        for source in signals { source.cancel() }
+        return summary.exitCode
+    }
+
+    private var configuration: DownloadManager.Configuration {
+        DownloadManager.Configuration(identifier: Self.identifier) {
+            $0.progress.interval = .milliseconds(plan.progressInterval == .zero ? 100 : 200)
+            $0.scheduling.maximumConcurrentDownloads = plan.maximumConcurrentDownloads
+            $0.scheduling.maximumConcurrentDownloadsPerHost = plan.maximumConcurrentDownloads
+        }
+    }
+
+    private func request(for job: Job) -> DownloadRequest {
+        var request = DownloadRequest(url: job.url, to: .file(job.file, ifExists: plan.existingFiles.conflictPolicy))
+        request.expectedDigest = job.digest
+        request.mirrors = job.mirrors
+        return request
+    }
+
+    private func handle(_ event: DownloadEvent, of index: Int, at time: Duration) async {
+        var kept: KeptFile?
+        if let file = event.fileURL, let before = existingFiles[index], FileState(at: file) == before {
+            kept =
+                switch plan.existingFiles {
+                case .keep: .exists
+                case .replaceIfChanged: .notModified
+                default: .matchesChecksum
+                }
+        }
+        guard let occurrence = jobs[index].apply(event, at: time, kept: kept) else {
+            Terminal.write(reporter.refresh(jobs, at: time))
+            return
+        }
+        Terminal.write(reporter.report(occurrence, of: jobs[index], among: jobs, at: time))
+        if case .failed(let error) = occurrence, !error.isResumable, (jobs[index].progress?.bytesReceived ?? 0) == 0 {
+            // Nothing to continue from: forget it, so that dl's store keeps no dead records.
+            await downloads[index].cancel()
+        }
+    }
+
+    /// Pauses every download of the run that has not ended; returns once each stopped with its
+    /// bytes on disk and its record saved, for the next run to continue.
+    private func pauseAll() async {
+        let downloads = jobs.indices.filter { !jobs[$0].isFinished }.map { self.downloads[$0] }
+        await withTaskGroup(of: Void.self) { group in
+            for download in downloads {
+                group.addTask { await download.pause() }
+            }
+        }
+        for index in jobs.indices where !jobs[index].isFinished {
+            let download = self.downloads[index]
+            jobs[index].update(download.currentProgress)
+            let time = clock.now - start
+            // A download that had all its bytes completes instead of pausing.
+            switch download.state {
+            case .completed, .failed:
+                let end: DownloadEvent
+                do {
+                    end = .completed(try await download.fileURL)
+                } catch {
+                    end = .failed(error as? DownloadError ?? .cancelled)
+                }
+                await handle(end, of: index, at: time)
+            default:
+                let occurrence = jobs[index].pause()
+                Terminal.write(reporter.report(occurrence, of: jobs[index], among: jobs, at: time))
+            }
+        }
+    }
+
+    /// Ctrl-C pauses everything (see ``pauseAll()``); a second one exits at once. A change of
+    /// the terminal's size redraws the block to the new width.
+    private func handleSignals(_ continuation: AsyncStream<Update>.Continuation) -> [any DispatchSourceSignal] {
+        let queue = DispatchQueue(label: "dl.signals")
+        let count = InterruptCount()
+        let abandonment = reporter.abandonment
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: queue)
+        interrupt.setEventHandler {
+            if count.increment() == 1 {
+                continuation.yield(.interrupt)
+            } else {
+                Terminal.write(abandonment, to: STDOUT_FILENO)
+                exit(ExitCode.interrupted.rawValue)
+            }
+        }
+        interrupt.resume()
+        guard isTerminal else { return [interrupt] }
+        signal(SIGWINCH, SIG_IGN)
+        let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: queue)
+        resize.setEventHandler { continuation.yield(.resize) }
+        resize.resume()
+        return [interrupt, resize]
+    }
+}
+
+/// How many times Ctrl-C was pressed.
+private final class InterruptCount: @unchecked Sendable {
+    // Safe: only the signal source's handler touches it, on one serial queue.
+    private var count = 0
+
+    func increment() -> Int {
+        count += 1
+        return count
+    }
+}
+
+/// What tells one file from another at the same path: a file that is still the one that was
+/// there before a download was kept, not written.
+struct FileState: Equatable {
+    var size: Int64
+    var modified: Date?
+    var fileNumber: UInt64
+
+    init?(at url: URL) {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+            let size = (attributes[.size] as? NSNumber)?.int64Value
+        else { return nil }
+        self.size = size
+        modified = attributes[.modificationDate] as? Date
+        fileNumber = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0
+    }
+}

@@ -1,0 +1,260 @@
+@testable import Downstream
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The `dl` executable run as a user runs it: in the fixture's directory, with its store in the
+/// fixture's data directory, its output read as it comes, from a pipe or from a pseudo-terminal.
+///
+/// Stop it with ``stop()`` when the test ends (also when it fails): a child that still runs
+/// is killed.
+final class DLChild: Sendable {
+    /// Where the child's standard output and error go.
+    enum Output {
+        /// Two pipes, read apart.
+        case pipe
+        /// One pseudo-terminal of this size, for both.
+        case terminal(width: Int, height: Int)
+    }
+
+    let process: Process
+    /// Standard output (and error, on a terminal).
+    let output: OutputReader
+    /// Standard error, from a pipe.
+    let errors: OutputReader?
+    /// The pseudo-terminal's side that reads, for a child on a terminal.
+    private let terminal: Int32?
+    private let exits: AsyncStream<Int32>
+
+    /// Starts `dl` with `arguments`; `input` is written to its standard input.
+    init(_ arguments: [String], in fixture: Fixture, output kind: Output = .pipe, input: String? = nil) throws {
+        process = Process()
+        process.executableURL = try ChildProcess.executable("dl")
+        process.arguments = arguments
+        process.currentDirectoryURL = fixture.directory
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = Self.dataDirectory(fixture).path
+        // The size comes from the terminal, not from the test runner's environment.
+        environment["COLUMNS"] = nil
+        environment["LINES"] = nil
+        environment["TERM"] = "xterm"
+        process.environment = environment
+
+        let inputPipe = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
+        var terminalSide: Int32?
+        switch kind {
+        case .pipe:
+            let (outputPipe, errorPipe) = (Pipe(), Pipe())
+            process.standardOutput = outputPipe
+            process.standardError = errorPipe
+            output = OutputReader(dup(outputPipe.fileHandleForReading.fileDescriptor))
+            errors = OutputReader(dup(errorPipe.fileHandleForReading.fileDescriptor))
+            terminal = nil
+        case .terminal(let width, let height):
+            let terminal = try PseudoTerminal(width: width, height: height)
+            let handle = FileHandle(fileDescriptor: terminal.child, closeOnDealloc: false)
+            process.standardOutput = handle
+            process.standardError = handle
+            terminalSide = terminal.child
+            output = OutputReader(terminal.parent)
+            errors = nil
+            self.terminal = terminal.parent
+        }
+        let (exits, continuation) = AsyncStream<Int32>.makeStream()
+        self.exits = exits
+        process.terminationHandler = {
+            continuation.yield($0.terminationStatus)
+            continuation.finish()
+        }
+        defer {
+            // Only the child keeps the terminal's other side open: its end is the reader's end.
+            if let terminalSide { close(terminalSide) }
+        }
+        try process.run()
+        output.start()
+        errors?.start()
+        if let input {
+            inputPipe.fileHandleForWriting.write(Data(input.utf8))
+            try inputPipe.fileHandleForWriting.close()
+        }
+    }
+
+    /// Runs `dl` with `arguments` to its end; returns its exit status, output and errors.
+    static func run(
+        _ arguments: [String], in fixture: Fixture, input: String? = nil
+    ) async throws -> (status: Int32, output: String, errors: String) {
+        let child = try DLChild(arguments, in: fixture, input: input)
+        defer { child.stop() }
+        let status = await child.exitStatus()
+        return (status, await child.output.text(), await child.errors?.text() ?? "")
+    }
+
+    /// The data directory the child gets (`XDG_DATA_HOME`): the test's own, not the user's.
+    static func dataDirectory(_ fixture: Fixture) -> URL {
+        fixture.storeDirectory.appendingPathComponent("xdg", isDirectory: true)
+    }
+
+    /// Where `dl` keeps its store in the fixture.
+    static func store(_ fixture: Fixture) -> URL {
+        dataDirectory(fixture).appendingPathComponent("Downstream/dl", isDirectory: true)
+    }
+
+    /// Sends Ctrl-C.
+    func interrupt() {
+        kill(process.processIdentifier, SIGINT)
+    }
+
+    /// Gives the child's terminal a new size and tells the child, as a terminal tells the
+    /// processes in its foreground (this child has no controlling terminal).
+    func resizeTerminal(width: Int, height: Int) {
+        guard let terminal else { return }
+        var size = winsize(ws_row: UInt16(height), ws_col: UInt16(width), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(terminal, UInt(TIOCSWINSZ), &size)
+        kill(process.processIdentifier, SIGWINCH)
+    }
+
+    /// Kills the child if it still runs.
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+        }
+    }
+
+    /// Waits for the child to end; returns its exit status.
+    func exitStatus() async -> Int32 {
+        for await status in exits { return status }
+        return process.terminationStatus
+    }
+}
+
+/// Reads a file descriptor to its end on a thread of its own (the reads block), keeps what it
+/// read, and wakes those who wait for a text. It closes the descriptor at the end.
+final class OutputReader: Sendable {
+    private struct Waiter {
+        let predicate: @Sendable (String) -> Bool
+        let continuation: CheckedContinuation<String?, Never>
+    }
+
+    private struct State {
+        var data = Data()
+        var ended = false
+        var nextWaiter = 0
+        var waiters: [Int: Waiter] = [:]
+    }
+
+    private let descriptor: Int32
+    private let state = Locked(State())
+
+    init(_ descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    func start() {
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                // A pseudo-terminal ends with EIO once the child's side is closed.
+                guard count > 0 else { break }
+                append(buffer[0..<count])
+            }
+            close(descriptor)
+            let waiters = state.withLock { state in
+                state.ended = true
+                defer { state.waiters = [:] }
+                return Array(state.waiters.values)
+            }
+            for waiter in waiters { waiter.continuation.resume(returning: nil) }
+        }
+    }
+
+    private func append(_ bytes: ArraySlice<UInt8>) {
+        let (text, ready) = state.withLock { state in
+            state.data.append(contentsOf: bytes)
+            let text = String(decoding: state.data, as: UTF8.self)
+            let ready = state.waiters.filter { $0.value.predicate(text) }
+            for id in ready.keys { state.waiters[id] = nil }
+            return (text, Array(ready.values))
+        }
+        for waiter in ready { waiter.continuation.resume(returning: text) }
+    }
+
+    /// What was read so far.
+    var current: String {
+        state.withLock { String(decoding: $0.data, as: UTF8.self) }
+    }
+
+    /// Returns the text read once it satisfies `predicate`; nil if the output ended first.
+    func wait(until predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        await withCheckedContinuation { continuation in
+            let settled: String?? = state.withLock { state in
+                let text = String(decoding: state.data, as: UTF8.self)
+                if predicate(text) { return .some(text) }
+                if state.ended { return .some(nil) }
+                state.waiters[state.nextWaiter] = Waiter(predicate: predicate, continuation: continuation)
+                state.nextWaiter += 1
+                return nil
+            }
+            if let settled { continuation.resume(returning: settled) }
+        }
+    }
+
+    /// Returns once the text read contains `text`; false if the output ended first.
+    func wait(for text: String) async -> Bool {
+        await wait { $0.contains(text) } != nil
+    }
+
+    /// All of the output, once it ended.
+    func text() async -> String {
+        _ = await wait { _ in false }
+        return current
+    }
+}
+
+/// A pseudo-terminal: `parent` reads what a child writes to `child`, a terminal of the given size.
+struct PseudoTerminal {
+    let parent: Int32
+    let child: Int32
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(width: Int, height: Int) throws {
+        // Glibc's module hides posix_openpt and its companions behind _XOPEN_SOURCE: look them up.
+        let library = dlopen(nil, RTLD_NOW)
+        func function<F>(_ name: String, as type: F.Type) throws -> F {
+            guard let symbol = dlsym(library, name) else { throw Failure(description: "no \(name)") }
+            return unsafeBitCast(symbol, to: type)
+        }
+        typealias Open = @convention(c) (Int32) -> Int32
+        typealias Prepare = @convention(c) (Int32) -> Int32
+        typealias Name = @convention(c) (Int32, UnsafeMutablePointer<CChar>?, Int) -> Int32
+        let parent = try function("posix_openpt", as: Open.self)(O_RDWR | O_NOCTTY)
+        guard parent >= 0 else { throw Failure(description: "posix_openpt: errno \(errno)") }
+        var name = [CChar](repeating: 0, count: 256)
+        guard try function("grantpt", as: Prepare.self)(parent) == 0,
+            try function("unlockpt", as: Prepare.self)(parent) == 0,
+            try function("ptsname_r", as: Name.self)(parent, &name, name.count) == 0
+        else {
+            close(parent)
+            throw Failure(description: "cannot prepare the pseudo-terminal: errno \(errno)")
+        }
+        let child = open(
+            String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+            O_RDWR | O_NOCTTY)
+        guard child >= 0 else {
+            close(parent)
+            throw Failure(description: "cannot open the terminal: errno \(errno)")
+        }
+        var size = winsize(ws_row: UInt16(height), ws_col: UInt16(width), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(parent, UInt(TIOCSWINSZ), &size)
+        self.parent = parent
+        self.child = child
+    }
+}

@@ -1,0 +1,96 @@
+@testable import Downstream
+import DownstreamTesting
+import Foundation
+import Testing
+
+@testable import dl
+
+/// Ctrl-C and reruns: `dl` pauses what it started and continues it when run again, and pays no
+/// attention to the downloads of earlier runs that it did not start.
+@Suite(.timeLimit(.minutes(2)))
+struct DLInterruptTests {
+    @Test func ctrlCPausesAndTheSameCommandContinuesFromTheBytesKept() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 3_000_000, seed: 90)
+            let url = fixture.serve("/dl/movie.mp4", body) { $0.faults = [.holdAfter(1_000_000)] }
+            let arguments = ["--progress-interval", "0", url.absoluteString]
+            let store = DLChild.store(fixture)
+
+            // First run: Ctrl-C once it shows the bytes the server sent before holding.
+            let first = try DLChild(arguments, in: fixture)
+            defer { first.stop() }
+            #expect(await first.output.wait(for: "movie.mp4  33%  1.00 MB/3.00 MB"))
+            first.interrupt()
+            #expect(await first.exitStatus() == 130)
+            let output = await first.output.text()
+            #expect(output.contains("paused movie.mp4 at 33%  1.00 MB/3.00 MB"), "\(output)")
+            #expect(output.hasSuffix("interrupted: run the same command again to continue\n"))
+            #expect(fixture.listing() == ["movie.mp4.partial"])
+            // Paused with its record saved, for the next run.
+            #expect(fixture.listing(store).filter { $0.hasSuffix(".record") }.count == 1)
+            let kept = try #require(fileLength(fixture.file("movie.mp4.partial")))
+            #expect(kept > 0)
+            fixture.server.release("/dl/movie.mp4")
+
+            // Second run: continues from the bytes kept.
+            let (status, rerun, errors) = try await DLChild.run(arguments, in: fixture)
+            #expect(status == 0, "\(rerun)\(errors)")
+            #expect(rerun.contains("resumed movie.mp4 from \(Format.bytes(kept)) kept (byte \(kept))\n"), "\(rerun)")
+            #expect(rerun.hasSuffix("saved \(fixture.file("movie.mp4").path)\n"))
+            try body.expectMatches(fixture.file("movie.mp4"))
+            #expect(fixture.listing() == ["movie.mp4"])
+            #expect(fixture.listing(store) == [".lock"])
+            #expect(fixture.server.requests("/dl/movie.mp4").map(\.rangeStart) == [0, kept])
+        }
+    }
+
+    @Test func aSecondDLAtOnceSaysThatTheFirstRuns() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/busy.bin", Body.pattern(count: 200_000, seed: 13)) {
+                $0.faults = [.holdAfter(100_000)]
+            }
+            let first = try DLChild([url.absoluteString], in: fixture)
+            defer { first.stop() }
+            #expect(await fixture.server.waitForRequests(1, path: "/busy.bin"))
+            let second = try await DLChild.run([fixture.server.url("/other.bin").absoluteString], in: fixture)
+            #expect(second.status == 1)
+            #expect(second.errors.hasPrefix("dl: cannot start: another dl is running"), "\(second.errors)")
+            fixture.server.release("/busy.bin")
+            #expect(await first.exitStatus() == 0)
+        }
+    }
+
+    /// The bug of the first `dl`: it followed `manager.downloads.first`, which after a relaunch
+    /// is a download of an earlier run: with a failed one in the store, `dl` saved the file and
+    /// then waited forever for that other download to end.
+    @Test func downloadsOfEarlierRunsInTheStoreDoNotHoldARunUp() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let store = DLChild.store(fixture)
+            let gone = fixture.server.url("/gone.bin")
+            let other = fixture.serve("/other.bin", Body.pattern(count: 100_000, seed: 11))
+            let body = Body.pattern(count: 400_000, seed: 12)
+            let wanted = fixture.serve("/wanted.bin", body)
+            // An earlier run left a download that failed (404) and one that was paused.
+            do {
+                let manager = try fixture.makeManager { $0.storage.directory = store }
+                let failed = await manager.download(from: gone, to: .file(fixture.file("gone.bin")))
+                _ = try? await failed.fileURL
+                #expect(failed.state == .failed)
+                let paused = DownloadRequest(url: other, to: .file(fixture.file("other.bin")))
+                await manager.download(paused, startsPaused: true)
+                await manager.invalidate()
+            }
+            #expect(fixture.listing(store).filter { $0.hasSuffix(".record") }.count == 2)
+
+            let (status, output, errors) = try await DLChild.run([wanted.absoluteString], in: fixture)
+            #expect(status == 0, "\(output)\(errors)")
+            #expect(
+                output == "started wanted.bin from \(wanted.absoluteString)\nsaved \(fixture.file("wanted.bin").path)\n"
+            )
+            try body.expectMatches(fixture.file("wanted.bin"))
+            // dl leaves the downloads it did not start as they were.
+            #expect(fixture.listing(store).filter { $0.hasSuffix(".record") }.count == 2)
+            #expect(fixture.server.requests("/other.bin").isEmpty)
+        }
+    }
+}
