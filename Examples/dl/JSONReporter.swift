@@ -34,10 +34,10 @@ struct JSONReporter: Reporter {
         case .retrying(let delay, let error):
             line.add("delay", Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
             line.add("kind", error.kind.description)
-            line.add("message", error.description)
+            line.add("message", Describe.reason(error))
         case .waitingForNetwork(let error):
             line.add("kind", error.kind.description)
-            line.add("message", error.description)
+            line.add("message", Describe.reason(error))
         case .switchedURL(let url):
             line.add("url", url.absoluteString)
         case .saved(let file, let kept):
@@ -50,7 +50,7 @@ struct JSONReporter: Reporter {
             if let status = error.statusCode { line.add("status", Int64(status)) }
             line.add("exitCode", Int64(ExitCode.failure(error).rawValue))
             line.add("resumable", error.isResumable)
-            line.add("message", Describe.failure(error))
+            line.add("message", Describe.failure(error, kept: job.progress?.bytesReceived ?? 0))
             line.add("detail", error.description)
         case .paused:
             line.add("bytes", job.progress?.bytesReceived ?? 0)

@@ -32,8 +32,16 @@ extension Reporter {
 
 /// The words `dl` uses for what happened, shared by its outputs.
 enum Describe {
-    /// Why `error` failed a download, in a line, with what to do about it.
-    static func failure(_ error: DownloadError) -> String {
+    /// Why a download that failed with `error` and kept `kept` bytes failed, in a line, with
+    /// what to do about it.
+    static func failure(_ error: DownloadError, kept: Int64) -> String {
+        let reason = reason(error)
+        guard error.isResumable, kept > 0, error.kind != .destinationExists else { return reason }
+        return reason + "; \(Format.bytes(kept)) kept: run the same command again to continue"
+    }
+
+    /// Why `error` happened, in words.
+    static func reason(_ error: DownloadError) -> String {
         let reason: String
         switch error.kind {
         case .httpStatus:
@@ -45,8 +53,8 @@ enum Describe {
             return "\(path) exists: add --no-clobber to keep it, -N to download it again only if it changed,"
                 + " --overwrite to replace it, or --unique to save the new one beside it"
         case .destinationExists:
-            return "\(error.path ?? "the file") appeared meanwhile: move it away and run the same command to"
-                + " continue from the bytes kept"
+            return "\(error.path ?? "the file") appeared meanwhile: move it away and run the same command again"
+                + " to continue from the bytes kept"
         case .integrityCheckFailed:
             reason = "the file is not the one expected: \(error.reason)"
         case .allURLsFailed:
@@ -56,7 +64,7 @@ enum Describe {
         default:
             reason = "\(error.kind): \(error.reason)"
         }
-        return error.isResumable ? reason + "; the bytes are kept: run the same command again to continue" : reason
+        return reason
     }
 
     /// The progress of `progress` in a line: `33%  1.00 MB/3.00 MB  1.20 MB/s  eta 2s`.
@@ -94,9 +102,9 @@ enum Describe {
         case .restarted:
             return "restarted \(name) from its first byte (the server's file changed, or it ignored the range)"
         case .retrying(let delay, let error):
-            return "retrying \(name) in \(Format.duration(delay)): \(failure(error))"
+            return "retrying \(name) in \(Format.duration(delay)): \(reason(error))"
         case .waitingForNetwork(let error):
-            return "waiting for the network for \(name): \(failure(error))"
+            return "waiting for the network for \(name): \(reason(error))"
         case .switchedURL(let url):
             return "\(name): switched to \(url.absoluteString)"
         case .saved(let file, let kept?):
@@ -104,7 +112,7 @@ enum Describe {
         case .saved(let file, nil):
             return "saved \(file.path)"
         case .failed(let error):
-            return "failed \(name): \(failure(error))"
+            return "failed \(name): \(failure(error, kept: job.progress?.bytesReceived ?? 0))"
         case .paused:
             return "paused \(name) at \(Describe.progress(job.progress))"
         }

@@ -64,8 +64,16 @@ final class Session {
         let (updates, continuation) = AsyncStream.makeStream(of: Update.self)
         let signals = handleSignals(continuation)
         var tasks: [Task<Void, Never>] = []
+        // The downloads of earlier runs, restored from the store, by their file.
+        var earlier: [String: Download] = [:]
+        for download in await manager.downloads {
+            if let file = download.request.destination.fileURL { earlier[file.path] = download }
+        }
         for (index, job) in plan.jobs.enumerated() {
             existingFiles.append(FileState(at: job.file))
+            if let download = earlier[job.file.path] {
+                await reconcile(download, with: job)
+            }
             let download = await manager.download(request(for: job))
             downloads.append(download)
             tasks.append(
@@ -129,6 +137,20 @@ final class Session {
         return request
     }
 
+    /// Makes `earlier`, a download of an earlier run to `job`'s file, the one the manager gives
+    /// `job` (it joins a download of the same URL and file): from a new URL (a fresh signed link,
+    /// a moved server), it continues from its bytes, which the first request checks against the
+    /// new server's; with another expected digest, it starts over.
+    private func reconcile(_ earlier: Download, with job: Job) async {
+        guard earlier.request.expectedDigest == job.digest else {
+            await earlier.cancel()
+            return
+        }
+        if earlier.request.url != job.url, earlier.url != job.url {
+            try? await earlier.setURL(job.url)
+        }
+    }
+
     private func handle(_ event: DownloadEvent, of index: Int, at time: Duration) async {
         var kept: KeptFile?
         if let file = event.fileURL, let before = existingFiles[index], FileState(at: file) == before {
@@ -139,13 +161,18 @@ final class Session {
                 default: .matchesChecksum
                 }
         }
+        if event.state?.isFinished == true {
+            // The latest, not the latest published: what is on disk at the end.
+            jobs[index].update(downloads[index].currentProgress)
+        }
         guard let occurrence = jobs[index].apply(event, at: time, kept: kept) else {
             Terminal.write(reporter.refresh(jobs, at: time))
             return
         }
         Terminal.write(reporter.report(occurrence, of: jobs[index], among: jobs, at: time))
-        if case .failed(let error) = occurrence, !error.isResumable, (jobs[index].progress?.bytesReceived ?? 0) == 0 {
-            // Nothing to continue from: forget it, so that dl's store keeps no dead records.
+        if case .failed = occurrence, downloads[index].currentProgress.bytesReceived == 0 {
+            // Nothing to continue from: forget it, so that dl's store keeps no dead records and
+            // the file is free for another URL.
             await downloads[index].cancel()
         }
     }

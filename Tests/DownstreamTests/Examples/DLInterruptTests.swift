@@ -44,6 +44,34 @@ struct DLInterruptTests {
         }
     }
 
+    /// A signed link that expired, a server that moved: the same file from a new URL continues
+    /// from the bytes kept, after checking the bytes before the resume point.
+    @Test func aRerunWithANewURLForTheSameFileContinuesFromTheBytesKept() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 3_000_000, seed: 91)
+            let old = fixture.serve("/v1/movie.mp4", body) { $0.faults = [.holdAfter(1_000_000)] }
+            let new = fixture.serve("/v2/movie.mp4", body)
+            let first = try DLChild(["--progress-interval", "0", old.absoluteString], in: fixture)
+            defer { first.stop() }
+            #expect(await first.output.wait(for: "movie.mp4  33%  1.00 MB/3.00 MB"))
+            first.interrupt()
+            #expect(await first.exitStatus() == 130)
+            let kept = try #require(fileLength(fixture.file("movie.mp4.partial")))
+            fixture.server.release("/v1/movie.mp4")
+
+            let (status, output, errors) = try await DLChild.run([new.absoluteString], in: fixture)
+            #expect(status == 0, "\(output)\(errors)")
+            #expect(output.contains("movie.mp4: switched to \(new.absoluteString)\n"), "\(output)")
+            #expect(output.contains("resumed movie.mp4 from"), "\(output)")
+            try body.expectMatches(fixture.file("movie.mp4"))
+            // One request to the new URL, from the overlap before the bytes kept.
+            let requests = fixture.server.requests("/v2/movie.mp4")
+            #expect(requests.count == 1)
+            #expect(requests.first?.rangeStart == kept - 65_536)
+            #expect(fixture.listing(DLChild.store(fixture)) == [".lock"])
+        }
+    }
+
     @Test func aSecondDLAtOnceSaysThatTheFirstRuns() async throws {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/busy.bin", Body.pattern(count: 200_000, seed: 13)) {
