@@ -6,18 +6,20 @@ struct ExitCode: Hashable, Comparable, CustomStringConvertible {
     /// What it means, for `--help`.
     let meaning: String
 
-    static let success = ExitCode(rawValue: 0, meaning: "every file saved (or kept)")
-    static let generic = ExitCode(rawValue: 1, meaning: "another failure (dl could not start, an invalid request)")
+    static let success = ExitCode(rawValue: 0, meaning: "every file saved or kept")
+    static let generic = ExitCode(rawValue: 1, meaning: "another failure: dl could not start, an invalid request")
     static let usage = ExitCode(rawValue: 2, meaning: "a bad command line or input file")
     static let fileSystem = ExitCode(
-        rawValue: 3, meaning: "a file error: the file exists (see --no-clobber), no space, no permission")
-    static let network = ExitCode(rawValue: 4, meaning: "a network failure (also no network, every mirror failed)")
-    static let authentication = ExitCode(rawValue: 6, meaning: "the server asked for credentials (HTTP 401, 407)")
+        rawValue: 3, meaning: "a file error: a file that exists, no space, no permission")
+    static let network = ExitCode(rawValue: 4, meaning: "a network failure, also no network or every mirror failed")
+    static let authentication = ExitCode(rawValue: 6, meaning: "the server asked for credentials: HTTP 401 or 407")
     static let protocolError = ExitCode(
-        rawValue: 7, meaning: "the server broke the protocol, its file changed, or a redirect was refused")
-    static let httpStatus = ExitCode(rawValue: 8, meaning: "the server answered with an error status (404, 500…)")
+        rawValue: 7, meaning: "a protocol error: a broken response, a file that changed, a redirect refused")
+    static let httpStatus = ExitCode(
+        rawValue: 8, meaning: "the server answered with an error status, such as 404 or 500")
     static let integrity = ExitCode(rawValue: 9, meaning: "the file does not have the expected checksum")
-    static let interrupted = ExitCode(rawValue: 130, meaning: "interrupted (Ctrl-C): run the same command to continue")
+    static let interrupted = ExitCode(
+        rawValue: 130, meaning: "interrupted by Ctrl-C: run the same command again to continue")
 
     /// Every exit status, in order, for `--help`.
     static let all: [ExitCode] = [
