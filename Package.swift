@@ -11,7 +11,7 @@ let package = Package(
         .executable(name: "downstream-benchmark", targets: ["DownstreamBenchmark"]),
     ],
     targets: [
-        .target(name: "Downstream"),
+        .target(name: "Downstream", exclude: ["README.md"]),
         // For the tests of apps that use Downstream: a loopback HTTP/1.1 server with fault
         // injection, and a replay of background-session events.
         .target(name: "DownstreamTesting", dependencies: ["Downstream"]),

@@ -91,7 +91,7 @@ public actor Download {
     let progressReporter: ProgressReporter
     /// The download's own event subscribers: each first gets the latest 64 events.
     nonisolated let eventBroadcast = Broadcast<DownloadEvent>(replayLimit: 64)
-    let result = ResultWaiters<URL>()
+    let result = ResultWaiters<URL, DownloadError>()
     /// The validators and response handlers added to the download.
     nonisolated let responseChain = ResponseChain()
     /// What other threads read without waiting for the actor, under one lock.

@@ -3,8 +3,8 @@
 /// A result, once set, is handed to every current and later waiter until ``reset()`` starts a new
 /// run. A waiter whose task is cancelled stops waiting (it throws `CancellationError`) without
 /// affecting the run or the other waiters, also when the cancellation comes before it parked.
-struct ResultWaiters<Success: Sendable>: Sendable {
-    typealias Outcome = Result<Success, DownloadError>
+struct ResultWaiters<Success: Sendable, Failure: Error>: Sendable {
+    typealias Outcome = Result<Success, Failure>
 
     private enum Waiter {
         case cancellable(CheckedContinuation<Success, any Error>)
@@ -37,7 +37,7 @@ struct ResultWaiters<Success: Sendable>: Sendable {
         state.withLock { $0.outcome }
     }
 
-    /// Waits for the result. Throws the run's `DownloadError`, or `CancellationError` if the
+    /// Waits for the result. Throws the run's failure, or `CancellationError` if the
     /// calling task is cancelled first.
     func wait() async throws -> Success {
         let id = state.withLock { $0.makeID() }

@@ -7,7 +7,7 @@ import Testing
     let file = URL(fileURLWithPath: "/tmp/result.bin")
 
     @Test func everyWaiterGetsTheResult() async throws {
-        let waiters = ResultWaiters<URL>()
+        let waiters = ResultWaiters<URL, DownloadError>()
         async let first = waiters.wait()
         async let second = waiters.waitIgnoringCancellation()
         waiters.resolve(.success(file))
@@ -17,13 +17,13 @@ import Testing
     }
 
     @Test func aFailureIsThrown() async {
-        let waiters = ResultWaiters<URL>()
+        let waiters = ResultWaiters<URL, DownloadError>()
         waiters.resolve(.failure(.httpStatus(404)))
         await #expect(throws: DownloadError.httpStatus(404)) { try await waiters.wait() }
     }
 
     @Test func aCancelledWaiterStopsWaitingAndOthersGoOn() async throws {
-        let waiters = ResultWaiters<URL>()
+        let waiters = ResultWaiters<URL, DownloadError>()
         let cancelled = Task { try await waiters.wait() }
         let patient = Task { try await waiters.wait() }
         cancelled.cancel()
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func aWaiterCancelledBeforeItParksStopsWaiting() async {
-        let waiters = ResultWaiters<URL>()
+        let waiters = ResultWaiters<URL, DownloadError>()
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await waiters.wait()
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func anUncancellableWaitIgnoresCancellation() async throws {
-        let waiters = ResultWaiters<URL>()
+        let waiters = ResultWaiters<URL, DownloadError>()
         let task = Task { await waiters.waitIgnoringCancellation() }
         task.cancel()
         waiters.resolve(.success(file))
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func resetStartsANewRun() async throws {
-        let waiters = ResultWaiters<URL>()
+        let waiters = ResultWaiters<URL, DownloadError>()
         waiters.resolve(.failure(.network(.timedOut)))
         waiters.reset()
         #expect(waiters.outcome == nil)

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+/// The layers of `Sources/Downstream/README.md` hold: no file names a type declared in a folder
+/// of a higher layer, except the names still listed in `knownUpwardNames`, a list that only
+/// shrinks.
+@Suite struct LayerTests {
+    /// `"<folder>/<file> → <type>"` for each name that still goes up, to be taken off as the code
+    /// is turned around.
+    static let knownUpwardNames: Set<String> = [
+        "Download/Download+Engines.swift → CompletionHandlers",
+        "Download/Download.swift → DownloadManager",
+        "Download/Download.swift → ProgressAggregate",
+        "Integrity/Digest.swift → POSIXFile",
+        "Integrity/RunningDigest.swift → POSIXFile",
+        "Security/AuthenticationChallenge.swift → Download",
+        "Security/AuthenticationChallenge.swift → DownloadManager",
+        "Security/Redirect.swift → Download",
+        "Security/Redirect.swift → DownloadManager",
+        "Security/RejectedURL.swift → Download",
+        "Security/RejectedURL.swift → DownloadManager",
+        "Storage/DownloadStore.swift → Download",
+        "Storage/DownloadStore.swift → DownloadManager",
+        "Storage/PartialLocation.swift → Download",
+        "Storage/StoredDownload.swift → Download",
+        "Transfer/RangedTransfer.swift → Download",
+        "Transfer/RangedTransfer.swift → DownloadManager",
+        "Transfer/RangedTransfer.swift → ProgressReporter",
+        "Transfer/SystemSession.swift → Download",
+        "Transfer/SystemTaskRouter.swift → BackgroundEvents",
+        "Transfer/SystemTaskRouter.swift → Download",
+        "Transfer/SystemTaskRouter.swift → DownloadManager",
+        "Transfer/SystemTransfer.swift → BackgroundEvents",
+        "Transfer/SystemTransfer.swift → Download",
+        "Transfer/SystemTransfer.swift → ProgressReporter",
+        "Transfer/URLSystemSession.swift → Download",
+        "Values/Destination.swift → POSIXFile",
+        "Values/DownloadError.swift → Digest",
+        "Values/DownloadRequest.swift → Digest",
+    ]
+
+    struct Layers {
+        /// Layer number by folder.
+        var byFolder: [String: Int] = [:]
+        var names: [Int: String] = [:]
+
+        /// Reads the table of `README.md`: rows `| <number> <name> | `Folder`, `Folder` | … |`.
+        init(readme: String) {
+            for line in readme.split(separator: "\n") where line.hasPrefix("| ") {
+                let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard cells.count >= 2, let number = Int(cells[0].prefix { $0.isNumber }) else { continue }
+                names[number] = cells[0]
+                for folder in cells[1].split(separator: ",") {
+                    byFolder[folder.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: ["`"])] = number
+                }
+            }
+        }
+    }
+
+    static let sources = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources/Downstream")
+
+    /// Every Swift file of the library, by its path below `Sources/Downstream`.
+    static func sourceFiles() throws -> [String: SourceScan] {
+        var files: [String: SourceScan] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: sources.path)
+        while let path = enumerator?.nextObject() as? String {
+            guard path.hasSuffix(".swift") else { continue }
+            let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
+            files[path] = SourceScan(text)
+        }
+        return files
+    }
+
+    /// `"<folder>/<file> → <type>"` for each type a file names that a higher layer declares.
+    static func upwardNames(_ files: [String: SourceScan], _ layers: Layers) -> (Set<String>, unplaced: Set<String>) {
+        var declaredIn: [String: String] = [:]
+        for (path, scan) in files {
+            let folder = String(path.split(separator: "/")[0])
+            for name in scan.declared where declaredIn[name] == nil { declaredIn[name] = folder }
+        }
+        var upward: Set<String> = []
+        var unplaced: Set<String> = []
+        for (path, scan) in files {
+            let folder = String(path.split(separator: "/")[0])
+            guard let layer = layers.byFolder[folder] else {
+                unplaced.insert(folder)
+                continue
+            }
+            for name in scan.named.subtracting(scan.declared) {
+                guard let home = declaredIn[name], let homeLayer = layers.byFolder[home], homeLayer > layer else {
+                    continue
+                }
+                upward.insert("\(folder)/\((path as NSString).lastPathComponent) → \(name)")
+            }
+        }
+        return (upward, unplaced)
+    }
+
+    @Test func noFileNamesATypeOfAHigherLayer() throws {
+        let readme = try String(contentsOf: Self.sources.appendingPathComponent("README.md"), encoding: .utf8)
+        let layers = Layers(readme: readme)
+        #expect(layers.byFolder.count >= 8, "the table of Sources/Downstream/README.md was not read")
+        let (upward, unplaced) = Self.upwardNames(try Self.sourceFiles(), layers)
+        #expect(unplaced.isEmpty, "folders in no layer of Sources/Downstream/README.md: \(unplaced.sorted())")
+        let new = upward.subtracting(Self.knownUpwardNames)
+        #expect(new.isEmpty, "names of a higher layer:\n\(new.sorted().joined(separator: "\n"))")
+        let gone = Self.knownUpwardNames.subtracting(upward)
+        #expect(
+            gone.isEmpty, "no longer go up, take them off knownUpwardNames:\n\(gone.sorted().joined(separator: "\n"))")
+    }
+
+    @Test func theScanSeesDeclarationsAndNamesButNotCommentsOrStrings() {
+        let scan = SourceScan(
+            """
+            /// A `Hidden` in a doc comment.
+            public final class Shown: Sendable {
+                let text = "Quoted \\(Interpolated)"
+                /* Block */ var value: Used
+                struct Nested {}
+            }
+            @_spi(Testing) public protocol Seam {}
+            """)
+        #expect(scan.declared == ["Shown", "Seam"])
+        #expect(scan.named.contains("Used"))
+        #expect(scan.named.contains("Sendable"))
+        #expect(!scan.named.contains("Hidden"))
+        #expect(!scan.named.contains("Quoted"))
+        #expect(!scan.named.contains("Block"))
+    }
+
+    @Test func aWrongEdgeIsNamedWithItsFile() {
+        let layers = Layers(readme: "| 1 Low | `Low` | |\n| 2 High | `High` | |\n")
+        let files = [
+            "Low/Bottom.swift": SourceScan("struct Bottom { var top: Top }"),
+            "High/Top.swift": SourceScan("struct Top { var bottom: Bottom }"),
+        ]
+        let (upward, unplaced) = Self.upwardNames(files, layers)
+        #expect(upward == ["Low/Bottom.swift → Top"])
+        #expect(unplaced.isEmpty)
+    }
+}
