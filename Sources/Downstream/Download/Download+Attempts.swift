@@ -118,7 +118,7 @@ extension Download {
         guard let recordFile else { throw .invalidRequest("the request has no URL") }
         let url = sources.current
         try FilePlacement.prepare(request.destination)
-        let partialDirectory = POSIXFile.parentPath(of: location.path)
+        let partialDirectory = location.path.parentPath
         if partialDirectory != request.destination.directoryPath {
             try FilePlacement.createDirectory(atPath: partialDirectory)
         }

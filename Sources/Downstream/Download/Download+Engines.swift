@@ -86,7 +86,7 @@ extension Download {
             }
             target = systemTarget
             try FilePlacement.prepare(request.destination)
-            try FilePlacement.createDirectory(atPath: POSIXFile.parentPath(of: location.path))
+            try FilePlacement.createDirectory(atPath: location.path.parentPath)
             if kind == .restart {
                 try recordFile.update { $0.startOver() }
             } else if !session.supportsResumeData, recordFile.record.systemResumeData != nil {

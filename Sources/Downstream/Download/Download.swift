@@ -21,38 +21,7 @@ import Foundation
 /// ```
 public actor Download {
     /// A download's identity, stable for its whole life.
-    public struct ID: Hashable, Sendable, Codable, CustomStringConvertible {
-        /// The identifier's value.
-        public let rawValue: UUID
-
-        /// Creates an identifier from a stored value.
-        public init(rawValue: UUID) {
-            self.rawValue = rawValue
-        }
-
-        /// A new random identifier (version 4). Not `UUID()`: on Linux that opens and reads
-        /// `/dev/urandom` for every identifier.
-        init() {
-            var generator = SystemRandomNumberGenerator()
-            var bytes = (generator.next() as UInt64, generator.next() as UInt64)
-            withUnsafeMutableBytes(of: &bytes) { raw in
-                raw[6] = (raw[6] & 0x0F) | 0x40
-                raw[8] = (raw[8] & 0x3F) | 0x80
-            }
-            rawValue = UUID(uuid: withUnsafeBytes(of: bytes) { $0.load(as: uuid_t.self) })
-        }
-
-        public init(from decoder: any Decoder) throws {
-            rawValue = try decoder.singleValueContainer().decode(UUID.self)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
-
-        public var description: String { rawValue.uuidString }
-    }
+    public typealias ID = DownloadID
 
     /// Settings a download takes from its manager's configuration.
     struct Settings: Sendable {

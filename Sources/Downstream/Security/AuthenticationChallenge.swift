@@ -5,7 +5,7 @@ import Foundation
 /// ``DownloadManager/Configuration/Authentication/handler``).
 public struct AuthenticationChallenge: Sendable, Hashable {
     /// The download whose request was challenged.
-    public var downloadID: Download.ID
+    public var downloadID: DownloadID
     /// The response with the challenge.
     public var response: ServerResponse
     /// How many challenges of this run of the download were answered before this one (with

@@ -8,7 +8,7 @@ import Foundation
 /// ``DownloadManager/Configuration/Redirects/handler``).
 public struct Redirect: Sendable {
     /// The download whose request is redirected.
-    public var downloadID: Download.ID
+    public var downloadID: DownloadID
     /// The URL the download asked for.
     public var originalURL: URL
     /// The server's redirect response (`301`, `302`, `303`, `307` or `308`).

@@ -5,7 +5,7 @@ import Foundation
 /// ``DownloadManager/Configuration/URLRefresh``).
 public struct RejectedURL: Sendable, Hashable {
     /// The download whose URL was refused.
-    public var downloadID: Download.ID
+    public var downloadID: DownloadID
     /// The URL the download was asked for (``Download/request``), which identifies it.
     public var originalURL: URL
     /// The URL that was refused: the one in use (a mirror, or a fresh URL given earlier).

@@ -81,7 +81,7 @@ final class DownloadStore: Sendable {
     }
 
     /// The path of record `id`'s file: made as text, which is much cheaper than a URL.
-    func path(for id: Download.ID) -> String {
+    func path(for id: DownloadID) -> String {
         "\(directoryPath)/\(id.rawValue.uuidString).\(Self.recordExtension)"
     }
 
@@ -158,7 +158,7 @@ final class DownloadStore: Sendable {
         }
     }
 
-    func remove(_ id: Download.ID) {
+    func remove(_ id: DownloadID) {
         guard !isReleased.value else { return }
         POSIXFile.remove(atPath: path(for: id))
     }

@@ -27,7 +27,7 @@ struct PartialLocation: Hashable, Sendable {
 
     /// - Parameter separateFrom: for a download that must not share its partial file with another
     ///   of the same URL and destination, its identifier, which goes into the name.
-    init(url: URL, destination: Destination, partialsDirectory: URL?, separateFrom id: Download.ID? = nil) {
+    init(url: URL, destination: Destination, partialsDirectory: URL?, separateFrom id: DownloadID? = nil) {
         if partialsDirectory == nil, id == nil, let file = destination.fileURL {
             path = file.path + "." + Self.partialExtension
             return

@@ -24,7 +24,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
     }
 
     var version = StoredDownload.currentVersion
-    var id: Download.ID
+    var id: DownloadID
     var request: Request
     var destination: StoredDestination
     var partialPath: String
@@ -59,7 +59,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
         var conflictPolicy: Destination.ConflictPolicy.Code
     }
 
-    init(id: Download.ID, request: DownloadRequest, url: URL, location: PartialLocation, created: Date = Date()) {
+    init(id: DownloadID, request: DownloadRequest, url: URL, location: PartialLocation, created: Date = Date()) {
         self.id = id
         var headers = request.urlRequest.allHTTPHeaderFields ?? [:]
         for name in headers.keys where ["range", "if-range"].contains(name.lowercased()) {

@@ -35,7 +35,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         /// Whether checkpoints and ends put the bytes on the disk (`fsync`), not only in the file.
         var synchronizesToDisk: Bool
         var diskThrottle: DiskThrottle?
-        var downloadID: Download.ID
+        var downloadID: DownloadID
         var redirects: DownloadManager.Configuration.Redirects
         /// Whether a `401` or `407` is a challenge to hand to the download (an authentication
         /// handler answers it), rather than a failure.
@@ -375,7 +375,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
     /// file that cannot fit does not fill the disk first. The partial file stays as it is.
     private func spaceShortage(for body: ResponseDecision.BodyPlan, keeping kept: Int64) -> DownloadError? {
         guard let total = body.totalLength,
-            var available = POSIXFile.availableBytes(atPath: POSIXFile.parentPath(of: setup.partialPath))
+            var available = POSIXFile.availableBytes(atPath: setup.partialPath.parentPath)
         else { return nil }
         let existing = POSIXFile.length(atPath: setup.partialPath) ?? 0
         // Bytes past what is kept are given back when the file is cut to it.

@@ -61,7 +61,7 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
     /// The path of ``directoryURL``, without making a URL.
     var directoryPath: String {
         switch location {
-        case .file(let url): POSIXFile.parentPath(of: url.path)
+        case .file(let url): url.path.parentPath
         case .directory(let url): url.path
         }
     }

@@ -19,7 +19,7 @@ import Foundation
     /// (its `taskDescription`, which is how a relaunched app finds it again), hands it to `attach`
     /// and then starts it. Never blocks the caller.
     func start(
-        _ request: URLRequest, resumeData: Data?, downloadID: Download.ID,
+        _ request: URLRequest, resumeData: Data?, downloadID: DownloadID,
         attach: @escaping @Sendable (any SystemTask) -> Void)
 
     /// Cancels `task`; with `producingResumeData`, hands the system's resume data (nil if it has
@@ -42,8 +42,8 @@ import Foundation
 
 extension SystemTask {
     /// The download the task belongs to, from its label.
-    var downloadID: Download.ID? {
-        taskDescription.flatMap(UUID.init(uuidString:)).map(Download.ID.init(rawValue:))
+    var downloadID: DownloadID? {
+        taskDescription.flatMap(UUID.init(uuidString:)).map(DownloadID.init(rawValue:))
     }
 }
 

@@ -15,8 +15,8 @@ import Foundation
 /// the session events below, which are all of it that tests see).
 @_spi(Testing) public final class SystemTaskRouter: Sendable {
     private struct State {
-        var transfers: [Download.ID: SystemTransfer] = [:]
-        var downloads: [Download.ID: Download] = [:]
+        var transfers: [DownloadID: SystemTransfer] = [:]
+        var downloads: [DownloadID: Download] = [:]
         var adopted: [SystemTransfer] = []
         var unclaimed: [DownloadManager.UnclaimedTask] = []
         /// Tasks that completed: their late or repeated events are ignored.
@@ -44,7 +44,7 @@ import Foundation
     }
 
     /// The download known by `id`.
-    func download(_ id: Download.ID) -> Download? {
+    func download(_ id: DownloadID) -> Download? {
         state.withLock { $0.downloads[id] }
     }
 

@@ -15,7 +15,7 @@ import Foundation
 final class SystemTransfer: Sendable {
     /// What the transfer acts on: its download's files, progress and events.
     struct Target: Sendable {
-        var downloadID: Download.ID
+        var downloadID: DownloadID
         var partialURL: URL
         var recordFile: DownloadRecordFile
         var progress: ProgressReporter

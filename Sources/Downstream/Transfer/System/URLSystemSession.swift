@@ -37,7 +37,7 @@ final class URLSystemSession: SystemSession {
     }
 
     func start(
-        _ request: URLRequest, resumeData: Data?, downloadID: Download.ID,
+        _ request: URLRequest, resumeData: Data?, downloadID: DownloadID,
         attach: @escaping @Sendable (any SystemTask) -> Void
     ) {
         controlQueue.async { [session] in

@@ -70,14 +70,6 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
     /// An MD5 digest, in hexadecimal (as `md5sum` prints it).
     public static func md5(_ hex: String) -> Digest { Digest(.md5, hex: hex) }
 
-    /// The digest of the file at `url`, read in constant memory (1 MiB at a time).
-    public init(_ algorithm: Algorithm, ofFileAt url: URL) throws(DownloadError) {
-        var digest = RunningDigest(algorithm)
-        let length = POSIXFile.length(of: url) ?? 0
-        try digest.update(fromFileAt: url.path, upTo: length)
-        self.init(algorithm, hex: digest.finalized().hexString)
-    }
-
     public var description: String { "\(algorithm) \(hexValue)" }
 
     /// Why the value cannot be a digest of its algorithm, or nil if it can.

@@ -136,12 +136,6 @@ enum POSIXFile {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
-    /// The directory part of `path`: what is before its last `/`.
-    static func parentPath(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-
     static func exists(_ url: URL) -> Bool {
         var info = stat()
         return lstat(url.path, &info) == 0
