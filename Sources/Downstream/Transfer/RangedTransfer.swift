@@ -460,9 +460,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
 
     private func endOfRequest(_ error: (any Error)?) -> Download.StateMachine.AttemptEnd {
         if let error {
-            // The initialiser is failable on Linux only; an optional-typed constant suits both.
-            let bridged: URLError.Code? = URLError.Code(rawValue: (error as NSError).code)
-            let code = (error as? URLError)?.code ?? bridged ?? .unknown
+            let code = URLError.Code(of: error)
             if code == .cancelled, control.withLock({ $0.isStopRequested }) {
                 return .cancelled
             }

@@ -194,8 +194,7 @@ final class SystemTransfer: Sendable {
             return decidedEnd
         }
         let nsError = error as NSError
-        let bridged: URLError.Code? = URLError.Code(rawValue: nsError.code)
-        let code = (error as? URLError)?.code ?? bridged ?? .unknown
+        let code = URLError.Code(of: error)
         if code == .cancelled, state.isStopRequested {
             return .cancelled
         }
