@@ -2,18 +2,7 @@ import Foundation
 
 extension DownloadManager {
     /// A stored record that could not be restored.
-    public struct RestorationIssue: Sendable, Hashable, CustomStringConvertible {
-        /// Where the record is now: renamed aside in the store (`.corrupt` for a damaged record,
-        /// `.unsupported` for one written by a newer version of Downstream), so that it is not
-        /// read again and can be inspected.
-        public let recordURL: URL
-        /// Why it could not be restored.
-        public let reason: String
-
-        public var description: String {
-            "\(recordURL.lastPathComponent): \(reason)"
-        }
-    }
+    public typealias RestorationIssue = Downstream.RestorationIssue
 
     /// The downloads rebuilt from the store at launch, after repairing what a process that died
     /// at any instant can leave behind.

@@ -172,7 +172,7 @@ final class DownloadStore: Sendable {
     /// What the store held at launch.
     struct Contents: Sendable {
         var records: [LoadedRecord] = []
-        var issues: [DownloadManager.RestorationIssue] = []
+        var issues: [RestorationIssue] = []
     }
 
     /// Reads every record, oldest first. Records that cannot be used (damaged, truncated, or
@@ -257,11 +257,11 @@ final class DownloadStore: Sendable {
         "it was written by a newer version of Downstream (record version \(version))"
     }
 
-    private func setAside(_ file: URL, as suffix: String, because reason: String) -> DownloadManager.RestorationIssue {
+    private func setAside(_ file: URL, as suffix: String, because reason: String) -> RestorationIssue {
         let aside = file.appendingPathExtension(suffix)
         POSIXFile.remove(aside)
         let moved = rename(file.path, aside.path) == 0
-        return DownloadManager.RestorationIssue(recordURL: moved ? aside : file, reason: reason)
+        return RestorationIssue(recordURL: moved ? aside : file, reason: reason)
     }
 
     private struct VersionProbe: Decodable {

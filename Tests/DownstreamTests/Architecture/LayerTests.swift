@@ -14,7 +14,6 @@ import Testing
         "Security/AuthenticationChallenge.swift → DownloadManager",
         "Security/Redirect.swift → DownloadManager",
         "Security/RejectedURL.swift → DownloadManager",
-        "Storage/DownloadStore.swift → DownloadManager",
         "Transfer/RangedTransfer.swift → Download",
         "Transfer/RangedTransfer.swift → DownloadManager",
         "Transfer/RangedTransfer.swift → ProgressReporter",
