@@ -103,24 +103,9 @@ struct Options: Equatable {
                 options.maximumConcurrentDownloads = try UsageError.positiveInteger(value, for: "-j")
             },
             section: "Downloads", help: "download at most N files at once (default: 4)"),
-        OptionSpec(
-            names: ["--sha256"],
-            action: .value("HEX") { options, value throws(UsageError) in
-                try options.setDigest(.sha256, value, by: "--sha256")
-            },
-            section: "Downloads", help: "the file's expected SHA-256; a mismatch fails it (one URL only)"),
-        OptionSpec(
-            names: ["--sha1"],
-            action: .value("HEX") { options, value throws(UsageError) in
-                try options.setDigest(.sha1, value, by: "--sha1")
-            },
-            section: "Downloads", help: "the file's expected SHA-1 (one URL only)"),
-        OptionSpec(
-            names: ["--md5"],
-            action: .value("HEX") { options, value throws(UsageError) in
-                try options.setDigest(.md5, value, by: "--md5")
-            },
-            section: "Downloads", help: "the file's expected MD5 (one URL only)"),
+        digestOption("--sha256", .sha256, help: "the file's expected SHA-256; a mismatch fails it (one URL only)"),
+        digestOption("--sha1", .sha1, help: "the file's expected SHA-1 (one URL only)"),
+        digestOption("--md5", .md5, help: "the file's expected MD5 (one URL only)"),
         OptionSpec(
             names: ["--mirror"], action: .value("URL") { $0.mirrors.append($1) }, section: "Downloads",
             help: "another URL of the same file, tried when the URL fails (repeatable; one URL only)"),
@@ -176,6 +161,17 @@ struct Options: Equatable {
         }
         mode = choice
         modeOption = option
+    }
+
+    /// `name HEX`: the expected digest of `algorithm`.
+    private static func digestOption(_ name: String, _ algorithm: Digest.Algorithm, help: String) -> OptionSpec<Options>
+    {
+        OptionSpec(
+            names: [name],
+            action: .value("HEX") { options, value throws(UsageError) in
+                try options.setDigest(algorithm, value, by: name)
+            },
+            section: "Downloads", help: help)
     }
 
     private mutating func setDigest(_ algorithm: Digest.Algorithm, _ hex: String, by option: String) throws(UsageError)
