@@ -63,7 +63,7 @@ extension Download {
     }
 
     /// - Parameter response: the last response head of the request, if it had one.
-    func attemptEnded(_ attempt: Int, _ end: StateMachine.AttemptEnd, response: ServerResponse? = nil) {
+    func attemptEnded(_ attempt: Int, _ end: TransferEnd, response: ServerResponse? = nil) {
         if transfer?.attemptNumber == attempt {
             transfer = nil
         }

@@ -142,7 +142,7 @@ extension Download {
         }
     }
 
-    private func consume(_ end: StateMachine.AttemptEnd, of transfer: SystemTransfer, attempt: Int) {
+    private func consume(_ end: TransferEnd, of transfer: SystemTransfer, attempt: Int) {
         if transfer.countsBackgroundWork {
             holdsBackgroundWork = true
         }

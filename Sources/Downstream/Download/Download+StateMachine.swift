@@ -35,25 +35,6 @@ extension Download {
             case cancel(keepingPartialData: Bool)
         }
 
-        /// How one request (an attempt) ended.
-        enum AttemptEnd: Equatable, Sendable {
-            /// The partial file holds the whole file.
-            case finished
-            /// The range asked for (or a shorter one the server chose) is on disk; the next request
-            /// continues after it. `progressed` says whether this request wrote any byte.
-            case incomplete(progressed: Bool)
-            /// Stopped on request.
-            case cancelled
-            /// The response could not be used; ask again from the first byte.
-            case restart(reason: String)
-            case failed(DownloadError)
-            /// The server asked for credentials; the download's authentication handler answers
-            /// before this reaches the machine, which takes an unanswered one as a failure.
-            case challenged(AuthenticationChallenge)
-            /// The file at the destination (this URL) already is the file: nothing was downloaded.
-            case destinationIsCurrent(URL)
-        }
-
         /// How the download recovers from a failed request, decided before the machine takes the
         /// failure.
         enum Recovery: Equatable, Sendable {
@@ -221,7 +202,7 @@ extension Download {
         }
 
         /// - Parameter recovery: for a failure, how the download recovers from it.
-        mutating func attemptEnded(_ attempt: Int, _ end: AttemptEnd, recovery: Recovery = .none) -> Action {
+        mutating func attemptEnded(_ attempt: Int, _ end: TransferEnd, recovery: Recovery = .none) -> Action {
             switch state {
             case .running(attempt):
                 return runningAttemptEnded(end, recovery: recovery)
@@ -282,7 +263,7 @@ extension Download {
             }
         }
 
-        private mutating func runningAttemptEnded(_ end: AttemptEnd, recovery: Recovery) -> Action {
+        private mutating func runningAttemptEnded(_ end: TransferEnd, recovery: Recovery) -> Action {
             switch end {
             case .finished:
                 state = .finalizing
@@ -331,7 +312,7 @@ extension Download {
             return .scheduleRetry(lastRetry, after: delay, error: error)
         }
 
-        private mutating func stoppingAttemptEnded(_ end: AttemptEnd, then: AfterStop) -> Action {
+        private mutating func stoppingAttemptEnded(_ end: TransferEnd, then: AfterStop) -> Action {
             switch (then, end) {
             case (.cancel(let keep), _):
                 state = .cancelled

@@ -5,7 +5,7 @@
 /// arriving between two slots, a trailing publish makes sure the last count is not held back.
 /// Publishing never waits for consumers (see ``Broadcast``); every value also goes to `observe`
 /// (the manager's and groups' totals), in order.
-final class ProgressReporter: Sendable {
+final class ProgressReporter: ProgressSink {
     private struct State: BroadcastOwner {
         var bytesReceived: Int64 = 0
         var expectedBytes: Int64?

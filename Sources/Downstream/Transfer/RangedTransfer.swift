@@ -74,7 +74,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         var lastResponse: ServerResponse?
         /// Set when this transfer decided how the request ends (a rejected response, a failed
         /// write); later body bytes are dropped.
-        var decidedEnd: Download.StateMachine.AttemptEnd?
+        var decidedEnd: TransferEnd?
         /// When the next checkpoint is due: at this length of the partial file, or at this time.
         var nextCheckpointLength: Int64 = 0
         var nextCheckpointTime = ContinuousClock.now
@@ -84,19 +84,19 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
 
     let setup: Setup
     private let session: TransferSession
-    private let progress: ProgressReporter
+    private let progress: any ProgressSink
     private let publish: @Sendable (DownloadEvent) -> Void
     /// Sees every response head, for event monitors.
     private let observeResponse: (@Sendable (ServerResponse) -> Void)?
-    private let onEnd: @Sendable (Download.StateMachine.AttemptEnd, ServerResponse?) -> Void
+    private let onEnd: @Sendable (TransferEnd, ServerResponse?) -> Void
     private let control = Locked(Control())
     private var sink: Sink
 
     init(
-        _ setup: Setup, session: TransferSession, progress: ProgressReporter,
+        _ setup: Setup, session: TransferSession, progress: any ProgressSink,
         publish: @escaping @Sendable (DownloadEvent) -> Void,
         observeResponse: (@Sendable (ServerResponse) -> Void)? = nil,
-        onEnd: @escaping @Sendable (Download.StateMachine.AttemptEnd, ServerResponse?) -> Void
+        onEnd: @escaping @Sendable (TransferEnd, ServerResponse?) -> Void
     ) {
         self.setup = setup
         self.session = session
@@ -424,7 +424,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         try setup.recordFile.update { $0.resume = record }
     }
 
-    private func reject(_ end: Download.StateMachine.AttemptEnd) {
+    private func reject(_ end: TransferEnd) {
         if case .failed(let error) = end, error.kind == .serverFileChanged {
             // The partial file holds another version of the file: kept (the request said to fail
             // rather than discard it) but never continued; resuming starts over.
@@ -458,7 +458,7 @@ final class RangedTransfer: SessionTaskHandler, @unchecked Sendable {
         pending?(request)
     }
 
-    private func endOfRequest(_ error: (any Error)?) -> Download.StateMachine.AttemptEnd {
+    private func endOfRequest(_ error: (any Error)?) -> TransferEnd {
         if let error {
             let code = URLError.Code(of: error)
             if code == .cancelled, control.withLock({ $0.isStopRequested }) {

@@ -14,15 +14,11 @@ import Testing
         "Security/AuthenticationChallenge.swift → DownloadManager",
         "Security/Redirect.swift → DownloadManager",
         "Security/RejectedURL.swift → DownloadManager",
-        "Transfer/RangedTransfer.swift → Download",
         "Transfer/RangedTransfer.swift → DownloadManager",
-        "Transfer/RangedTransfer.swift → ProgressReporter",
         "Transfer/SystemTaskRouter.swift → BackgroundEvents",
         "Transfer/SystemTaskRouter.swift → Download",
         "Transfer/SystemTaskRouter.swift → DownloadManager",
         "Transfer/SystemTransfer.swift → BackgroundEvents",
-        "Transfer/SystemTransfer.swift → Download",
-        "Transfer/SystemTransfer.swift → ProgressReporter",
     ]
 
     struct Layers {

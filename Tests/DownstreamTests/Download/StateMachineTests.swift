@@ -304,7 +304,7 @@ import Testing
             default: nil
             }
         }
-        let ends: [Machine.AttemptEnd] = [
+        let ends: [TransferEnd] = [
             .finished, .cancelled, .incomplete(progressed: true), .incomplete(progressed: false),
             .restart(reason: "r"), .failed(.httpStatus(503)),
         ]

@@ -18,7 +18,7 @@ final class SystemTransfer: Sendable {
         var downloadID: DownloadID
         var partialURL: URL
         var recordFile: DownloadRecordFile
-        var progress: ProgressReporter
+        var progress: any ProgressSink
         var publish: @Sendable (DownloadEvent) -> Void
         /// Tells the download that the transfer changed (adopted, or ended).
         var notify: @Sendable (SystemTransfer) -> Void
@@ -31,9 +31,9 @@ final class SystemTransfer: Sendable {
         var keepsResumeData = false
         var isAwaitingResumeData = false
         /// Set when the transfer decided how the request ends, before the task completed.
-        var decidedEnd: Download.StateMachine.AttemptEnd?
+        var decidedEnd: TransferEnd?
         /// How the task ended; reported once the resume data (if asked for) arrived too.
-        var completion: Download.StateMachine.AttemptEnd?
+        var completion: TransferEnd?
         var isEndTaken = false
         var hasReceivedBytes = false
         var countsBackgroundWork = false
@@ -77,7 +77,7 @@ final class SystemTransfer: Sendable {
     }
 
     /// How the task ended, once; nil before it ended or after it was taken.
-    func takeEnd() -> Download.StateMachine.AttemptEnd? {
+    func takeEnd() -> TransferEnd? {
         state.withLock { state in
             guard !state.isEndTaken, !state.isAwaitingResumeData, let completion = state.completion else { return nil }
             state.isEndTaken = true
@@ -183,7 +183,7 @@ final class SystemTransfer: Sendable {
 
     // MARK: - Private
 
-    private func completion(of state: State, error: (any Error)?) -> Download.StateMachine.AttemptEnd {
+    private func completion(of state: State, error: (any Error)?) -> TransferEnd {
         if state.decidedEnd == .finished {
             return .finished
         }
