@@ -53,13 +53,13 @@ extension Download {
             }
         }
         let transfer = RangedTransfer(
-            setup, session: engines.ranged, progress: progressReporter,
+            setup, progress: progressReporter,
             publish: { [weak self] in self?.publishEvent($0) }, observeResponse: observeResponse,
             onEnd: { [weak self] outcome, response in
                 Task { await self?.attemptEnded(attempt, outcome, response: response) }
             })
         self.transfer = transfer
-        engines.ranged.start(urlRequest, handler: transfer)
+        transfer.start(urlRequest, on: engines.ranged)
     }
 
     /// - Parameter response: the last response head of the request, if it had one.
@@ -178,9 +178,7 @@ extension Download {
         let setup = RangedTransfer.Setup(
             attempt: attempt, url: url, plan: plan, announcesResume: kind == .run, partialPath: location.path,
             namesFile: request.destination.fileURL == nil, record: record, recordFile: recordFile,
-            writeBufferCapacity: settings.writeBufferCapacity,
-            checkpoints: settings.checkpoints, synchronizesToDisk: settings.synchronizesToDisk,
-            diskThrottle: settings.diskThrottle, downloadID: id, redirects: settings.redirects,
+            settings: settings.transfer, downloadID: id,
             answersChallenges: settings.authentication.handler != nil
                 && answeredChallenges < settings.authentication.maximumAttempts,
             previousChallenges: answeredChallenges)

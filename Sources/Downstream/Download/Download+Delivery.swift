@@ -45,7 +45,7 @@ extension Download {
             {
                 copies.remember(copy)
             }
-            if settings.synchronizesToDisk {
+            if settings.transfer.synchronizesToDisk {
                 // The rename itself is on the disk once its directory is.
                 try? POSIXFile.synchronize(url.deletingLastPathComponent())
             }

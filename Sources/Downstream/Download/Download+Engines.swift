@@ -29,7 +29,8 @@ extension Download {
     /// What runs a download's requests: the ranged engine's session, and the system-task engine
     /// when the manager has a (background) system session.
     struct Engines: Sendable {
-        var ranged: TransferSession
+        /// The transport of the ranged engine.
+        var ranged: any Transport
         var system: SystemEngine?
         var completionHandlers: CompletionHandlers
 

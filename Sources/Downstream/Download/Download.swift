@@ -27,13 +27,10 @@ public actor Download {
     struct Settings: Sendable {
         var progressInterval: Duration
         var maximumBytesPerRequest: Int64?
-        var writeBufferCapacity: Int
-        var checkpoints: DownloadManager.Configuration.Checkpoints
-        var synchronizesToDisk: Bool
-        var diskThrottle: DiskThrottle?
         var retryPolicy: DownloadManager.Configuration.RetryPolicy
         var clock: any Clock<Duration>
-        var redirects: DownloadManager.Configuration.Redirects
+        /// What the download's ranged transfers are given.
+        var transfer: RangedTransfer.Settings
         var authentication: DownloadManager.Configuration.Authentication
         /// Bytes before a resume point asked for again and compared (see
         /// ``DownloadManager/Configuration/Resumption``).

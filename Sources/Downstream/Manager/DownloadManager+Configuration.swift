@@ -183,10 +183,13 @@ extension DownloadManager.Configuration {
         Download.Settings(
             progressInterval: progress.interval,
             maximumBytesPerRequest: network.maximumBytesPerRequest.flatMap { $0 > 0 ? $0 : nil },
-            writeBufferCapacity: storage.writeBufferCapacity, checkpoints: storage.checkpoints,
-            synchronizesToDisk: storage.synchronizesToDisk,
-            diskThrottle: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
-            retryPolicy: retry, clock: clock, redirects: redirects, authentication: authentication,
+            retryPolicy: retry, clock: clock,
+            transfer: RangedTransfer.Settings(
+                writeBufferCapacity: storage.writeBufferCapacity, checkpoints: storage.checkpoints,
+                synchronizesToDisk: storage.synchronizesToDisk,
+                diskThrottle: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
+                redirects: redirects),
+            authentication: authentication,
             overlapLength: max(0, resumption.overlapLength), urlRefresh: urlRefresh,
             maximumNetworkWait: connectivity.maximumWait,
             networkMonitor: connectivity.monitor ?? ProbingNetworkMonitor.system(clock: clock))

@@ -68,7 +68,7 @@ public actor DownloadManager {
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store cannot be created: \(error.reason)")
         }
-        let rangedSession = TransferSession(
+        let rangedSession = URLSessionTransport(
             identifier: configuration.identifier, configuration: configuration.makeURLSessionConfiguration(),
             pendingCallbackLimit: configuration.pendingCallbackLimit)
         var system: Download.SystemEngine?

@@ -31,14 +31,12 @@ struct ResponseHead: Equatable, Sendable {
         self.url = url
     }
 
-    init(_ response: HTTPURLResponse) {
-        // Header names are case-insensitive, and re-cased on Linux. One pass over them: on Linux
-        // each `value(forHTTPHeaderField:)` lowercases every name again.
+    /// The parts of `response` the decision reads.
+    init(_ response: ServerResponse) {
+        // Header names are case-insensitive, and re-cased on Linux: one pass lowercases them.
         var fields: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            if let name = name.base as? String, let value = value as? String {
-                fields[name.lowercased()] = value
-            }
+        for (name, value) in response.headers {
+            fields[name.lowercased()] = value
         }
         self.init(
             status: response.statusCode,

@@ -182,7 +182,7 @@ import Testing
                     "content-range": "bytes 1-2/3", "ETAG": "\"x\"", "Content-Length": "2",
                     "content-disposition": "attachment; filename=\"b.bin\"",
                 ]))
-        let head = ResponseHead(response)
+        let head = ResponseHead(ServerResponse(response))
         #expect(head.contentRange == ContentRange(range: 1...2, total: 3))
         #expect(head.validator.etag == "\"x\"")
         #expect(head.contentLength == 2)

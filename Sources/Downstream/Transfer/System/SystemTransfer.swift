@@ -144,7 +144,7 @@ final class SystemTransfer: Sendable {
         do {
             try FilePlacement.move(location, to: target.partialURL)
             let length = POSIXFile.length(of: target.partialURL) ?? 0
-            let head = (response as? HTTPURLResponse).map(ResponseHead.init)
+            let head = (response as? HTTPURLResponse).map { ResponseHead(ServerResponse($0)) }
             try target.recordFile.update { record in
                 var resume = ResumeRecord(url: record.request.url)
                 resume.validator = head?.validator ?? Validator()

@@ -11,7 +11,7 @@ import Foundation
 /// Costs, measured on Linux: all URLSessions of a process share Foundation's work queue, so one
 /// held-back download slows the others; and URLSession calls that need that queue (creating,
 /// resuming, cancelling tasks) must never be made from this queue (they would deadlock) and may
-/// block elsewhere: ``TransferSession`` makes them from a queue of its own.
+/// block elsewhere: ``URLSessionTransport`` makes them from a queue of its own.
 final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
     // Safe: the only state added to OperationQueue is `slots`, which is itself thread-safe.
     private let slots: SlotCounter

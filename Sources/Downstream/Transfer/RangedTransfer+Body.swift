@@ -1,0 +1,70 @@
+extension RangedTransfer {
+    /// Compares the overlap, if it is still being compared, then appends the rest to the file,
+    /// up to where the body was announced to end; checkpoints when one is due.
+    func receive(_ received: UnsafeRawBufferPointer, into file: PartialFile) {
+        var bytes = received
+        if var overlap = sink.overlap {
+            guard let repeated = overlap.consume(bytes) else { return overlapDiffers(overlap) }
+            bytes = UnsafeRawBufferPointer(rebasing: bytes[repeated...])
+            sink.overlap = overlap
+            if overlap.isComplete {
+                sink.overlap = nil
+                commit()
+            }
+            guard sink.decidedEnd == nil, !bytes.isEmpty else { return }
+        }
+        var count = bytes.count
+        if let end = sink.body?.end, file.length + Int64(count) > end {
+            count = Int(end - file.length)
+            sink.decidedEnd = .failed(
+                .unexpectedResponse("the body goes on past byte \(end - 1), where it was announced to end"))
+        }
+        let written = UnsafeRawBufferPointer(rebasing: bytes[..<count])
+        do throws(DownloadError) {
+            try file.append(written)
+            sink.record.digest?.update(written)
+        } catch {
+            sink.decidedEnd = .failed(error)
+        }
+        progress.add(count)
+        if sink.decidedEnd == nil,
+            file.length >= sink.nextCheckpointLength || ContinuousClock.now >= sink.nextCheckpointTime
+        {
+            checkpoint(file)
+        }
+    }
+
+    /// The body's first bytes are not the partial file's: the server's file is another than the
+    /// one the partial holds. Nothing was written; the partial is not to be continued.
+    private func overlapDiffers(_ overlap: OverlapCheck) {
+        let resumePoint = setup.plan.offset
+        let reason =
+            "the \(overlap.expected.count) bytes before byte \(resumePoint) are not those on disk "
+            + "(no validator guards the range)"
+        reject(setup.plan.onServerFileChange == .fail ? .failed(.serverFileChanged(reason)) : .restart(reason: reason))
+    }
+
+    /// Hands the buffered bytes to the file system and saves how many are there, so that a
+    /// process killed now resumes from them.
+    private func checkpoint(_ file: PartialFile) {
+        do {
+            try setup.settings.synchronizesToDisk ? file.synchronize() : file.flush()
+            sink.record.durableLength = file.writtenLength
+            try saveRecord()
+            scheduleCheckpoint(after: file.writtenLength)
+        } catch {
+            reject(.failed(error))
+        }
+    }
+
+    func scheduleCheckpoint(after length: Int64) {
+        let checkpoints = setup.settings.checkpoints
+        sink.nextCheckpointLength = length + max(checkpoints.bytes, 1)
+        sink.nextCheckpointTime = ContinuousClock.now + checkpoints.interval
+    }
+
+    func saveRecord() throws(DownloadError) {
+        let record = sink.record
+        try setup.recordFile.update { $0.resume = record }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+extension RangedTransfer {
+    /// The request ended: puts the bytes on disk, saves the record, and tells how it ended.
+    func didComplete(_ failure: TransportFailure?) {
+        endControl()
+        var end = sink.decidedEnd ?? endOfRequest(failure)
+        if let file = sink.file {
+            do {
+                try setup.settings.synchronizesToDisk ? file.synchronize() : file.flush()
+            } catch {
+                if end == .finished { end = .failed(error) }
+            }
+            file.close()
+            sink.record.durableLength = file.writtenLength
+            if case .finished = end, sink.record.expectedLength == nil {
+                sink.record.expectedLength = file.writtenLength
+            }
+        }
+        do {
+            try saveRecord()
+        } catch {
+            // Without its record the partial cannot be resumed; a complete file needs none.
+            if end != .finished { end = .failed(error) }
+        }
+        sink.file = nil
+        onEnd(end, sink.lastResponse)
+    }
+
+    /// How the request ended, when nothing was decided before: the transport's failure, or what
+    /// the body's length says.
+    private func endOfRequest(_ failure: TransportFailure?) -> TransferEnd {
+        if let failure {
+            if failure.isCancellation, isStopRequested {
+                return .cancelled
+            }
+            if failure.code == .unsupportedURL {
+                // Every URL sent is HTTP(S): what was not understood is the answer. Typically the
+                // rest of a previous response longer than its Content-Length, read on the same
+                // connection as this one's status line ("Received HTTP/0.9").
+                return .failed(.unexpectedResponse("the answer is not HTTP (\(failure.reason))"))
+            }
+            return .failed(.network(failure.code, reason: failure.reason))
+        }
+        guard let file = sink.file, let body = sink.body else {
+            return .failed(.unexpectedResponse("the request ended without a response"))
+        }
+        if let end = body.end, file.length < end {
+            return .failed(
+                .unexpectedResponse("the body ended after \(file.length - body.start) of \(end - body.start) bytes"))
+        }
+        let progressed = file.length > body.keptLength
+        if let total = body.totalLength {
+            if file.length < total {
+                // The range asked for (or a shorter one the server chose) is here: the next
+                // request continues.
+                return .incomplete(progressed: progressed)
+            }
+        } else if let asked = setup.plan.end, body.end == asked {
+            // A whole range of a file of unknown length: there may be more.
+            return .incomplete(progressed: progressed)
+        }
+        return .finished
+    }
+}

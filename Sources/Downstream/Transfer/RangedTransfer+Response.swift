@@ -1,0 +1,144 @@
+import Foundation
+
+extension RangedTransfer {
+    /// The head of the response: refused, a challenge, or decided on (see ``ResponseDecision``).
+    func didReceive(_ response: ServerResponse) {
+        guard sink.decidedEnd == nil else { return }
+        guard sink.file == nil else {
+            return reject(.failed(.unexpectedResponse("a second response to one request")))
+        }
+        guard response.statusCode > 0 else {
+            return reject(.failed(.unexpectedResponse("the response is not HTTP")))
+        }
+        sink.lastResponse = response
+        observeResponse?(response)
+        if let refusal = refusedRedirect {
+            return reject(.failed(refusal))
+        }
+        if setup.answersChallenges, [401, 407].contains(response.statusCode) {
+            return reject(
+                .challenged(
+                    AuthenticationChallenge(
+                        downloadID: setup.downloadID, response: response,
+                        previousFailureCount: setup.previousChallenges)))
+        }
+        let head = ResponseHead(response)
+        switch ResponseDecision.decide(head, for: setup.plan) {
+        case .write(let body):
+            accept(body, head: head, response: response)
+        case .alreadyComplete(let length):
+            sink.record.expectedLength = length
+            sink.record.durableLength = length
+            if length == 0 {
+                // An empty file: there is no range to ask for, and nothing to write.
+                do {
+                    try PartialFile(path: setup.partialPath, keepingFirst: 0, bufferCapacity: 0, throttle: nil)
+                        .close()
+                } catch {
+                    return reject(.failed(error))
+                }
+            }
+            reject(.finished)
+        case .restart(let reason):
+            reject(.restart(reason: reason))
+        case .existingCopyIsCurrent(let path):
+            reject(.destinationIsCurrent(URL(fileURLWithPath: path, isDirectory: false)))
+        case .fail(let error):
+            reject(.failed(error))
+        }
+    }
+
+    private func accept(_ body: ResponseDecision.BodyPlan, head: ResponseHead, response: ServerResponse) {
+        let kept = body.keptLength
+        let settings = setup.settings
+        // No bigger than the body, when its end is known: small files are many.
+        let bodyLength = (body.end ?? body.totalLength).map { max(0, $0 - kept) }
+        let capacity =
+            bodyLength.map { Int(min(Int64(settings.writeBufferCapacity), $0)) } ?? settings.writeBufferCapacity
+        if let shortage = spaceShortage(for: body, keeping: kept) {
+            return reject(.failed(shortage))
+        }
+        do {
+            if body.verifiedPrefix > 0 {
+                sink.overlap = OverlapCheck(
+                    expected: try POSIXFile.bytes(atPath: setup.partialPath, in: body.start..<kept))
+            }
+            sink.file = try PartialFile(
+                path: setup.partialPath, keepingFirst: kept, bufferCapacity: capacity,
+                throttle: settings.diskThrottle)
+        } catch {
+            return reject(.failed(error))
+        }
+        sink.body = body
+        sink.accepted = (head, response)
+        if sink.overlap == nil {
+            commit()
+        }
+    }
+
+    /// The body's bytes are to be written (the overlap, if any, matched): records which file the
+    /// partial holds now, and says so.
+    func commit() {
+        guard let body = sink.body, let (head, response) = sink.accepted else { return }
+        let kept = body.keptLength
+        sink.record.url = setup.url
+        sink.record.validator = head.validator
+        sink.record.expectedLength = body.totalLength
+        sink.record.durableLength = kept
+        sink.record.isResumable = body.isResumable
+        sink.record.response = response
+        if let digest = sink.record.digest, digest.length != kept {
+            // The digest covers what the file keeps: nothing, or the bytes this range continues.
+            sink.record.digest = kept == 0 ? RunningDigest(digest.algorithm) : nil
+        }
+        if setup.namesFile {
+            sink.record.suggestedFileName = FileName.suggested(
+                contentDisposition: head.contentDisposition, url: head.url)
+        }
+        scheduleCheckpoint(after: kept)
+        if storedRecordMisleads(after: body) {
+            do {
+                try saveRecord()
+            } catch {
+                return reject(.failed(error))
+            }
+        }
+        progress.begin(bytesReceived: kept, expectedBytes: body.totalLength)
+        if body.discardsPartial, setup.plan.offset > 0 {
+            publish(.restarted)
+        } else if kept > 0, setup.announcesResume {
+            publish(.resumed(at: kept))
+        }
+    }
+
+    /// Why the rest of the file cannot fit on the partial file's disk, when its length is known
+    /// and the disk says how much room it has; checked before the first byte is written, so a
+    /// file that cannot fit does not fill the disk first. The partial file stays as it is.
+    private func spaceShortage(for body: ResponseDecision.BodyPlan, keeping kept: Int64) -> DownloadError? {
+        guard let total = body.totalLength,
+            var available = POSIXFile.availableBytes(atPath: setup.partialPath.parentPath)
+        else { return nil }
+        let existing = POSIXFile.length(atPath: setup.partialPath) ?? 0
+        // Bytes past what is kept are given back when the file is cut to it.
+        available += max(0, existing - kept)
+        let needed = total - kept
+        guard needed > available else { return nil }
+        return .insufficientSpace(
+            path: setup.partialPath,
+            reason: "the file needs \(needed) more bytes and only \(available) are free")
+    }
+
+    /// Whether the stored record, as it is, would let a relaunch misread the partial file once
+    /// this response's bytes are in it: it says the file can be continued, and this response
+    /// replaces the file or describes it differently. Then the new record is written before the
+    /// first byte; otherwise at the first checkpoint (a record that says the file cannot be
+    /// continued makes a relaunch start from the first byte, which is always safe).
+    private func storedRecordMisleads(after body: ResponseDecision.BodyPlan) -> Bool {
+        let stored = setup.recordFile.record.resume
+        guard stored.isResumable else { return false }
+        return body.discardsPartial || !body.isResumable || stored.url != sink.record.url
+            || stored.validator != sink.record.validator
+            || stored.expectedLength != sink.record.expectedLength
+            || stored.suggestedFileName != sink.record.suggestedFileName
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A way to put HTTP requests on the wire: URLSession on every platform (``URLSessionTransport``),
+/// and whatever else can deliver what a ``TransportReceiver`` is told.
+///
+/// A transport moves bytes and nothing more. It does not follow redirects on its own (it asks the
+/// receiver), does not answer authentication challenges (a `401` or `407` is delivered as a
+/// response head), does not decode the body, and does not retry.
+protocol Transport: Sendable {
+    /// Sends `request`. Its events reach `receiver` one at a time and in order, on a queue of the
+    /// transport; a slow receiver holds the transfer back rather than letting bytes pile up. The
+    /// last event is always ``TransportReceiver/didComplete(_:)``, also when the request is
+    /// cancelled.
+    func start(_ request: URLRequest, receiver: any TransportReceiver) -> any TransportTask
+
+    /// Cancels every request still running and releases the transport's resources.
+    func invalidate()
+}
+
+/// A request a transport is running.
+protocol TransportTask: AnyObject, Sendable {
+    /// Asks the request to stop; it then completes: with ``TransportFailure/isCancellation``, or
+    /// however it ended if it ended first. May be called from any thread, any number of times,
+    /// before or after the request's first event; never waits for the network.
+    func cancel()
+}
+
+/// What a transport tells the owner of a request, in this order: any number of redirects, then a
+/// response head and its body's bytes (possibly none), then the end. After a cancel, events may
+/// still come until the end.
+protocol TransportReceiver: AnyObject, Sendable {
+    /// The server answered with a redirect to `proposed` (the request to send next, headers
+    /// carried over). The transport waits for `answer`: the request to follow (possibly changed),
+    /// or nil to take the redirect itself as the response. An answer given after the request was
+    /// cancelled, or twice, is ignored.
+    func willRedirect(
+        _ response: ServerResponse, to proposed: URLRequest, answer: @escaping @Sendable (URLRequest?) -> Void)
+
+    /// The head of the response whose body follows.
+    func didReceive(_ response: ServerResponse)
+
+    /// The next bytes of the body, valid only during the call.
+    func didReceive(_ bytes: UnsafeRawBufferPointer)
+
+    /// The request ended: completely, if `failure` is nil (the body may still be shorter than
+    /// announced: that is for the receiver to judge).
+    func didComplete(_ failure: TransportFailure?)
+}
+
+/// Why a request ended before its response did: the network, a timeout, a cancel, TLS.
+struct TransportFailure: Error, Equatable, Sendable {
+    /// The `URLError` code that best says what happened; every transport speaks this vocabulary.
+    var code: URLError.Code
+    /// The transport's own words for it.
+    var reason: String
+
+    /// Whether the request ended because it was cancelled.
+    var isCancellation: Bool { code == .cancelled }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension URLSessionTransport {
+    /// The one delegate of the transport's URLSession: routes each callback by task identifier to
+    /// the request that owns the task, and does no work of its own.
+    ///
+    /// Per-task delegates and the async URLSession methods do not deliver completion on Linux, so
+    /// every task goes through this delegate.
+    final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
+        private let tasks = Locked<[Int: SessionTask]>([:])
+
+        /// Routes `taskIdentifier`'s callbacks to `task`, until the task completes.
+        func register(_ task: SessionTask, for taskIdentifier: Int) {
+            tasks.withLock { $0[taskIdentifier] = task }
+        }
+
+        private func task(for task: URLSessionTask) -> SessionTask? {
+            let identifier = task.taskIdentifier
+            return tasks.withLock { $0[identifier] }
+        }
+
+        func urlSession(
+            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) {
+            if let task = task(for: dataTask) {
+                if let response = response as? HTTPURLResponse {
+                    task.receiver.didReceive(ServerResponse(response))
+                } else {
+                    // Every URL sent is HTTP(S); the receiver judges a head without a status.
+                    task.receiver.didReceive(ServerResponse(url: response.url, statusCode: 0, headers: [:]))
+                }
+            }
+            // Linux ignores `.cancel`; a receiver that rejects the response cancels its task.
+            completionHandler(.allow)
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            guard let receiver = task(for: dataTask)?.receiver else { return }
+            data.withUnsafeBytes { receiver.didReceive($0) }
+        }
+
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            guard let owner = self.task(for: task) else { return completionHandler(nil) }
+            owner.willRedirect(response, to: request, completion: completionHandler)
+        }
+
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            // Credentials are the receiver's business: a 401 or 407 reaches it as a response head.
+            #if canImport(Darwin)
+                completionHandler(.performDefaultHandling, nil)
+            #else
+                // Linux waits forever on the default handling of a challenge without a stored
+                // credential; the receiver has the 401 already.
+                completionHandler(.cancelAuthenticationChallenge, nil)
+            #endif
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            let identifier = task.taskIdentifier
+            let owner = tasks.withLock { $0.removeValue(forKey: identifier) }
+            owner?.didComplete(with: error)
+        }
+    }
+}
