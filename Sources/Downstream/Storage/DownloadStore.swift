@@ -274,10 +274,11 @@ final class DownloadStore: Sendable {
         guard descriptor >= 0 else {
             throw POSIXFile.failure(lockFile, "cannot open the store's lock file")
         }
-        // A child process forked (by anyone in this process) in the instant the lock was last
-        // released holds a copy of it until it execs: give such a copy a moment to go.
+        // A child process spawned (by anyone in this process) while the lock was last held keeps
+        // a copy of it until it execs, which on a loaded machine takes a while: give such a copy
+        // up to 2 s to go. (Only a store that really is in use waits that long to say so.)
         var attempts = 0
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK, attempts < 20 {
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK, attempts < 400 {
             attempts += 1
             usleep(5_000)
         }

@@ -1,0 +1,78 @@
+@testable import Downstream
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A transport without sockets: each request it starts waits for the test to play the server,
+/// one event at a time, on the test's own task (so events are in order, as a transport's are).
+final class ScriptedTransport: Transport {
+    private let requests = Locked<[ScriptedRequest]>([])
+
+    /// The requests started so far, oldest first.
+    var started: [ScriptedRequest] { requests.withLock { $0 } }
+
+    func start(_ request: URLRequest, receiver: any TransportReceiver) -> any TransportTask {
+        let started = ScriptedRequest(request, receiver: receiver)
+        requests.withLock { $0.append(started) }
+        return started
+    }
+
+    func invalidate() {}
+}
+
+/// One request of a ``ScriptedTransport``: what was asked, whether it was cancelled, and the
+/// server's part, played by the test.
+final class ScriptedRequest: TransportTask {
+    let request: URLRequest
+    private let receiver: any TransportReceiver
+    private let cancels = Locked(0)
+
+    init(_ request: URLRequest, receiver: any TransportReceiver) {
+        self.request = request
+        self.receiver = receiver
+    }
+
+    /// How many times the owner asked the request to stop.
+    var cancelCount: Int { cancels.withLock { $0 } }
+
+    func cancel() {
+        cancels.withLock { $0 += 1 }
+    }
+
+    /// The server answers with a response head.
+    func respond(_ status: Int, _ headers: [String: String] = [:]) {
+        receiver.didReceive(ServerResponse(url: request.url, statusCode: status, headers: headers))
+    }
+
+    /// The next bytes of the body, in one chunk.
+    func send(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { receiver.didReceive($0) }
+    }
+
+    /// The request ends: completely, or with `failure`.
+    func complete(_ failure: TransportFailure? = nil) {
+        receiver.didComplete(failure)
+    }
+
+    /// The server redirects to `location`; returns the receiver's answer (the request to follow,
+    /// or nil to take the redirect as the response).
+    func redirect(_ status: Int = 302, to location: URL) async -> URLRequest? {
+        var proposed = request
+        proposed.url = location
+        let response = ServerResponse(
+            url: request.url, statusCode: status, headers: ["Location": location.absoluteString])
+        return await withCheckedContinuation { continuation in
+            let answered = Locked(false)
+            receiver.willRedirect(response, to: proposed) { answer in
+                let isFirst = answered.withLock { answered in
+                    defer { answered = true }
+                    return !answered
+                }
+                if isFirst { continuation.resume(returning: answer) }
+            }
+        }
+    }
+}
