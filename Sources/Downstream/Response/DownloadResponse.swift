@@ -3,7 +3,7 @@ import Foundation
 /// How a download ended, as response handlers get it (see ``Download/response(_:)``).
 public struct DownloadResponse: Sendable {
     /// The download's identity.
-    public var downloadID: Download.ID
+    public var downloadID: DownloadID
     /// What was downloaded, and where to.
     public var request: DownloadRequest
     /// The head of the last response whose body was written, if one came.

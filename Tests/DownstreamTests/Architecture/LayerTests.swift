@@ -10,6 +10,7 @@ import Testing
     static let knownUpwardNames: Set<String> = [
         "Download/Download+Engines.swift → CompletionHandlers",
         "Download/Download.swift → DownloadManager",
+        "Download/Download.swift → EventMonitorGroup",
         "Download/Download.swift → ProgressAggregate",
         "Security/AuthenticationChallenge.swift → DownloadManager",
         "Security/Redirect.swift → DownloadManager",
@@ -91,6 +92,66 @@ import Testing
         let gone = Self.knownUpwardNames.subtracting(upward)
         #expect(
             gone.isEmpty, "no longer go up, take them off knownUpwardNames:\n\(gone.sorted().joined(separator: "\n"))")
+    }
+
+    /// For each folder, the other folders whose types its files name; `ignoring` names
+    /// (`"<folder>/<file> → <type>"`) do not count.
+    static func folderEdges(_ files: [String: SourceScan], ignoring: Set<String> = []) -> [String: Set<String>] {
+        var declaredIn: [String: String] = [:]
+        for (path, scan) in files {
+            let folder = String(path.split(separator: "/")[0])
+            for name in scan.declared where declaredIn[name] == nil { declaredIn[name] = folder }
+        }
+        var edges: [String: Set<String>] = [:]
+        for (path, scan) in files {
+            let folder = String(path.split(separator: "/")[0])
+            for name in scan.named.subtracting(scan.declared) {
+                guard let home = declaredIn[name], home != folder,
+                    !ignoring.contains("\(folder)/\((path as NSString).lastPathComponent) → \(name)")
+                else { continue }
+                edges[folder, default: []].insert(home)
+            }
+        }
+        return edges
+    }
+
+    /// A loop of folders, if there is one: each names a type of the next, and the last one a
+    /// type of the first.
+    static func folderLoop(_ edges: [String: Set<String>]) -> [String]? {
+        var finished: Set<String> = []
+        var path: [String] = []
+        func visit(_ folder: String) -> [String]? {
+            if let start = path.firstIndex(of: folder) { return Array(path[start...]) }
+            guard !finished.contains(folder) else { return nil }
+            path.append(folder)
+            for next in (edges[folder] ?? []).sorted() {
+                if let loop = visit(next) { return loop }
+            }
+            path.removeLast()
+            finished.insert(folder)
+            return nil
+        }
+        for folder in edges.keys.sorted() {
+            if let loop = visit(folder) { return loop }
+        }
+        return nil
+    }
+
+    @Test func noFoldersNameEachOtherInALoop() throws {
+        // The names still listed as going up are counted by the test above.
+        let loop = Self.folderLoop(Self.folderEdges(try Self.sourceFiles(), ignoring: Self.knownUpwardNames))
+        #expect(loop == nil, "folders in a loop: \((loop ?? []).joined(separator: " → "))")
+    }
+
+    @Test func aLoopOfFoldersIsFound() {
+        let files = [
+            "A/One.swift": SourceScan("struct One { var two: Two }"),
+            "B/Two.swift": SourceScan("struct Two { var three: Three }"),
+            "C/Three.swift": SourceScan("struct Three { var one: One }"),
+            "D/Four.swift": SourceScan("struct Four { var one: One }"),
+        ]
+        #expect(Self.folderLoop(Self.folderEdges(files)) == ["A", "B", "C"])
+        #expect(Self.folderLoop(Self.folderEdges(files.filter { $0.key != "C/Three.swift" })) == nil)
     }
 
     @Test func theScanSeesDeclarationsAndNamesButNotCommentsOrStrings() {
