@@ -25,6 +25,10 @@ extension SystemTransfer: AttemptTransfer {
     var attemptNumber: Int? { attempt }
 }
 
+/// The router of the system session knows a download as the owner of the tasks labelled with its
+/// identifier.
+extension Download: SystemTaskOwner {}
+
 extension Download {
     /// What runs a download's requests: the ranged engine's session, and the system-task engine
     /// when the manager has a (background) system session.

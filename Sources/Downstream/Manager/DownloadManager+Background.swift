@@ -87,25 +87,8 @@ extension DownloadManager.Configuration {
 }
 
 extension DownloadManager {
-    /// A download task of the background session that no download of this manager claims: one
-    /// whose record is gone, or a second task of a download. A finished task's file is kept (in
-    /// `unclaimed` in the store) for the app to look at; a running one is cancelled.
-    public struct UnclaimedTask: Sendable, Hashable, CustomStringConvertible {
-        /// The task's identifier in its session.
-        public let taskIdentifier: Int
-        /// The task's description: the identifier of the download it was made for.
-        public let taskDescription: String?
-        /// The URL the task got its response from, if it got one.
-        public let url: URL?
-        /// Where the task's file was kept, if it finished.
-        public let keptFile: URL?
-        /// What happened, in words.
-        public let reason: String
-
-        public var description: String {
-            "task \(taskIdentifier) (\(taskDescription ?? "no description")): \(reason)"
-        }
-    }
+    /// A download task of the background session that no download of this manager claims.
+    public typealias UnclaimedTask = Downstream.UnclaimedTask
 
     /// The background session's tasks that no download claimed, since the manager started.
     public var unclaimedTasks: [UnclaimedTask] {

@@ -382,7 +382,7 @@ public actor DownloadManager {
             let adopted = router.reattach(tasks)
             Task {
                 for transfer in adopted {
-                    await router.download(transfer.target.downloadID)?.systemTransferChanged(transfer)
+                    await router.owner(transfer.target.downloadID)?.systemTransferChanged(transfer)
                 }
                 ready.open()
             }

@@ -16,10 +16,6 @@ import Testing
         "Security/Redirect.swift → DownloadManager",
         "Security/RejectedURL.swift → DownloadManager",
         "Transfer/RangedTransfer.swift → DownloadManager",
-        "Transfer/SystemTaskRouter.swift → BackgroundEvents",
-        "Transfer/SystemTaskRouter.swift → Download",
-        "Transfer/SystemTaskRouter.swift → DownloadManager",
-        "Transfer/SystemTransfer.swift → BackgroundEvents",
     ]
 
     struct Layers {

@@ -16,9 +16,9 @@ import Foundation
 @_spi(Testing) public final class SystemTaskRouter: Sendable {
     private struct State {
         var transfers: [DownloadID: SystemTransfer] = [:]
-        var downloads: [DownloadID: Download] = [:]
+        var owners: [DownloadID: any SystemTaskOwner] = [:]
         var adopted: [SystemTransfer] = []
-        var unclaimed: [DownloadManager.UnclaimedTask] = []
+        var unclaimed: [UnclaimedTask] = []
         /// Tasks that completed: their late or repeated events are ignored.
         var completedTasks: Set<Int> = []
         var isDetached = false
@@ -39,13 +39,13 @@ import Foundation
         set { sessionBox.withLock { $0 = newValue } }
     }
 
-    var unclaimed: [DownloadManager.UnclaimedTask] {
+    var unclaimed: [UnclaimedTask] {
         state.withLock { $0.unclaimed }
     }
 
-    /// The download known by `id`.
-    func download(_ id: DownloadID) -> Download? {
-        state.withLock { $0.downloads[id] }
+    /// The owner of the tasks labelled `id`, if the router was told of it.
+    func owner(_ id: DownloadID) -> (any SystemTaskOwner)? {
+        state.withLock { $0.owners[id] }
     }
 
     /// Stops routing: the manager is gone. Later events are ignored (a background session's
@@ -53,14 +53,14 @@ import Foundation
     func detach() {
         state.withLock { state in
             state.isDetached = true
-            state.downloads = [:]
+            state.owners = [:]
             state.transfers = [:]
         }
     }
 
-    /// Makes `download` known, so that its tasks can be adopted.
-    func register(_ download: Download) {
-        state.withLock { $0.downloads[download.id] = download }
+    /// Makes `owner` known, so that its tasks can be adopted.
+    func register(_ owner: any SystemTaskOwner) {
+        state.withLock { $0.owners[owner.id] = owner }
     }
 
     /// Routes the tasks of `transfer`'s download to it.
@@ -119,7 +119,7 @@ import Foundation
     // MARK: - Private
 
     private enum Resolution {
-        case transfer(SystemTransfer, adoptedFor: Download?)
+        case transfer(SystemTransfer, isAdopted: Bool)
         case unclaimed(reason: String, isReported: Bool)
         /// A late or repeated event of a task that completed.
         case alreadyHandled
@@ -141,14 +141,14 @@ import Foundation
             if state.unclaimed.contains(where: { $0.taskIdentifier == task.taskIdentifier }) {
                 return .unclaimed(reason: "", isReported: true)
             }
-            guard let id = task.downloadID, let download = state.downloads[id], let target = download.systemTarget,
+            guard let id = task.downloadID, let owner = state.owners[id], let target = owner.systemTarget,
                 let session
             else {
                 return .unclaimed(reason: "no download of this manager knows the task", isReported: false)
             }
             if let current = state.transfers[id] {
                 return current.isTransfer(of: task)
-                    ? .transfer(current, adoptedFor: nil)
+                    ? .transfer(current, isAdopted: false)
                     : .unclaimed(reason: "the download runs another task", isReported: false)
             }
             let adopted = SystemTransfer(
@@ -156,11 +156,11 @@ import Foundation
                 usesResumeData: false, announcesResume: false, task: task)
             state.transfers[id] = adopted
             state.adopted.append(adopted)
-            return .transfer(adopted, adoptedFor: download)
+            return .transfer(adopted, isAdopted: true)
         }
         switch resolution {
-        case .transfer(let transfer, let download):
-            if download != nil {
+        case .transfer(let transfer, let isAdopted):
+            if isAdopted {
                 transfer.target.notify(transfer)
             }
             return transfer
@@ -203,13 +203,13 @@ import Foundation
         state.withLock { state in
             if isReported, let index = state.unclaimed.firstIndex(where: { $0.taskIdentifier == task.taskIdentifier }) {
                 let earlier = state.unclaimed[index]
-                state.unclaimed[index] = DownloadManager.UnclaimedTask(
+                state.unclaimed[index] = UnclaimedTask(
                     taskIdentifier: earlier.taskIdentifier, taskDescription: earlier.taskDescription,
                     url: earlier.url ?? task.response?.url, keptFile: kept, reason: "\(earlier.reason); then \(outcome)"
                 )
             } else {
                 state.unclaimed.append(
-                    DownloadManager.UnclaimedTask(
+                    UnclaimedTask(
                         taskIdentifier: task.taskIdentifier, taskDescription: task.taskDescription,
                         url: task.response?.url, keptFile: kept, reason: "\(reason): \(outcome)"))
             }

@@ -1,0 +1,17 @@
+/// What the system-task engine knows of a download: the owner of the tasks labelled with its
+/// identifier.
+///
+/// ``SystemTaskRouter`` keeps the owners it is told of, so that it can adopt their tasks after a
+/// relaunch (a task's events may come before anything else), and hands them the transfers it
+/// adopts. The `Download` actor is one.
+protocol SystemTaskOwner: AnyObject, Sendable {
+    /// The identifier its tasks are labelled with (their `taskDescription`).
+    var id: DownloadID { get }
+
+    /// What a transfer of its task acts on; nil if it can have none (it has no record).
+    var systemTarget: SystemTransfer.Target? { get }
+
+    /// A transfer of the owner changed: it ended, or the router adopted a task of an earlier
+    /// process. Late or repeated calls do no harm: the owner reads the transfer's state.
+    func systemTransferChanged(_ transfer: SystemTransfer) async
+}
