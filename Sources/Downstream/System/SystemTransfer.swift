@@ -12,6 +12,9 @@ import Foundation
 /// by its download when it starts a task, or by the router for a task found after a relaunch
 /// (adopted). Its download learns of changes through ``Target/notify``: messages may arrive late
 /// or twice, so the download reads the transfer's state (``takeEnd()``) rather than the message.
+///
+/// Its state is a ``StateMachine``, which it drives under its lock; it cancels the task and tells
+/// the download after the lock is released.
 final class SystemTransfer: Sendable {
     /// What the transfer acts on: its download's files, progress and events.
     struct Target: Sendable {
@@ -24,29 +27,15 @@ final class SystemTransfer: Sendable {
         var notify: @Sendable (SystemTransfer) -> Void
     }
 
-    private struct State {
-        var task: (any SystemTask)?
-        var attempt: Int?
-        var isStopRequested = false
-        var keepsResumeData = false
-        var isAwaitingResumeData = false
-        /// Set when the transfer decided how the request ends, before the task completed.
-        var decidedEnd: TransferEnd?
-        /// How the task ended; reported once the resume data (if asked for) arrived too.
-        var completion: TransferEnd?
-        var isEndTaken = false
-        var hasReceivedBytes = false
-        var countsBackgroundWork = false
-    }
-
     let target: Target
-    /// Whether the task was made from Apple's resume data.
-    let usesResumeData: Bool
     private let announcesResume: Bool
     private let session: any SystemSession
     private let backgroundEvents: BackgroundEvents?
-    private let state = Locked(State())
+    private let machine: Locked<StateMachine<any SystemTask>>
 
+    /// A transfer for a task its download is about to start, made from Apple's resume data if
+    /// `usesResumeData`; or for `task`, a task of an earlier process that runs already (adopted).
+    /// `announcesResume`: whether a task resumed from resume data publishes `.resumed(at:)`.
     init(
         target: Target, session: any SystemSession, backgroundEvents: BackgroundEvents?, usesResumeData: Bool,
         announcesResume: Bool, task: (any SystemTask)? = nil
@@ -54,78 +43,66 @@ final class SystemTransfer: Sendable {
         self.target = target
         self.session = session
         self.backgroundEvents = backgroundEvents
-        self.usesResumeData = usesResumeData
         self.announcesResume = announcesResume
-        state.withLock { $0.task = task }
+        machine = Locked(StateMachine(usesResumeData: usesResumeData, task: task))
     }
 
     // MARK: - The download's side
 
     /// The download's attempt number for this transfer, once it took it on.
     var attempt: Int? {
-        state.withLock { $0.attempt }
+        machine.withLock { $0.attempt }
     }
 
     func setAttempt(_ attempt: Int) {
-        state.withLock { $0.attempt = attempt }
+        machine.withLock { $0.takeOn(attempt: attempt) }
     }
 
     /// Whether the file this transfer delivered is part of a batch of background events, whose
     /// completion handler waits for the download to finish with it.
     var countsBackgroundWork: Bool {
-        state.withLock { $0.countsBackgroundWork }
+        backgroundEvents != nil && machine.withLock { $0.hasKeptFile }
     }
 
     /// How the task ended, once; nil before it ended or after it was taken.
     func takeEnd() -> TransferEnd? {
-        state.withLock { state in
-            guard !state.isEndTaken, !state.isAwaitingResumeData, let completion = state.completion else { return nil }
-            state.isEndTaken = true
-            return completion
-        }
+        machine.withLock { $0.takeEnd() }
     }
 
     /// Stops the task. A pause asks the system for resume data (kept in the record); a cancel
     /// does not.
     func stop(keepingResumeData: Bool) {
-        let task = state.withLock { state -> (any SystemTask)? in
-            guard !state.isStopRequested, state.completion == nil else { return nil }
-            state.isStopRequested = true
-            state.keepsResumeData = keepingResumeData
-            state.isAwaitingResumeData = keepingResumeData && state.task != nil
-            return state.task
-        }
-        if let task {
+        switch machine.withLock({ $0.stop(keepingResumeData: keepingResumeData) }) {
+        case .none:
+            break
+        case .cancel(let task, let keepingResumeData):
             cancel(task, keepingResumeData: keepingResumeData)
         }
     }
 
     /// Called on the session's control queue once the task exists.
     func attach(_ task: any SystemTask) {
-        let stop = state.withLock { state -> Bool? in
-            state.task = task
-            guard state.isStopRequested else { return nil }
-            state.isAwaitingResumeData = state.keepsResumeData
-            return state.keepsResumeData
-        }
-        if let stop {
-            cancel(task, keepingResumeData: stop)
+        switch machine.withLock({ $0.attach(task) }) {
+        case .none:
+            break
+        case .cancel(let task, let keepingResumeData):
+            cancel(task, keepingResumeData: keepingResumeData)
         }
     }
 
     func isTransfer(of task: any SystemTask) -> Bool {
-        state.withLock { $0.task === task }
+        machine.withLock { $0.task === task }
     }
 
     // MARK: - Session events (delegate queue)
 
     func wrote(total: Int64, expected: Int64) {
-        state.withLock { $0.hasReceivedBytes = true }
+        machine.withLock { $0.receivedBytes() }
         target.progress.update(totalBytes: total, expectedBytes: expected > 0 ? expected : nil)
     }
 
     func resumed(at offset: Int64, expected: Int64) {
-        state.withLock { $0.hasReceivedBytes = true }
+        machine.withLock { $0.receivedBytes() }
         target.progress.begin(bytesReceived: offset, expectedBytes: expected > 0 ? expected : nil)
         if announcesResume, offset > 0 {
             target.publish(.resumed(at: offset))
@@ -138,7 +115,7 @@ final class SystemTransfer: Sendable {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 200
         guard (200...299).contains(status) else {
             POSIXFile.remove(location)
-            state.withLock { $0.decidedEnd = .failed(.httpStatus(status)) }
+            machine.withLock { $0.fileHandedOver(.failed(.httpStatus(status))) }
             return
         }
         do {
@@ -158,13 +135,10 @@ final class SystemTransfer: Sendable {
                 record.systemResumeData = nil
             }
             backgroundEvents?.workBegan()
-            state.withLock { state in
-                state.decidedEnd = .finished
-                state.countsBackgroundWork = backgroundEvents != nil
-            }
+            machine.withLock { $0.fileHandedOver(.kept) }
         } catch {
             POSIXFile.remove(location)
-            state.withLock { $0.decidedEnd = .failed(error) }
+            machine.withLock { $0.fileHandedOver(.failed(error)) }
         }
     }
 
@@ -172,51 +146,25 @@ final class SystemTransfer: Sendable {
         if let resumeData = (error as NSError?)?.userInfo[URLSessionDownloadTaskResumeDataKey] as? Data {
             saveResumeData(resumeData)
         }
-        let report = state.withLock { state -> Bool in
-            state.completion = completion(of: state, error: error)
-            return !state.isAwaitingResumeData
-        }
-        if report {
+        switch machine.withLock({ $0.completed(error: error) }) {
+        case .none:
+            break
+        case .reportEnd:
             target.notify(self)
         }
     }
 
     // MARK: - Private
 
-    private func completion(of state: State, error: (any Error)?) -> TransferEnd {
-        if state.decidedEnd == .finished {
-            return .finished
-        }
-        guard let error else {
-            return state.decidedEnd ?? .failed(.unexpectedResponse("the system finished the task without a file"))
-        }
-        if let decidedEnd = state.decidedEnd {
-            return decidedEnd
-        }
-        let nsError = error as NSError
-        let code = URLError.Code(of: error)
-        if code == .cancelled, state.isStopRequested {
-            return .cancelled
-        }
-        if usesResumeData, !state.hasReceivedBytes {
-            // The system could not use its resume data: start the file again.
-            return .restart(
-                reason: "the system could not resume from its resume data (\(nsError.localizedDescription))")
-        }
-        return .failed(.network(code, reason: nsError.localizedDescription))
-    }
-
     private func cancel(_ task: any SystemTask, keepingResumeData: Bool) {
         session.cancel(task, producingResumeData: keepingResumeData) { [self] data in
             if let data {
                 saveResumeData(data)
             }
-            let report = state.withLock { state -> Bool in
-                let wasAwaiting = state.isAwaitingResumeData
-                state.isAwaitingResumeData = false
-                return wasAwaiting && state.completion != nil
-            }
-            if report {
+            switch machine.withLock({ $0.cancelAnswered() }) {
+            case .none:
+                break
+            case .reportEnd:
                 target.notify(self)
             }
         }
