@@ -1,10 +1,146 @@
 import Foundation
 
 extension Download {
-    // The state machine's actions, performed: what each one does to the transfer, the record,
-    // the subscribers and the waiters.
+    // The state machine's actions, performed: one `handle` for each input's action type, each
+    // switching over what that input can lead to. The effects several inputs share are the
+    // functions below them.
 
-    func handle(_ action: StateMachine.Action) {
+    func handle(_ action: StateMachine.StartAction) {
+        transitioned {
+            switch action {
+            case .none: break
+            case .startAttempt(let attempt): startAttempt(attempt, .run)
+            }
+        }
+    }
+
+    func handle(_ action: StateMachine.PauseAction) {
+        transitioned {
+            switch action {
+            case .none: break
+            case .becomePaused(let savingIntent): becomePaused(savingIntent: savingIntent)
+            case .stopAttempt: stopAttempt(keepingResumeData: true)
+            }
+        }
+    }
+
+    func handle(_ action: StateMachine.ResumeAction) {
+        switch action {
+        case .none:
+            transitioned {}
+        case .becomeQueued(let reopening):
+            if reopening {
+                // Before the new state shows: whoever sees it running finds a new run.
+                reopenForNewRun()
+            }
+            transitioned { becomeQueued() }
+        }
+    }
+
+    func handle(_ action: StateMachine.PreemptAction) {
+        transitioned {
+            switch action {
+            case .none: break
+            case .stopAttempt: stopAttempt(keepingResumeData: true)
+            }
+        }
+    }
+
+    func handle(_ action: StateMachine.CancelAction) {
+        transitioned {
+            switch action {
+            case .none: break
+            case .becomeCancelled(let keepingPartialData): becomeCancelled(keepingPartialData: keepingPartialData)
+            case .stopAttempt(_, let keepingPartialData): stopAttempt(keepingResumeData: keepingPartialData)
+            }
+        }
+    }
+
+    func handle(_ action: StateMachine.ShutDownAction) {
+        transitioned {
+            switch action {
+            case .none: break
+            case .becomePaused: becomePaused(savingIntent: false)
+            case .stopAttempt: stopAttempt(keepingResumeData: true)
+            }
+        }
+    }
+
+    func handle(_ action: StateMachine.URLChangedAction) {
+        transitioned {
+            switch action {
+            case .none: break
+            case .stopAttempt: stopAttempt(keepingResumeData: true)
+            }
+        }
+    }
+
+    func handle(_ action: StateMachine.AttemptEndedAction) {
+        transitioned {
+            switch action {
+            case .none: break
+            case .startAttempt(let attempt, let kind): startAttempt(attempt, kind)
+            case .finalize: finalize()
+            case .answerChallenge(let attempt, let challenge): answer(challenge, of: attempt)
+            case .scheduleRetry(let retry, let delay, let error): scheduleRetry(retry, after: delay, error: error)
+            case .waitForNetwork(let wait, let error):
+                progressReporter.stop(finishing: false)
+                publishEvent(.waitingForNetwork(after: error))
+                waitForNetwork(wait, after: error)
+            case .becomeQueued: becomeQueued()
+            case .becomePaused(let savingIntent): becomePaused(savingIntent: savingIntent)
+            case .becomeFailed(let error): becomeFailed(error)
+            case .becomeCancelled(let keepingPartialData): becomeCancelled(keepingPartialData: keepingPartialData)
+            case .becomeCompleted(let url): becomeCompleted(url)
+            }
+        }
+    }
+
+    func handle(_ action: StateMachine.ChallengeAnsweredAction) {
+        transitioned {
+            switch action {
+            case .none: break
+            case .startAttempt(let attempt, let kind): startAttempt(attempt, kind)
+            case .becomeQueued: becomeQueued()
+            case .becomePaused(let savingIntent): becomePaused(savingIntent: savingIntent)
+            case .becomeFailed(let error): becomeFailed(error)
+            case .becomeCancelled(let keepingPartialData): becomeCancelled(keepingPartialData: keepingPartialData)
+            }
+        }
+    }
+
+    func handle(_ action: StateMachine.RetryTimerFiredAction) {
+        transitioned {
+            switch action {
+            case .none: break
+            case .becomeQueued: becomeQueued()
+            }
+        }
+    }
+
+    func handle(_ action: StateMachine.NetworkWaitEndedAction) {
+        transitioned {
+            switch action {
+            case .none: break
+            case .becomeQueued: becomeQueued()
+            case .becomeFailed(let error): becomeFailed(error)
+            }
+        }
+    }
+
+    func handle(_ action: StateMachine.FinalizedAction) {
+        transitioned {
+            switch action {
+            case .none: break
+            case .becomeCompleted(let url): becomeCompleted(url)
+            case .becomeFailed(let error): becomeFailed(error)
+            }
+        }
+    }
+
+    /// Shows the machine's new state and slot need, then performs `effects` (the action of the
+    /// transition), then wakes the waiters of a download that settled.
+    private func transitioned(_ effects: () -> Void) {
         // The snapshot changes before the action's effects, so that a waiter woken by them
         // already reads the new state.
         let state = machine.publicState
@@ -20,7 +156,7 @@ extension Download {
             // Sent in the order of the changes: the manager applies them in that order.
             context.onSlotNeedChange?(self, need, priority)
         }
-        perform(action)
+        effects()
         if machine.isSettled, !settleWaiters.isEmpty {
             let waiters = settleWaiters
             settleWaiters = []
@@ -28,83 +164,83 @@ extension Download {
         }
     }
 
-    func perform(_ action: StateMachine.Action) {
-        switch action {
-        case .none:
-            break
-        case .startAttempt(let attempt, let kind):
-            startAttempt(attempt, kind)
-        case .stopAttempt:
-            // A pause keeps what the system can resume from; a cancel only if asked to.
-            var keepsResumeData = true
-            if case .stopping(_, .cancel(let keepingPartialData)) = machine.state {
-                keepsResumeData = keepingPartialData
-            }
-            transfer?.stop(keepingResumeData: keepsResumeData)
-        case .finalize:
-            finalize()
-        case .becomeQueued:
-            pendingWait?.cancel()
-            saveIntent(.active)
-            publishEvent(.queued)
-        case .scheduleRetry(let retry, let delay, let error):
-            progressReporter.stop(finishing: false)
-            publishEvent(.willRetry(in: delay, after: error))
-            guard delay > .zero else {
-                // Another URL takes over: back to the queue at once.
-                handle(machine.retryTimerFired(retry))
+    // MARK: - Effects shared by several inputs
+
+    /// Stops the running request; `keepingResumeData` asks the system for resume data when it
+    /// can give some.
+    private func stopAttempt(keepingResumeData: Bool) {
+        transfer?.stop(keepingResumeData: keepingResumeData)
+    }
+
+    private func becomeQueued() {
+        pendingWait?.cancel()
+        saveIntent(.active)
+        publishEvent(.queued)
+    }
+
+    /// - Parameter savingIntent: whether the record says the download is paused; not once its
+    ///   manager shut down (the record keeps the intent it had).
+    private func becomePaused(savingIntent: Bool) {
+        pendingWait?.cancel()
+        if savingIntent {
+            saveIntent(.paused)
+        }
+        progressReporter.stop(finishing: false)
+        publishEvent(.paused)
+    }
+
+    private func scheduleRetry(_ retry: Int, after delay: Duration, error: DownloadError) {
+        progressReporter.stop(finishing: false)
+        publishEvent(.willRetry(in: delay, after: error))
+        guard delay > .zero else {
+            // Another URL takes over: back to the queue at once.
+            handle(machine.retryTimerFired(retry))
+            return
+        }
+        let clock = settings.clock
+        pendingWait = Task { [weak self] in
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
                 return
             }
-            let clock = settings.clock
-            pendingWait = Task { [weak self] in
-                do {
-                    try await clock.sleep(for: delay)
-                } catch {
-                    return
-                }
-                await self?.retryTimerFired(retry)
-            }
-        case .waitForNetwork(let wait, let error):
-            progressReporter.stop(finishing: false)
-            publishEvent(.waitingForNetwork(after: error))
-            waitForNetwork(wait, after: error)
-        case .becomePaused:
-            pendingWait?.cancel()
-            if !isShuttingDown {
-                saveIntent(.paused)
-            }
-            progressReporter.stop(finishing: false)
-            publishEvent(.paused)
-        case .becomeFailed(let error):
-            pendingWait?.cancel()
-            saveIntent(.failed)
-            end(with: .failure(error), event: .failed(error))
+            await self?.retryTimerFired(retry)
+        }
+    }
+
+    private func becomeFailed(_ error: DownloadError) {
+        pendingWait?.cancel()
+        saveIntent(.failed)
+        end(with: .failure(error), event: .failed(error))
+        finishBackgroundWork()
+    }
+
+    private func becomeCancelled(keepingPartialData: Bool) {
+        pendingWait?.cancel()
+        if keepingPartialData {
+            saveIntent(.kept)
+        } else {
+            // Marked first, so that a process killed in between finishes the job at launch.
+            saveIntent(.cancelled)
+            POSIXFile.remove(atPath: location.path)
+            recordFile?.remove()
+        }
+        end(with: .failure(.cancelled), event: .cancelled)
+        finishBackgroundWork()
+    }
+
+    private func becomeCompleted(_ url: URL) {
+        end(with: .success(url), event: .completed(url))
+        let handlers = engines.completionHandlers.all
+        guard !handlers.isEmpty else {
             finishBackgroundWork()
-        case .becomeCancelled(let keepingPartialData):
-            pendingWait?.cancel()
-            if keepingPartialData {
-                saveIntent(.kept)
-            } else {
-                // Marked first, so that a process killed in between finishes the job at launch.
-                saveIntent(.cancelled)
-                POSIXFile.remove(atPath: location.path)
-                recordFile?.remove()
+            return
+        }
+        Task {
+            for handler in handlers {
+                await handler(self, url)
             }
-            end(with: .failure(.cancelled), event: .cancelled)
-            finishBackgroundWork()
-        case .becomeCompleted(let url):
-            end(with: .success(url), event: .completed(url))
-            let handlers = engines.completionHandlers.all
-            guard !handlers.isEmpty else {
-                finishBackgroundWork()
-                return
-            }
-            Task {
-                for handler in handlers {
-                    await handler(self, url)
-                }
-                self.finishBackgroundWork()
-            }
+            self.finishBackgroundWork()
         }
     }
 

@@ -72,40 +72,37 @@ extension Download {
             recordFile?.remove()
             POSIXFile.remove(atPath: location.path)
         }
-        guard machine.state == .running(attempt: attempt) else {
-            // Stopping (or over): the machine knows what comes next.
+        guard machine.state == .running(attempt: attempt), case .failed(let error) = end else {
+            // The machine decides what comes next (a failure of a stopping request included).
             handle(machine.attemptEnded(attempt, end))
             return
         }
-        switch end {
-        case .challenged(let challenge):
-            guard let handler = settings.authentication.handler else {
-                handle(machine.attemptEnded(attempt, end))
-                return
-            }
-            answeredChallenges += 1
-            Task {
-                let decision = await handler(challenge)
-                self.challengeAnswered(attempt, challenge, decision)
-            }
-        case .failed(let error):
-            recover(attempt, from: error, response: response)
-        default:
-            handle(machine.attemptEnded(attempt, end))
+        recover(attempt, from: error, response: response)
+    }
+
+    /// Asks the authentication handler about `challenge`, which ended request `attempt`, off the
+    /// actor.
+    func answer(_ challenge: AuthenticationChallenge, of attempt: Int) {
+        guard let handler = settings.authentication.handler else {
+            // The machine answers challenges only for a download with a handler.
+            handle(machine.challengeAnswered(attempt, challenge, authorized: false))
+            return
+        }
+        Task {
+            let decision = await handler(challenge)
+            self.challengeAnswered(attempt, challenge, decision)
         }
     }
 
-    /// Sends the request again with the credentials of `decision`, or fails with the challenge's
-    /// status. A download paused or cancelled meanwhile just stops.
+    /// Keeps the credentials of `decision` for every later request, and tells the machine, which
+    /// sends the request again with them, or fails with the challenge's status without them.
     private func challengeAnswered(
         _ attempt: Int, _ challenge: AuthenticationChallenge, _ decision: AuthenticationChallenge.Decision
     ) {
-        guard let authorization = decision.authorization else {
-            handle(machine.attemptEnded(attempt, .failed(.httpStatus(challenge.response.statusCode))))
-            return
+        if let authorization = decision.authorization {
+            credentials[challenge.isProxy ? "Proxy-Authorization" : "Authorization"] = authorization
         }
-        credentials[challenge.isProxy ? "Proxy-Authorization" : "Authorization"] = authorization
-        handle(machine.attemptEnded(attempt, .incomplete(progressed: false)))
+        handle(machine.challengeAnswered(attempt, challenge, authorized: decision.authorization != nil))
     }
 
     /// Decides where the request starts (the partial file's real length, if its record says
@@ -179,9 +176,7 @@ extension Download {
             attempt: attempt, url: url, plan: plan, announcesResume: kind == .run, partialPath: location.path,
             namesFile: request.destination.fileURL == nil, record: record, recordFile: recordFile,
             settings: settings.transfer, downloadID: id,
-            answersChallenges: settings.authentication.handler != nil
-                && answeredChallenges < settings.authentication.maximumAttempts,
-            previousChallenges: answeredChallenges)
+            answersChallenges: machine.answersChallenges, previousChallenges: machine.answeredChallenges)
         return (setup, urlRequest)
     }
 }

@@ -124,7 +124,7 @@ extension Download {
         }
         guard changed.attempt == nil else { return }
         // A task of an earlier process, found after a relaunch.
-        guard let attempt = machine.adopt() else {
+        guard case .adopt(let attempt) = machine.adopt() else {
             // The download runs another request, or ended: the old task is not wanted.
             changed.stop(keepingResumeData: false)
             if changed.takeEnd() != nil, changed.countsBackgroundWork {

@@ -1,7 +1,8 @@
 import Foundation
 
 extension Download {
-    /// The life of one download as a value: each input returns the one action to perform.
+    /// The life of one download as a value: each input returns its own small action type, with
+    /// only the cases that input can lead to.
     ///
     /// No I/O happens here; ``Download`` performs the actions. Requests (start, pause, resume,
     /// cancel) are accepted in any order and any number of times. A download waits in the queue
@@ -9,10 +10,23 @@ extension Download {
     /// cancelling its URLSession task, which URLSession may honour late or not at all: until the
     /// request reports its end the download is `stopping` (and keeps its slot), and no second
     /// request starts, so two requests never write the same partial file.
+    ///
+    /// Cases of the same name mean the same in every action type:
+    /// - `startAttempt(attempt, kind)`: send request number `attempt`, which reports its end to
+    ///   ``attemptEnded(_:_:recovery:)``.
+    /// - `stopAttempt(attempt)`: stop that request (it still reports its end).
+    /// - `finalize`: check the complete partial file and move it into place, then tell
+    ///   ``finalized(_:)``.
+    /// - `becomeQueued`: wait in the queue for a slot.
+    /// - `becomePaused(savingIntent:)`: stopped; the record says so unless the manager shut down
+    ///   (see ``shutDown(requestOutlivesProcess:)``).
+    /// - `becomeFailed`, `becomeCancelled`, `becomeCompleted`: the download ended so.
     struct StateMachine: Sendable {
         enum State: Equatable, Sendable {
             /// Waiting for a slot.
             case queued
+            /// Request `attempt` runs (or ended with a challenge that the authentication handler
+            /// is answering).
             case running(attempt: Int)
             case stopping(attempt: Int, then: AfterStop)
             case paused
@@ -54,28 +68,9 @@ extension Download {
             case run
             /// The previous response could not be used: discard the partial file, start at byte 0.
             case restart
-            /// The previous request ended where it was meant to (or the server chose to): go on
-            /// from the partial file.
+            /// The previous request ended where it was meant to (or the server chose to), or was
+            /// challenged and answered: go on from the partial file.
             case continuation
-        }
-
-        enum Action: Equatable, Sendable {
-            case none
-            case startAttempt(Int, AttemptKind)
-            case stopAttempt(Int)
-            /// Move the complete partial file to the destination.
-            case finalize
-            /// Wait in the queue for a slot.
-            case becomeQueued
-            case becomePaused
-            /// Wait `delay`, then give `retry` to ``StateMachine/retryTimerFired(_:)``.
-            case scheduleRetry(Int, after: Duration, error: DownloadError)
-            /// Wait for the network, at most as long as the settings say, then give `wait` to
-            /// ``StateMachine/networkWaitEnded(_:isNetworkBack:timeout:)``.
-            case waitForNetwork(Int, error: DownloadError)
-            case becomeFailed(DownloadError)
-            case becomeCancelled(keepingPartialData: Bool)
-            case becomeCompleted(URL)
         }
 
         /// Whether the download waits for a slot, holds one, or needs none.
@@ -83,22 +78,30 @@ extension Download {
             case waiting, holding, none
         }
 
-        /// How many requests a run may send on its own without progress (restarts, and
-        /// continuations that received nothing) before it gives up.
+        /// How many requests a run may send on its own without progress (restarts, continuations
+        /// that received nothing, answered challenges) before it gives up.
         static let automaticAttemptLimit = 5
 
         private(set) var state: State
+        /// How many challenges the download answers from one start or resume by request to the
+        /// next: the authentication settings' maximum, or 0 without an authentication handler.
+        let challengeLimit: Int
         private var lastAttempt = 0
         private var automaticAttempts = 0
         private var lastRetry = 0
         private var lastNetworkWait = 0
         /// Retries after transient failures since the download last started or resumed by request.
         private(set) var retries = 0
+        /// Challenges answered since the download last started or resumed by request.
+        private(set) var answeredChallenges = 0
+        /// Whether the download's manager shut down (see ``shutDown(requestOutlivesProcess:)``).
+        private(set) var isShutDown = false
 
         /// A machine in `state`: `.queued` for a new download, `.paused` for one restored from the
         /// store.
-        init(state: State = .queued) {
+        init(state: State = .queued, challengeLimit: Int = 0) {
             self.state = state
+            self.challengeLimit = challengeLimit
         }
 
         /// The state users see.
@@ -131,17 +134,39 @@ extension Download {
             }
         }
 
-        /// The scheduler gave the download a slot.
-        mutating func start() -> Action {
-            guard state == .queued else { return .none }
-            return nextAttempt(.run)
+        /// Whether the next request hands a `401` or `407` to the download as a challenge, rather
+        /// than failing with it: the download has an authentication handler, and it has not
+        /// answered `challengeLimit` challenges yet.
+        var answersChallenges: Bool {
+            answeredChallenges < challengeLimit
         }
 
-        mutating func pause() -> Action {
+        // MARK: - Requests
+
+        enum StartAction: Equatable, Sendable {
+            case none
+            /// Send request `attempt`, of kind ``AttemptKind/run``.
+            case startAttempt(Int)
+        }
+
+        /// The scheduler gave the download a slot.
+        mutating func start() -> StartAction {
+            guard state == .queued else { return .none }
+            return .startAttempt(nextAttempt())
+        }
+
+        enum PauseAction: Equatable, Sendable {
+            case none
+            case becomePaused(savingIntent: Bool)
+            /// Stop request `attempt`, keeping what the system can resume from.
+            case stopAttempt(Int)
+        }
+
+        mutating func pause() -> PauseAction {
             switch state {
             case .queued, .waitingToRetry, .waitingForNetwork:
                 state = .paused
-                return .becomePaused
+                return .becomePaused(savingIntent: !isShutDown)
             case .running(let attempt):
                 state = .stopping(attempt: attempt, then: .pause)
                 return .stopAttempt(attempt)
@@ -153,17 +178,28 @@ extension Download {
             }
         }
 
-        /// Queues a paused or failed download again (or retries a waiting one at once).
-        mutating func resume() -> Action {
+        enum ResumeAction: Equatable, Sendable {
+            case none
+            /// Wait in the queue; `reopening` a download that had failed: its outcome, events and
+            /// progress open again for the new run.
+            case becomeQueued(reopening: Bool)
+        }
+
+        /// Queues a paused or failed download again (or retries a waiting one at once). The
+        /// retries, automatic requests and answered challenges count from 0 again.
+        mutating func resume() -> ResumeAction {
             switch state {
             case .paused, .waitingToRetry, .waitingForNetwork:
-                return requeue(resettingCounts: true)
+                resetCountsOnRequest()
+                state = .queued
+                return .becomeQueued(reopening: false)
             case .failed(let error):
                 guard error.allowsResume else { return .none }
-                return requeue(resettingCounts: true)
+                resetCountsOnRequest()
+                state = .queued
+                return .becomeQueued(reopening: true)
             case .stopping(let attempt, .pause), .stopping(let attempt, .requeue):
-                automaticAttempts = 0
-                retries = 0
+                resetCountsOnRequest()
                 state = .stopping(attempt: attempt, then: .resume)
                 return .none
             case .queued, .running, .stopping, .finalizing, .completed, .cancelled:
@@ -171,8 +207,14 @@ extension Download {
             }
         }
 
+        enum PreemptAction: Equatable, Sendable {
+            case none
+            /// Stop request `attempt`, keeping what the system can resume from.
+            case stopAttempt(Int)
+        }
+
         /// The limits shrank: a running download gives its slot back and waits in the queue.
-        mutating func preempt() -> Action {
+        mutating func preempt() -> PreemptAction {
             switch state {
             case .running(let attempt):
                 state = .stopping(attempt: attempt, then: .requeue)
@@ -185,14 +227,21 @@ extension Download {
             }
         }
 
-        mutating func cancel(keepingPartialData keep: Bool) -> Action {
+        enum CancelAction: Equatable, Sendable {
+            case none
+            case becomeCancelled(keepingPartialData: Bool)
+            /// Stop request `attempt`; keep what the system can resume from if `keepingPartialData`.
+            case stopAttempt(Int, keepingPartialData: Bool)
+        }
+
+        mutating func cancel(keepingPartialData keep: Bool) -> CancelAction {
             switch state {
             case .queued, .paused, .waitingToRetry, .waitingForNetwork, .failed:
                 state = .cancelled
                 return .becomeCancelled(keepingPartialData: keep)
             case .running(let attempt):
                 state = .stopping(attempt: attempt, then: .cancel(keepingPartialData: keep))
-                return .stopAttempt(attempt)
+                return .stopAttempt(attempt, keepingPartialData: keep)
             case .stopping(let attempt, _):
                 state = .stopping(attempt: attempt, then: .cancel(keepingPartialData: keep))
                 return .none
@@ -201,11 +250,96 @@ extension Download {
             }
         }
 
+        enum ShutDownAction: Equatable, Sendable {
+            case none
+            /// Stopped; the record keeps the intent it had.
+            case becomePaused
+            /// Stop request `attempt`, keeping what the system can resume from; its end pauses the
+            /// download, and the record keeps the intent it had.
+            case stopAttempt(Int)
+        }
+
+        /// The manager shuts down, as if the process ended: the download stops as a pause stops
+        /// it, but its record keeps the intent it had (a download that was running counts as
+        /// interrupted at the next launch), now and at every later pause.
+        ///
+        /// - Parameter requestOutlivesProcess: whether the running request is a system task, which
+        ///   goes on in the system for the next manager to adopt: nothing stops then.
+        mutating func shutDown(requestOutlivesProcess: Bool) -> ShutDownAction {
+            isShutDown = true
+            guard !requestOutlivesProcess else { return .none }
+            switch pause() {
+            case .none: return .none
+            case .becomePaused: return .becomePaused
+            case .stopAttempt(let attempt): return .stopAttempt(attempt)
+            }
+        }
+
+        enum URLChangedAction: Equatable, Sendable {
+            case none
+            /// Stop request `attempt`, keeping what the system can resume from.
+            case stopAttempt(Int)
+        }
+
+        /// The download takes its file from another URL now: a running request stops, and the
+        /// next one continues from the bytes on disk. Otherwise nothing changes until the next
+        /// request.
+        mutating func urlChanged() -> URLChangedAction {
+            guard case .running(let attempt) = state else { return .none }
+            state = .stopping(attempt: attempt, then: .resume)
+            return .stopAttempt(attempt)
+        }
+
+        enum AdoptAction: Equatable, Sendable {
+            /// The download runs another request, or ended: the task is not wanted.
+            case decline
+            /// The task is request `attempt` of the download, which runs now.
+            case adopt(Int)
+        }
+
+        /// Takes on a request this process did not start (a system task found after a relaunch).
+        mutating func adopt() -> AdoptAction {
+            switch state {
+            case .queued, .paused, .waitingToRetry, .waitingForNetwork, .failed:
+                automaticAttempts = 0
+                return .adopt(nextAttempt())
+            case .running, .stopping, .finalizing, .completed, .cancelled:
+                return .decline
+            }
+        }
+
+        // MARK: - Ends of requests and waits
+
+        enum AttemptEndedAction: Equatable, Sendable {
+            case none
+            case startAttempt(Int, AttemptKind)
+            case finalize
+            /// Ask the authentication handler about the challenge that ended request `attempt`,
+            /// then give its answer to ``StateMachine/challengeAnswered(_:_:authorized:)``.
+            case answerChallenge(Int, AuthenticationChallenge)
+            /// Wait `delay`, then give `retry` to ``StateMachine/retryTimerFired(_:)``.
+            case scheduleRetry(Int, after: Duration, error: DownloadError)
+            /// Wait for the network, at most as long as the settings say, then give `wait` to
+            /// ``StateMachine/networkWaitEnded(_:isNetworkBack:timeout:)``.
+            case waitForNetwork(Int, error: DownloadError)
+            case becomeQueued
+            case becomePaused(savingIntent: Bool)
+            case becomeFailed(DownloadError)
+            case becomeCancelled(keepingPartialData: Bool)
+            case becomeCompleted(URL)
+        }
+
+        /// Request `attempt` ended.
+        ///
+        /// A challenge is answered up to `challengeLimit` times from one start or resume by
+        /// request to the next; beyond, or without a handler, the download fails with its status.
         /// - Parameter recovery: for a failure, how the download recovers from it.
-        mutating func attemptEnded(_ attempt: Int, _ end: TransferEnd, recovery: Recovery = .none) -> Action {
+        mutating func attemptEnded(
+            _ attempt: Int, _ end: TransferEnd, recovery: Recovery = .none
+        ) -> AttemptEndedAction {
             switch state {
             case .running(attempt):
-                return runningAttemptEnded(end, recovery: recovery)
+                return runningAttemptEnded(attempt, end, recovery: recovery)
             case .stopping(attempt, let then):
                 return stoppingAttemptEnded(end, then: then)
             default:
@@ -213,57 +347,9 @@ extension Download {
             }
         }
 
-        /// The retry timer `retry` went off.
-        mutating func retryTimerFired(_ retry: Int) -> Action {
-            guard case .waitingToRetry(retry, _) = state else { return .none }
-            return requeue(resettingCounts: false)
-        }
-
-        /// The wait for the network number `wait` ended: the network is back (the download goes
-        /// back to the queue, with its retries whole), or the wait was too long (it fails with
-        /// `timeout`).
-        mutating func networkWaitEnded(_ wait: Int, isNetworkBack: Bool, timeout: DownloadError) -> Action {
-            guard case .waitingForNetwork(wait, _) = state else { return .none }
-            return isNetworkBack ? requeue(resettingCounts: true) : fail(timeout)
-        }
-
-        /// The download takes its file from another URL now: a running request stops, and the
-        /// next one continues from the bytes on disk. Otherwise nothing changes until the next
-        /// request.
-        mutating func urlChanged() -> Action {
-            guard case .running(let attempt) = state else { return .none }
-            state = .stopping(attempt: attempt, then: .resume)
-            return .stopAttempt(attempt)
-        }
-
-        /// Takes on a request this process did not start (a system task found after a relaunch).
-        /// Returns its attempt number, or nil if the download already runs one or has ended: the
-        /// task is then not wanted.
-        mutating func adopt() -> Int? {
-            switch state {
-            case .queued, .paused, .waitingToRetry, .waitingForNetwork, .failed:
-                automaticAttempts = 0
-                lastAttempt += 1
-                state = .running(attempt: lastAttempt)
-                return lastAttempt
-            case .running, .stopping, .finalizing, .completed, .cancelled:
-                return nil
-            }
-        }
-
-        mutating func finalized(_ result: Result<URL, DownloadError>) -> Action {
-            guard state == .finalizing else { return .none }
-            switch result {
-            case .success(let url):
-                state = .completed(url)
-                return .becomeCompleted(url)
-            case .failure(let error):
-                state = .failed(error)
-                return .becomeFailed(error)
-            }
-        }
-
-        private mutating func runningAttemptEnded(_ end: TransferEnd, recovery: Recovery) -> Action {
+        private mutating func runningAttemptEnded(
+            _ attempt: Int, _ end: TransferEnd, recovery: Recovery
+        ) -> AttemptEndedAction {
             switch end {
             case .finished:
                 state = .finalizing
@@ -272,25 +358,27 @@ extension Download {
                 state = .completed(url)
                 return .becomeCompleted(url)
             case .incomplete(progressed: true):
-                return nextAttempt(.continuation)
+                return .startAttempt(nextAttempt(), .continuation)
             case .incomplete(progressed: false), .restart:
-                guard automaticAttempts < Self.automaticAttemptLimit else {
-                    let reason: String = if case .restart(let reason) = end { reason } else { "empty ranges" }
-                    return fail(
-                        .unexpectedResponse(
-                            "gave up after \(Self.automaticAttemptLimit) automatic requests; last: \(reason)"))
+                let (kind, reason): (AttemptKind, String) =
+                    if case .restart(let reason) = end { (.restart, reason) } else { (.continuation, "empty ranges") }
+                switch automaticAttempt(reason: reason) {
+                case .success(let next): return .startAttempt(next, kind)
+                case .failure(let error): return .becomeFailed(error)
                 }
-                automaticAttempts += 1
-                return nextAttempt(end == .incomplete(progressed: false) ? .continuation : .restart)
             case .challenged(let challenge):
-                return fail(.httpStatus(challenge.response.statusCode))
+                guard answersChallenges else { return .becomeFailed(fail(.httpStatus(challenge.response.statusCode))) }
+                // The download stays running while the handler answers: a pause then waits for
+                // the answer, as for the end of a request.
+                answeredChallenges += 1
+                return .answerChallenge(attempt, challenge)
             case .cancelled:
                 // Only stopping requests are cancelled by us: something else cancelled the task.
-                return fail(.network(.cancelled, reason: "the request was cancelled by the system"))
+                return .becomeFailed(fail(.network(.cancelled, reason: "the request was cancelled by the system")))
             case .failed(let error):
                 switch recovery {
                 case .none:
-                    return fail(error)
+                    return .becomeFailed(fail(error))
                 case .retry(let delay):
                     retries += 1
                     return waitToRetry(after: delay, error: error)
@@ -306,13 +394,13 @@ extension Download {
             }
         }
 
-        private mutating func waitToRetry(after delay: Duration, error: DownloadError) -> Action {
+        private mutating func waitToRetry(after delay: Duration, error: DownloadError) -> AttemptEndedAction {
             lastRetry += 1
             state = .waitingToRetry(retry: lastRetry, error: error)
             return .scheduleRetry(lastRetry, after: delay, error: error)
         }
 
-        private mutating func stoppingAttemptEnded(_ end: TransferEnd, then: AfterStop) -> Action {
+        private mutating func stoppingAttemptEnded(_ end: TransferEnd, then: AfterStop) -> AttemptEndedAction {
             switch (then, end) {
             case (.cancel(let keep), _):
                 state = .cancelled
@@ -326,34 +414,140 @@ extension Download {
                 return .becomeCompleted(url)
             case (.pause, _):
                 state = .paused
-                return .becomePaused
+                return .becomePaused(savingIntent: !isShutDown)
             case (.requeue, _):
-                return requeue(resettingCounts: false)
+                state = .queued
+                return .becomeQueued
             case (.resume, .restart):
-                return nextAttempt(.restart)
+                return .startAttempt(nextAttempt(), .restart)
             case (.resume, _):
-                return nextAttempt(.run)
+                return .startAttempt(nextAttempt(), .run)
             }
         }
 
-        private mutating func requeue(resettingCounts: Bool) -> Action {
-            if resettingCounts {
-                automaticAttempts = 0
-                retries = 0
+        enum ChallengeAnsweredAction: Equatable, Sendable {
+            case none
+            case startAttempt(Int, AttemptKind)
+            case becomeQueued
+            case becomePaused(savingIntent: Bool)
+            case becomeFailed(DownloadError)
+            case becomeCancelled(keepingPartialData: Bool)
+        }
+
+        /// The authentication handler answered `challenge`, which ended request `attempt`: with
+        /// credentials (`authorized`) the next request sends them, without them the download fails
+        /// with the challenge's status. A download paused, preempted, moved to another URL or
+        /// cancelled meanwhile does that instead.
+        mutating func challengeAnswered(
+            _ attempt: Int, _ challenge: AuthenticationChallenge, authorized: Bool
+        ) -> ChallengeAnsweredAction {
+            switch state {
+            case .running(attempt):
+                guard authorized else { return .becomeFailed(fail(.httpStatus(challenge.response.statusCode))) }
+                switch automaticAttempt(reason: "empty ranges") {
+                case .success(let next): return .startAttempt(next, .continuation)
+                case .failure(let error): return .becomeFailed(error)
+                }
+            case .stopping(attempt, .cancel(let keep)):
+                state = .cancelled
+                return .becomeCancelled(keepingPartialData: keep)
+            case .stopping(attempt, .pause):
+                state = .paused
+                return .becomePaused(savingIntent: !isShutDown)
+            case .stopping(attempt, .requeue):
+                state = .queued
+                return .becomeQueued
+            case .stopping(attempt, .resume):
+                return .startAttempt(nextAttempt(), .run)
+            default:
+                return .none
             }
+        }
+
+        enum RetryTimerFiredAction: Equatable, Sendable {
+            case none
+            case becomeQueued
+        }
+
+        /// The retry timer `retry` went off.
+        mutating func retryTimerFired(_ retry: Int) -> RetryTimerFiredAction {
+            guard case .waitingToRetry(retry, _) = state else { return .none }
             state = .queued
             return .becomeQueued
         }
 
-        private mutating func nextAttempt(_ kind: AttemptKind) -> Action {
-            lastAttempt += 1
-            state = .running(attempt: lastAttempt)
-            return .startAttempt(lastAttempt, kind)
+        enum NetworkWaitEndedAction: Equatable, Sendable {
+            case none
+            case becomeQueued
+            case becomeFailed(DownloadError)
         }
 
-        private mutating func fail(_ error: DownloadError) -> Action {
+        /// The wait for the network number `wait` ended: the network is back (the download goes
+        /// back to the queue, with its retries whole), or the wait was too long (it fails with
+        /// `timeout`).
+        mutating func networkWaitEnded(
+            _ wait: Int, isNetworkBack: Bool, timeout: DownloadError
+        ) -> NetworkWaitEndedAction {
+            guard case .waitingForNetwork(wait, _) = state else { return .none }
+            guard isNetworkBack else { return .becomeFailed(fail(timeout)) }
+            automaticAttempts = 0
+            retries = 0
+            state = .queued
+            return .becomeQueued
+        }
+
+        enum FinalizedAction: Equatable, Sendable {
+            case none
+            case becomeCompleted(URL)
+            case becomeFailed(DownloadError)
+        }
+
+        /// The complete file was checked and moved into place (or refused, or could not be).
+        mutating func finalized(_ result: Result<URL, DownloadError>) -> FinalizedAction {
+            guard state == .finalizing else { return .none }
+            switch result {
+            case .success(let url):
+                state = .completed(url)
+                return .becomeCompleted(url)
+            case .failure(let error):
+                return .becomeFailed(fail(error))
+            }
+        }
+
+        // MARK: - Helpers
+
+        /// A request to resume was taken: every count starts again.
+        private mutating func resetCountsOnRequest() {
+            automaticAttempts = 0
+            retries = 0
+            answeredChallenges = 0
+        }
+
+        /// Runs the next request, on the download's own, counted against
+        /// ``automaticAttemptLimit``: returns its number, or the failure once the limit is reached
+        /// (`reason` says why the last request was not enough).
+        private mutating func automaticAttempt(reason: String) -> Result<Int, DownloadError> {
+            guard automaticAttempts < Self.automaticAttemptLimit else {
+                return .failure(
+                    fail(
+                        .unexpectedResponse(
+                            "gave up after \(Self.automaticAttemptLimit) automatic requests; last: \(reason)")))
+            }
+            automaticAttempts += 1
+            return .success(nextAttempt())
+        }
+
+        /// Runs the next request: returns its number.
+        private mutating func nextAttempt() -> Int {
+            lastAttempt += 1
+            state = .running(attempt: lastAttempt)
+            return lastAttempt
+        }
+
+        /// Ends the download with `error`, and returns it.
+        private mutating func fail(_ error: DownloadError) -> DownloadError {
             state = .failed(error)
-            return .becomeFailed(error)
+            return error
         }
     }
 }

@@ -120,15 +120,11 @@ public actor Download {
     var pendingWait: Task<Void, Never>?
     /// What the download remembers of its failures in this run, to recover from the next.
     var recoveryMemory = RecoveryMemory()
-    /// Set when the manager shuts down: the download stops, and its record says what it was.
-    var isShuttingDown = false
     /// Whether a batch of background events waits for this download to finish with its file.
     var holdsBackgroundWork = false
     /// Credentials the authentication handler gave, by header name (`Authorization`,
     /// `Proxy-Authorization`); sent with every request of the download in this process.
     var credentials: [String: String] = [:]
-    /// Challenges answered since the download last started or resumed by request.
-    var answeredChallenges = 0
 
     /// - Parameter startsPaused: whether the download starts paused (restored from the store at
     ///   launch, or asked for so) instead of queued.
@@ -143,7 +139,10 @@ public actor Download {
         let settings = context.settings
         self.recordFile = recordFile
         self.requestError = requestError
-        machine = StateMachine(state: startsPaused ? .paused : .queued)
+        let authentication = settings.authentication
+        machine = StateMachine(
+            state: startsPaused ? .paused : .queued,
+            challengeLimit: authentication.handler == nil ? 0 : authentication.maximumAttempts)
         sources = recordFile?.record.sources ?? SourceList([request.url ?? PartialLocation.noURL] + request.mirrors)
         let snapshot = Locked(
             Snapshot(
@@ -261,10 +260,6 @@ public actor Download {
     /// Does nothing for a download that is running, completed or cancelled.
     public func resume() async {
         await engines.waitUntilReady()
-        if case .failed = machine.state {
-            reopenForNewRun()
-        }
-        answeredChallenges = 0
         recoveryMemory = RecoveryMemory()
         handle(machine.resume())
     }
@@ -299,10 +294,11 @@ public actor Download {
     /// are on disk), a system task goes on in the system for the next manager to adopt, and the
     /// record keeps the download's intent.
     func shutDown() async {
-        isShuttingDown = true
         pendingWait?.cancel()
-        guard !(transfer is SystemTransfer) else { return }
-        handle(machine.pause())
+        let requestOutlivesProcess = transfer is SystemTransfer
+        handle(machine.shutDown(requestOutlivesProcess: requestOutlivesProcess))
+        // A system task's end may never come now: nothing waits for it.
+        guard !requestOutlivesProcess else { return }
         await waitUntilSettled()
     }
 

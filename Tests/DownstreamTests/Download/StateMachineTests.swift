@@ -10,7 +10,7 @@ import Testing
 
     @Test func runsOneAttemptToCompletion() {
         var machine = Machine()
-        #expect(machine.start() == .startAttempt(1, .run))
+        #expect(machine.start() == .startAttempt(1))
         #expect(machine.publicState == .running)
         #expect(machine.attemptEnded(1, .finished) == .finalize)
         #expect(!machine.isSettled)
@@ -24,12 +24,12 @@ import Testing
         #expect(machine.pause() == .stopAttempt(1))
         #expect(!machine.isSettled)
         #expect(machine.pause() == .none)
-        #expect(machine.attemptEnded(1, .cancelled) == .becomePaused)
+        #expect(machine.attemptEnded(1, .cancelled) == .becomePaused(savingIntent: true))
         #expect(machine.publicState == .paused)
         #expect(machine.slotNeed == .none)
-        #expect(machine.resume() == .becomeQueued)
+        #expect(machine.resume() == .becomeQueued(reopening: false))
         #expect(machine.slotNeed == .waiting)
-        #expect(machine.start() == .startAttempt(2, .run))
+        #expect(machine.start() == .startAttempt(2))
     }
 
     @Test func resumeDuringAPauseStartsANewAttemptOnlyAfterTheOldOneEnded() {
@@ -51,7 +51,7 @@ import Testing
     @Test func cancelWinsOverAFinishedAttempt() {
         var machine = Machine()
         _ = machine.start()
-        #expect(machine.cancel(keepingPartialData: false) == .stopAttempt(1))
+        #expect(machine.cancel(keepingPartialData: false) == .stopAttempt(1, keepingPartialData: false))
         #expect(machine.attemptEnded(1, .finished) == .becomeCancelled(keepingPartialData: false))
         #expect(machine.resume() == .none)
         #expect(machine.start() == .none)
@@ -81,8 +81,8 @@ import Testing
         let error = DownloadError.network(.networkConnectionLost)
         #expect(machine.attemptEnded(1, .failed(error)) == .becomeFailed(error))
         #expect(machine.publicState == .failed)
-        #expect(machine.resume() == .becomeQueued)
-        #expect(machine.start() == .startAttempt(2, .run))
+        #expect(machine.resume() == .becomeQueued(reopening: true))
+        #expect(machine.start() == .startAttempt(2))
     }
 
     @Test func anInvalidRequestIsNotResumable() {
@@ -150,10 +150,10 @@ import Testing
 
     @Test func pausingAQueuedDownloadNeedsNoAttempt() {
         var machine = Machine()
-        #expect(machine.pause() == .becomePaused)
+        #expect(machine.pause() == .becomePaused(savingIntent: true))
         #expect(machine.start() == .none)
-        #expect(machine.resume() == .becomeQueued)
-        #expect(machine.start() == .startAttempt(1, .run))
+        #expect(machine.resume() == .becomeQueued(reopening: false))
+        #expect(machine.start() == .startAttempt(1))
     }
 
     @Test func aFailedFinalizationIsAResumableFailure() {
@@ -162,8 +162,8 @@ import Testing
         _ = machine.attemptEnded(1, .finished)
         let error = DownloadError.destinationExists(path: "/tmp/x")
         #expect(machine.finalized(.failure(error)) == .becomeFailed(error))
-        #expect(machine.resume() == .becomeQueued)
-        #expect(machine.start() == .startAttempt(2, .run))
+        #expect(machine.resume() == .becomeQueued(reopening: true))
+        #expect(machine.start() == .startAttempt(2))
     }
 
     @Test func aTransientFailureWaitsThenQueuesAgain() {
@@ -178,13 +178,13 @@ import Testing
         #expect(machine.retries == 1)
         #expect(machine.retryTimerFired(7) == .none)
         #expect(machine.retryTimerFired(1) == .becomeQueued)
-        #expect(machine.start() == .startAttempt(2, .run))
+        #expect(machine.start() == .startAttempt(2))
         // Counting goes on until the download is resumed by request.
         #expect(
             machine.attemptEnded(2, .failed(error), recovery: .retry(after: .seconds(4)))
                 == .scheduleRetry(2, after: .seconds(4), error: error))
         #expect(machine.retries == 2)
-        #expect(machine.resume() == .becomeQueued)
+        #expect(machine.resume() == .becomeQueued(reopening: false))
         #expect(machine.retries == 0)
         #expect(machine.retryTimerFired(2) == .none)
     }
@@ -193,7 +193,7 @@ import Testing
         var machine = Machine()
         _ = machine.start()
         _ = machine.attemptEnded(1, .failed(.network(.timedOut)), recovery: .retry(after: .seconds(1)))
-        #expect(machine.pause() == .becomePaused)
+        #expect(machine.pause() == .becomePaused(savingIntent: true))
         #expect(machine.retryTimerFired(1) == .none)
         var other = Machine()
         _ = other.start()
@@ -218,7 +218,7 @@ import Testing
         #expect(machine.retryTimerFired(1) == .none)
         #expect(machine.networkWaitEnded(1, isNetworkBack: true, timeout: error) == .becomeQueued)
         #expect(machine.retries == 0)
-        #expect(machine.start() == .startAttempt(3, .run))
+        #expect(machine.start() == .startAttempt(3))
 
         let timeout = DownloadError.network(.timedOut)
         _ = machine.attemptEnded(3, .failed(error), recovery: .waitForNetwork)
@@ -231,13 +231,13 @@ import Testing
         var machine = Machine()
         _ = machine.start()
         _ = machine.attemptEnded(1, .failed(error), recovery: .waitForNetwork)
-        #expect(machine.pause() == .becomePaused)
+        #expect(machine.pause() == .becomePaused(savingIntent: true))
         #expect(machine.networkWaitEnded(1, isNetworkBack: true, timeout: error) == .none)
-        #expect(machine.resume() == .becomeQueued)
+        #expect(machine.resume() == .becomeQueued(reopening: false))
         _ = machine.start()
         _ = machine.attemptEnded(2, .failed(error), recovery: .waitForNetwork)
         // Resuming tries at once.
-        #expect(machine.resume() == .becomeQueued)
+        #expect(machine.resume() == .becomeQueued(reopening: false))
         _ = machine.start()
         _ = machine.attemptEnded(3, .failed(error), recovery: .waitForNetwork)
         #expect(machine.cancel(keepingPartialData: true) == .becomeCancelled(keepingPartialData: true))
@@ -267,7 +267,7 @@ import Testing
         // Not running: the next request takes the URL; nothing to do now.
         #expect(machine.pause() == .stopAttempt(2))
         #expect(machine.urlChanged() == .none)
-        #expect(machine.attemptEnded(2, .cancelled) == .becomePaused)
+        #expect(machine.attemptEnded(2, .cancelled) == .becomePaused(savingIntent: true))
         #expect(machine.urlChanged() == .none)
     }
 
@@ -287,11 +287,150 @@ import Testing
         #expect(machine.slotNeed == .holding)
         #expect(machine.attemptEnded(1, .cancelled) == .becomeQueued)
         #expect(machine.slotNeed == .waiting)
-        #expect(machine.start() == .startAttempt(2, .run))
+        #expect(machine.start() == .startAttempt(2))
         // A pause while it stops wins.
         _ = machine.preempt()
         #expect(machine.pause() == .none)
-        #expect(machine.attemptEnded(2, .cancelled) == .becomePaused)
+        #expect(machine.attemptEnded(2, .cancelled) == .becomePaused(savingIntent: true))
+    }
+
+    // MARK: - Challenges
+
+    func challenge(status: Int = 401) -> AuthenticationChallenge {
+        AuthenticationChallenge(
+            downloadID: Download.ID(), response: ServerResponse(url: nil, statusCode: status, headers: [:]),
+            previousFailureCount: 0)
+    }
+
+    @Test func challengesAreAnsweredUpToTheLimitThenTheDownloadFailsWithTheStatus() {
+        var machine = Machine(challengeLimit: 3)
+        let challenge = challenge()
+        #expect(machine.start() == .startAttempt(1))
+        for attempt in 1...3 {
+            #expect(machine.answersChallenges)
+            #expect(machine.attemptEnded(attempt, .challenged(challenge)) == .answerChallenge(attempt, challenge))
+            #expect(machine.answeredChallenges == attempt)
+            // Running while the handler answers: the download keeps its slot.
+            #expect(machine.state == .running(attempt: attempt))
+            #expect(
+                machine.challengeAnswered(attempt, challenge, authorized: true)
+                    == .startAttempt(attempt + 1, .continuation))
+        }
+        #expect(!machine.answersChallenges)
+        #expect(machine.attemptEnded(4, .challenged(challenge)) == .becomeFailed(.httpStatus(401)))
+        #expect(machine.publicState == .failed)
+    }
+
+    @Test func withoutAHandlerAChallengeFailsWithItsStatus() {
+        var machine = Machine()
+        _ = machine.start()
+        #expect(!machine.answersChallenges)
+        #expect(machine.attemptEnded(1, .challenged(challenge(status: 407))) == .becomeFailed(.httpStatus(407)))
+        #expect(machine.answeredChallenges == 0)
+    }
+
+    @Test func aRefusedAnswerFailsWithTheChallengesStatus() {
+        var machine = Machine(challengeLimit: 3)
+        let challenge = challenge()
+        _ = machine.start()
+        _ = machine.attemptEnded(1, .challenged(challenge))
+        #expect(machine.challengeAnswered(1, challenge, authorized: false) == .becomeFailed(.httpStatus(401)))
+        #expect(machine.challengeAnswered(1, challenge, authorized: true) == .none)
+    }
+
+    @Test func aResumeByRequestAnswersChallengesAgainButARetryDoesNot() {
+        var machine = Machine(challengeLimit: 2)
+        let challenge = challenge()
+        _ = machine.start()
+        for attempt in 1...2 {
+            _ = machine.attemptEnded(attempt, .challenged(challenge))
+            _ = machine.challengeAnswered(attempt, challenge, authorized: true)
+        }
+        #expect(!machine.answersChallenges)
+        _ = machine.attemptEnded(3, .failed(.httpStatus(503)), recovery: .retry(after: .seconds(1)))
+        _ = machine.retryTimerFired(1)
+        #expect(machine.start() == .startAttempt(4))
+        #expect(machine.answeredChallenges == 2)
+        #expect(machine.pause() == .stopAttempt(4))
+        #expect(machine.attemptEnded(4, .cancelled) == .becomePaused(savingIntent: true))
+        #expect(machine.answeredChallenges == 2)
+        #expect(machine.resume() == .becomeQueued(reopening: false))
+        #expect(machine.answeredChallenges == 0)
+        #expect(machine.answersChallenges)
+        _ = machine.start()
+        #expect(machine.attemptEnded(5, .challenged(challenge)) == .answerChallenge(5, challenge))
+    }
+
+    @Test func aDownloadPausedOrCancelledWhileTheHandlerAnswersDoesThatInstead() {
+        var machine = Machine(challengeLimit: 3)
+        let challenge = challenge()
+        _ = machine.start()
+        _ = machine.attemptEnded(1, .challenged(challenge))
+        // The request is over: stopping it does nothing, and the answer ends the stop.
+        #expect(machine.pause() == .stopAttempt(1))
+        #expect(machine.challengeAnswered(1, challenge, authorized: true) == .becomePaused(savingIntent: true))
+        #expect(machine.resume() == .becomeQueued(reopening: false))
+        _ = machine.start()
+        _ = machine.attemptEnded(2, .challenged(challenge))
+        #expect(machine.cancel(keepingPartialData: true) == .stopAttempt(2, keepingPartialData: true))
+        #expect(
+            machine.challengeAnswered(2, challenge, authorized: false) == .becomeCancelled(keepingPartialData: true))
+    }
+
+    // MARK: - Shutting down
+
+    @Test func shuttingDownStopsARunningDownloadAndKeepsItsIntent() {
+        var machine = Machine()
+        _ = machine.start()
+        #expect(machine.shutDown(requestOutlivesProcess: false) == .stopAttempt(1))
+        #expect(machine.isShutDown)
+        #expect(!machine.isSettled)
+        #expect(machine.attemptEnded(1, .cancelled) == .becomePaused(savingIntent: false))
+        #expect(machine.publicState == .paused)
+        // Every later pause keeps it too.
+        #expect(machine.resume() == .becomeQueued(reopening: false))
+        #expect(machine.pause() == .becomePaused(savingIntent: false))
+    }
+
+    @Test func shuttingDownPausesAQueuedOrWaitingDownloadAndKeepsItsIntent() {
+        var queued = Machine()
+        #expect(queued.shutDown(requestOutlivesProcess: false) == .becomePaused)
+        #expect(queued.publicState == .paused)
+        var waiting = Machine()
+        _ = waiting.start()
+        _ = waiting.attemptEnded(1, .failed(.httpStatus(503)), recovery: .retry(after: .seconds(1)))
+        #expect(waiting.shutDown(requestOutlivesProcess: false) == .becomePaused)
+        #expect(waiting.retryTimerFired(1) == .none)
+    }
+
+    @Test func aPauseUnderWayWhenTheManagerShutsDownKeepsTheIntent() {
+        var machine = Machine()
+        _ = machine.start()
+        #expect(machine.pause() == .stopAttempt(1))
+        #expect(machine.shutDown(requestOutlivesProcess: false) == .none)
+        #expect(machine.attemptEnded(1, .cancelled) == .becomePaused(savingIntent: false))
+        // A download already paused, ended or being cancelled stays as it is.
+        #expect(machine.shutDown(requestOutlivesProcess: false) == .none)
+        var cancelling = Machine()
+        _ = cancelling.start()
+        _ = cancelling.cancel(keepingPartialData: true)
+        #expect(cancelling.shutDown(requestOutlivesProcess: false) == .none)
+        #expect(cancelling.attemptEnded(1, .cancelled) == .becomeCancelled(keepingPartialData: true))
+    }
+
+    @Test func aSystemTaskGoesOnThroughAShutDown() {
+        var machine = Machine()
+        _ = machine.start()
+        #expect(machine.shutDown(requestOutlivesProcess: true) == .none)
+        #expect(machine.isShutDown)
+        #expect(machine.state == .running(attempt: 1))
+    }
+
+    @Test func adoptingATaskRunsItUnlessARequestRunsOrTheDownloadEnded() {
+        var machine = Machine(state: .paused)
+        #expect(machine.adopt() == .adopt(1))
+        #expect(machine.state == .running(attempt: 1))
+        #expect(machine.adopt() == .decline)
     }
 
     /// Any sequence of requests and attempt ends keeps the invariants: a new attempt starts only
@@ -306,43 +445,63 @@ import Testing
         }
         let ends: [TransferEnd] = [
             .finished, .cancelled, .incomplete(progressed: true), .incomplete(progressed: false),
-            .restart(reason: "r"), .failed(.httpStatus(503)),
+            .restart(reason: "r"), .failed(.httpStatus(503)), .challenged(challenge()),
         ]
         for _ in 0..<500 {
-            var machine = Machine()
+            var machine = Machine(challengeLimit: 2)
             var highestAttempt = 0
             var finishedState: DownloadState?
             for _ in 0..<40 {
                 let live = liveAttempt(machine.state)
                 var endedAttempt: Int?
-                let action: Machine.Action
-                switch Int.random(in: 0..<11) {
+                // Only the inputs whose action types can start or stop a request set these.
+                var started: Int?
+                var stopped: Int?
+                switch Int.random(in: 0..<13) {
                 case 9:
-                    action = machine.networkWaitEnded(
+                    _ = machine.networkWaitEnded(
                         Int.random(in: 1...3), isNetworkBack: Bool.random(), timeout: .network(.notConnectedToInternet))
-                case 10: action = machine.urlChanged()
-                case 7: action = machine.preempt()
-                case 8: action = machine.retryTimerFired(Int.random(in: 1...3))
-                case 0: action = machine.start()
-                case 1: action = machine.pause()
-                case 2: action = machine.resume()
-                case 3: action = machine.cancel(keepingPartialData: Bool.random())
+                case 10:
+                    if case .stopAttempt(let attempt) = machine.urlChanged() { stopped = attempt }
+                case 7:
+                    if case .stopAttempt(let attempt) = machine.preempt() { stopped = attempt }
+                case 8: _ = machine.retryTimerFired(Int.random(in: 1...3))
+                case 0:
+                    if case .startAttempt(let attempt) = machine.start() { started = attempt }
+                case 1:
+                    if case .stopAttempt(let attempt) = machine.pause() { stopped = attempt }
+                case 2: _ = machine.resume()
+                case 3:
+                    if case .stopAttempt(let attempt, _) = machine.cancel(keepingPartialData: Bool.random()) {
+                        stopped = attempt
+                    }
                 case 4, 5:
                     let attempt = Bool.random() ? (live ?? 1) : Int.random(in: 1...(highestAttempt + 1))
                     endedAttempt = attempt
                     let recoveries: [Machine.Recovery] = [
                         .none, .retry(after: .seconds(1)), .switchURL, .waitForNetwork,
                     ]
-                    action = machine.attemptEnded(attempt, ends.randomElement()!, recovery: recoveries.randomElement()!)
+                    let action = machine.attemptEnded(
+                        attempt, ends.randomElement()!, recovery: recoveries.randomElement()!)
+                    if case .startAttempt(let attempt, _) = action { started = attempt }
+                case 11:
+                    let attempt = Bool.random() ? (live ?? 1) : Int.random(in: 1...(highestAttempt + 1))
+                    endedAttempt = attempt
+                    let action = machine.challengeAnswered(attempt, challenge(), authorized: Bool.random())
+                    if case .startAttempt(let attempt, _) = action { started = attempt }
+                case 12:
+                    if case .stopAttempt(let attempt) = machine.shutDown(requestOutlivesProcess: Bool.random()) {
+                        stopped = attempt
+                    }
                 default:
-                    action = machine.finalized(Bool.random() ? .success(file) : .failure(.httpStatus(500)))
+                    _ = machine.finalized(Bool.random() ? .success(file) : .failure(.httpStatus(500)))
                 }
-                if case .startAttempt(let attempt, _) = action {
+                if let attempt = started {
                     #expect(live == nil || live == endedAttempt, "attempt \(attempt) started while \(live!) was live")
                     #expect(attempt > highestAttempt)
                     highestAttempt = attempt
                 }
-                if case .stopAttempt(let attempt) = action {
+                if let attempt = stopped {
                     #expect(attempt == live)
                 }
                 // A download holds a slot exactly while a request is live or its file is moved.
