@@ -145,16 +145,16 @@ extension Download {
         // already reads the new state.
         let state = machine.publicState
         let need = machine.slotNeed
-        let (stateChanged, needChanged, groups) = snapshot.withLock { snapshot in
+        let (stateChanged, needChanged) = snapshot.withLock { snapshot in
             defer { (snapshot.state, snapshot.slotNeed) = (state, need) }
-            return (snapshot.state != state, snapshot.slotNeed != need, snapshot.groups)
+            return (snapshot.state != state, snapshot.slotNeed != need)
         }
         if stateChanged {
-            announce(state, to: groups)
+            announce(state)
         }
         if needChanged {
             // Sent in the order of the changes: the manager applies them in that order.
-            context.onSlotNeedChange?(self, need, priority)
+            context.observer.download(self, didChangeSlotNeed: need, priority: priority)
         }
         effects()
         if machine.isSettled, !settleWaiters.isEmpty {
@@ -231,7 +231,7 @@ extension Download {
 
     private func becomeCompleted(_ url: URL) {
         end(with: .success(url), event: .completed(url))
-        let handlers = engines.completionHandlers.all
+        let handlers = context.observer.completionHandlers
         guard !handlers.isEmpty else {
             finishBackgroundWork()
             return

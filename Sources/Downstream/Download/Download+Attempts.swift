@@ -44,13 +44,11 @@ extension Download {
             handle(machine.attemptEnded(attempt, .failed(error)))
             return
         }
-        var observeResponse: (@Sendable (ServerResponse) -> Void)?
-        if let monitors = context.monitors {
-            monitors.send { [self] in $0.download(self, willSend: urlRequest) }
-            observeResponse = { [weak self] response in
-                guard let self else { return }
-                monitors.send { $0.download(self, didReceive: response) }
-            }
+        let observer = context.observer
+        observer.download(self, willSend: urlRequest)
+        let observeResponse: @Sendable (ServerResponse) -> Void = { [weak self] response in
+            guard let self else { return }
+            observer.download(self, didReceive: response)
         }
         let transfer = RangedTransfer(
             setup, progress: progressReporter,

@@ -36,7 +36,6 @@ extension Download {
         /// The transport of the ranged engine.
         var ranged: any Transport
         var system: SystemEngine?
-        var completionHandlers: CompletionHandlers
 
         /// Waits until the system session's tasks of an earlier process have been adopted, so
         /// that a download never starts a second task beside its first.
@@ -135,11 +134,8 @@ extension Download {
         changed.setAttempt(attempt)
         transfer = changed
         let state = machine.publicState
-        let groups = snapshot.withLock { snapshot in
-            snapshot.state = state
-            return snapshot.groups
-        }
-        announce(state, to: groups)
+        snapshot.withLock { $0.state = state }
+        announce(state)
         publishEvent(.running)
         saveIntent(.active)
         if let end = changed.takeEnd() {

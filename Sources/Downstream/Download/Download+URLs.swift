@@ -33,8 +33,5 @@ extension Download {
         try? recordFile?.update { $0.sources = sources }
         snapshot.withLock { $0.url = url }
         publishEvent(.switchedURL(to: url))
-        if let monitors = context.monitors {
-            monitors.send { [self] in $0.download(self, didSwitchTo: url) }
-        }
     }
 }

@@ -68,46 +68,31 @@ public actor Download {
     struct Snapshot {
         var state: DownloadState
         /// Whether the download waits for a slot, holds one or needs none; its manager's
-        /// scheduler follows it (see ``Context/onSlotNeedChange``).
+        /// scheduler follows it (see ``DownloadObserver``).
         var slotNeed: StateMachine.SlotNeed
         var priority: DownloadRequest.Priority
         /// The URL in use.
         var url: URL?
-        /// The totals of the groups that count this download (its manager's is in the context).
-        var groups: [ProgressAggregate] = []
     }
-    /// Receives a download, its new slot need and its priority.
-    typealias SlotNeedHandler = @Sendable (Download, StateMachine.SlotNeed, DownloadRequest.Priority) -> Void
 
     /// What every download of a manager shares: one object, not a copy in each download.
     final class Context: Sendable {
         let engines: Engines
         let settings: Settings
-        /// Tells the manager, in order, each change of a download's slot need or priority (see
-        /// ``SchedulingLink``).
-        let onSlotNeedChange: SlotNeedHandler?
-        /// The manager's events, which also get every event of its downloads.
-        let managerEvents: Broadcast<DownloadManager.Event>?
-        /// The manager's totals, which count every download.
-        let aggregate: ProgressAggregate?
-        /// The manager's event monitors; nil if it has none.
-        let monitors: EventMonitorGroup?
+        /// Whom the downloads tell what happens to them: their manager.
+        let observer: any DownloadObserver
         /// What the manager knows of the files it delivered for downloads that download again
         /// only when the server's file changed.
         let deliveredCopies: DeliveredCopies?
 
         init(
-            engines: Engines, settings: Settings, onSlotNeedChange: SlotNeedHandler? = nil,
-            managerEvents: Broadcast<DownloadManager.Event>? = nil, aggregate: ProgressAggregate? = nil,
-            monitors: EventMonitorGroup? = nil, deliveredCopies: DeliveredCopies? = nil
+            engines: Engines, settings: Settings, observer: any DownloadObserver,
+            deliveredCopies: DeliveredCopies? = nil
         ) {
-            self.monitors = monitors
-            self.deliveredCopies = deliveredCopies
             self.engines = engines
             self.settings = settings
-            self.onSlotNeedChange = onSlotNeedChange
-            self.managerEvents = managerEvents
-            self.aggregate = aggregate
+            self.observer = observer
+            self.deliveredCopies = deliveredCopies
         }
     }
 
@@ -144,11 +129,10 @@ public actor Download {
             state: startsPaused ? .paused : .queued,
             challengeLimit: authentication.handler == nil ? 0 : authentication.maximumAttempts)
         sources = recordFile?.record.sources ?? SourceList([request.url ?? PartialLocation.noURL] + request.mirrors)
-        let snapshot = Locked(
+        snapshot = Locked(
             Snapshot(
                 state: machine.publicState, slotNeed: machine.slotNeed, priority: request.priority,
                 url: request.url == nil ? nil : sources.current))
-        self.snapshot = snapshot
 
         var initialBytes: Int64 = 0
         let resume = recordFile?.record.resume
@@ -158,13 +142,9 @@ public actor Download {
         }
         progressReporter = ProgressReporter(
             interval: settings.progressInterval, bytesReceived: initialBytes, expectedBytes: resume?.expectedLength,
-            observe: { [id, selfReference] progress in
-                if let monitors = context.monitors, let download = selfReference.value {
-                    monitors.sendProgress { $0.download(download, didProgress: progress) }
-                }
-                context.aggregate?.update(id, progress: progress)
-                for group in snapshot.withLock({ $0.groups }) {
-                    group.update(id, progress: progress)
+            observe: { [selfReference] update in
+                if let download = selfReference.value {
+                    context.observer.download(download, didProgress: update)
                 }
             })
         selfReference.value = self
@@ -287,7 +267,7 @@ public actor Download {
         }
         guard changed else { return }
         try? recordFile?.update { $0.request.priority = priority.value }
-        context.onSlotNeedChange?(self, machine.slotNeed, priority)
+        context.observer.download(self, didChangeSlotNeed: machine.slotNeed, priority: priority)
     }
 
     /// Stops the download for good, as if the process ended: a ranged request stops (its bytes
@@ -302,38 +282,15 @@ public actor Download {
         await waitUntilSettled()
     }
 
-    /// Counts this download in a group's totals.
-    nonisolated func join(_ group: ProgressAggregate) {
-        snapshot.withLock { $0.groups.append(group) }
-        group.track(id, progress: progressReporter.current, state: state)
-    }
-
-    /// Sends `event` to the download's subscribers and to its manager's.
+    /// Sends `event` to the download's subscribers and to its observer.
     nonisolated func publishEvent(_ event: DownloadEvent) {
         eventBroadcast.publish(event)
-        context.managerEvents?.publish(DownloadManager.Event(download: self, event: event))
-        context.monitors?.send { [self] monitor in
-            monitor.download(self, didPublish: event)
-            if let offset = event.resumeOffset {
-                monitor.download(self, didResumeAt: offset)
-            } else if let delay = event.retryDelay, let error = event.error {
-                monitor.download(self, willRetryAfter: error, in: delay)
-            } else if let file = event.fileURL {
-                monitor.download(self, didFinishWith: .success(file))
-            } else if event == .cancelled {
-                monitor.download(self, didFinishWith: .failure(.cancelled))
-            } else if let error = event.error {
-                monitor.download(self, didFinishWith: .failure(error))
-            }
-        }
+        context.observer.download(self, didPublish: event)
     }
 
-    /// Tells the totals that count the download that its state is `state` now.
-    nonisolated func announce(_ state: DownloadState, to groups: [ProgressAggregate]) {
-        context.aggregate?.stateChanged(id, to: state)
-        for group in groups {
-            group.stateChanged(id, to: state)
-        }
+    /// Tells the observer that the download's state is `state` now.
+    nonisolated func announce(_ state: DownloadState) {
+        context.observer.download(self, didChangeStateTo: state)
     }
 
     /// Gives the download's slot back (its manager's limits shrank): it stops and waits in the

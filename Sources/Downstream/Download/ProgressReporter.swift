@@ -1,34 +1,39 @@
 /// Turns the byte counts of a download into coalesced ``DownloadProgress`` values.
 ///
 /// Called for every chunk on the session's delegate queue, so the common path is one uncontended
-/// lock and a clock read. A value is published at most once per `interval`; when chunks stop
-/// arriving between two slots, a trailing publish makes sure the last count is not held back.
-/// Publishing never waits for consumers (see ``Broadcast``); every value also goes to `observe`
-/// (the manager's and groups' totals), in order.
+/// lock and a clock read. A value is published at most once per `interval`, with a trailing
+/// publish when chunks stop arriving between two slots (see ``ThrottledValue``). Publishing never
+/// waits for consumers (see ``Broadcast``). Every value also goes to `observe` (the manager), after
+/// the lock is released, numbered so that a value that arrives after a newer one can be dropped.
 final class ProgressReporter: ProgressSink {
     private struct State: BroadcastOwner {
         var bytesReceived: Int64 = 0
         var expectedBytes: Int64?
-        var throttle: PublishThrottle
         var speed = SpeedEstimator()
+        /// The number of the latest value published.
+        var sequence: UInt64 = 0
         /// The subscribers, and the latest value for new ones.
         var broadcast = BroadcastState<DownloadProgress>(replayLimit: 1)
     }
 
-    private let clock = ContinuousClock()
-    private let start = ContinuousClock.now
-    private let state: Locked<State>
-    private let observe: @Sendable (DownloadProgress) -> Void
+    private let state: ThrottledValue<State, Download.ProgressUpdate>
+    private let start: ContinuousClock.Instant
 
     init(
         interval: Duration, bytesReceived: Int64 = 0, expectedBytes: Int64? = nil,
-        observe: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
+        observe: @escaping @Sendable (Download.ProgressUpdate) -> Void = { _ in }
     ) {
-        self.observe = observe
-        var initial = State(
-            bytesReceived: bytesReceived, expectedBytes: expectedBytes, throttle: .init(interval: interval))
+        let start = ContinuousClock.now
+        self.start = start
+        var initial = State(bytesReceived: bytesReceived, expectedBytes: expectedBytes)
         initial.broadcast.publish(DownloadProgress(bytesReceived: bytesReceived, expectedBytes: expectedBytes))
-        state = Locked(initial)
+        state = ThrottledValue(
+            initial, interval: interval,
+            publish: { state, now in
+                state.speed.sample(state.bytesReceived, at: start.duration(to: now).inSeconds)
+                return Self.publish(&state)
+            },
+            deliver: observe)
     }
 
     /// A new subscription: the latest value, then the coalesced updates, until the end.
@@ -37,16 +42,21 @@ final class ProgressReporter: ProgressSink {
     }
 
     var current: DownloadProgress {
-        state.withLock { progress(of: $0) }
+        state.withLock { Self.progress(of: $0) }
+    }
+
+    /// The current value, numbered as the latest published: values published before it are older.
+    var latest: Download.ProgressUpdate {
+        state.withLock { Download.ProgressUpdate(progress: Self.progress(of: $0), sequence: $0.sequence) }
     }
 
     /// A response was accepted: the file has `bytesReceived` bytes, of `expectedBytes`.
     func begin(bytesReceived: Int64, expectedBytes: Int64?) {
-        state.withLock { state in
+        state.publishNow { [start] state, now in
             state.bytesReceived = bytesReceived
             state.expectedBytes = expectedBytes
-            state.speed.restart(at: bytesReceived, seconds: seconds(clock.now))
-            publish(&state, at: clock.now)
+            state.speed.restart(at: bytesReceived, seconds: start.duration(to: now).inSeconds)
+            return Self.publish(&state)
         }
     }
 
@@ -66,33 +76,15 @@ final class ProgressReporter: ProgressSink {
 
     /// `count` more bytes arrived.
     func add(_ count: Int) {
-        let delay: Duration? = state.withLock { state in
-            state.bytesReceived += Int64(count)
-            let now = clock.now
-            switch state.throttle.decide(at: now) {
-            case .publish:
-                state.speed.sample(state.bytesReceived, at: seconds(now))
-                publish(&state, at: now)
-                return nil
-            case .schedule(let delay):
-                return delay
-            case .wait:
-                return nil
-            }
-        }
-        if let delay {
-            PublishThrottle.schedule(after: delay) { [weak self] in
-                self?.publishTrailing()
-            }
-        }
+        state.change { $0.bytesReceived += Int64(count) }
     }
 
     /// Publishes the current count with no speed (the download stopped) and ends the
     /// subscriptions when `finishing`.
     func stop(finishing: Bool) {
-        state.withLock { state in
+        state.publishNow { state, _ in
             state.speed.stop()
-            publish(&state, at: clock.now)
+            return Self.publish(&state)
         }
         if finishing {
             state.finishBroadcast()
@@ -104,31 +96,20 @@ final class ProgressReporter: ProgressSink {
         state.withLock { $0.broadcast.reopen() }
     }
 
-    private func publishTrailing() {
-        state.withLock { state in
-            state.throttle.trailingIsDue()
-            let now = clock.now
-            state.speed.sample(state.bytesReceived, at: seconds(now))
-            publish(&state, at: now)
-        }
-    }
-
-    private func publish(_ state: inout State, at now: ContinuousClock.Instant) {
-        state.throttle.published(at: now)
+    /// Publishes the current value to the subscribers (under the lock, so in order) and numbers
+    /// it for the observer.
+    private static func publish(_ state: inout State) -> Download.ProgressUpdate {
         let progress = progress(of: state)
         state.broadcast.publish(progress)
-        observe(progress)
+        state.sequence += 1
+        return Download.ProgressUpdate(progress: progress, sequence: state.sequence)
     }
 
-    private func progress(of state: State) -> DownloadProgress {
+    private static func progress(of state: State) -> DownloadProgress {
         DownloadProgress(
             bytesReceived: state.bytesReceived, expectedBytes: state.expectedBytes,
             bytesPerSecond: state.speed.bytesPerSecond,
             estimatedTimeRemaining: state.speed.timeRemaining(
                 received: state.bytesReceived, expected: state.expectedBytes))
-    }
-
-    private func seconds(_ instant: ContinuousClock.Instant) -> Double {
-        start.duration(to: instant).inSeconds
     }
 }

@@ -8,25 +8,27 @@ import Foundation
 public final class DownloadGroup: Sendable {
     /// The group's downloads, in the order of the requests.
     public let downloads: [Download]
-    private let aggregate: ProgressAggregate
+    private let totals: ProgressTotals
 
-    init(downloads: [Download], progressInterval: Duration) {
+    /// - Parameter observer: the observer of the downloads' manager, which counts them in the
+    ///   group's totals.
+    init(downloads: [Download], observer: DownloadManager.Observer, progressInterval: Duration) {
         self.downloads = downloads
-        aggregate = ProgressAggregate(interval: progressInterval)
+        totals = ProgressTotals(interval: progressInterval)
         for download in downloads {
-            download.join(aggregate)
+            observer.track(download, in: totals)
         }
     }
 
     /// The downloads' progress together, as a new subscription on every access: first the
     /// current totals, then coalesced updates.
     public var progress: AsyncStream<AggregateProgress> {
-        aggregate.broadcast.subscribe()
+        totals.subscribe()
     }
 
     /// The downloads' current totals.
     public var currentProgress: AggregateProgress {
-        aggregate.current
+        totals.current
     }
 
     /// Every download's outcome, in the order of the downloads, once all have ended (completed,

@@ -138,6 +138,6 @@ extension DownloadManager {
     /// system's completion handler for those events is called. (Closures of an earlier process
     /// cannot be restored; handlers added at launch are the way to react to those downloads.)
     public nonisolated func addCompletionHandler(_ handler: @escaping @Sendable (Download, URL) async -> Void) {
-        completionHandlers.add(handler)
+        observer.addCompletionHandler(handler)
     }
 }

@@ -13,23 +13,23 @@ extension DownloadManager {
     /// A subscription gets the events that happen after it starts; it keeps at most the latest
     /// 1024 a consumer has not read yet.
     public nonisolated var events: AsyncStream<Event> {
-        eventBroadcast.subscribe()
+        observer.events.subscribe()
     }
 
     /// The progress of all the manager's downloads together, as a new subscription on every
     /// access: first the current totals, then updates coalesced like those of a download.
     public nonisolated var progress: AsyncStream<AggregateProgress> {
-        aggregate.broadcast.subscribe()
+        observer.totals.subscribe()
     }
 
     /// The current totals of all the manager's downloads.
     public nonisolated var currentProgress: AggregateProgress {
-        aggregate.current
+        observer.totals.current
     }
 
     /// Counts `download` in the manager's totals (its events reach the manager's subscribers
-    /// through the context they share).
+    /// through the observer of the context they share).
     nonisolated func observe(_ download: Download) {
-        aggregate.track(download.id, progress: download.currentProgress, state: download.state)
+        observer.track(download)
     }
 }

@@ -28,9 +28,9 @@ public actor DownloadManager {
     let store: DownloadStore
     /// The system-task engine's router, with a background session.
     nonisolated let systemRouter: SystemTaskRouter?
-    nonisolated let completionHandlers = CompletionHandlers()
-    nonisolated let eventBroadcast = Broadcast<Event>(replayLimit: 0, bufferLimit: 1024)
-    nonisolated let aggregate: ProgressAggregate
+    /// What the manager hears from its downloads: their events, progress and states, and their
+    /// slot needs.
+    nonisolated let observer: Observer
     private var ordered: [Download] = []
     private var byID: [Download.ID: Download] = [:]
     private var byLocation: [PartialLocation: Download] = [:]
@@ -59,7 +59,9 @@ public actor DownloadManager {
     public init(configuration: Configuration) throws(DownloadError) {
         self.configuration = configuration
         scheduler = Scheduler(limits: configuration.scheduling.limits)
-        aggregate = ProgressAggregate(interval: configuration.progress.interval)
+        observer = Observer(
+            progressInterval: configuration.progress.interval, monitors: configuration.eventMonitors,
+            schedulingLink: schedulingLink)
         do {
             store = try DownloadStore(
                 identifier: configuration.identifier, directory: configuration.storeDirectory,
@@ -90,11 +92,9 @@ public actor DownloadManager {
                 ready: Latch())
         }
         systemRouter = system?.router
-        let engines = Download.Engines(ranged: rangedSession, system: system, completionHandlers: completionHandlers)
         context = Download.Context(
-            engines: engines, settings: configuration.makeDownloadSettings(), onSlotNeedChange: schedulingLink.notify,
-            managerEvents: eventBroadcast, aggregate: aggregate,
-            monitors: EventMonitorGroup(configuration.eventMonitors),
+            engines: Download.Engines(ranged: rangedSession, system: system),
+            settings: configuration.makeDownloadSettings(), observer: observer,
             deliveredCopies: DeliveredCopies(directory: store.directory.appendingPathComponent("delivered")))
 
         let restoration = Restoration(
@@ -209,7 +209,8 @@ public actor DownloadManager {
         for request in requests {
             downloads.append(await download(request))
         }
-        return DownloadGroup(downloads: downloads, progressInterval: configuration.progress.interval)
+        return DownloadGroup(
+            downloads: downloads, observer: observer, progressInterval: configuration.progress.interval)
     }
 
     /// Downloads `url` to `destination` and returns the file, tied to the calling task.

@@ -17,17 +17,7 @@ final class SchedulingLink: Sendable {
         var isOpen = true
     }
 
-    private let state: Locked<State>
-    /// Queues a download's change; what downloads call.
-    let notify: Download.SlotNeedHandler
-
-    init() {
-        let state = Locked(State())
-        self.state = state
-        notify = { download, need, priority in
-            Self.post(Change(download: download, need: need, priority: priority), to: state)
-        }
-    }
+    private let state = Locked(State())
 
     /// Lets `manager` apply the changes, queued already and to come, for as long as it exists.
     func connect(_ manager: DownloadManager) {
@@ -60,11 +50,13 @@ final class SchedulingLink: Sendable {
         }
     }
 
-    private static func post(_ change: Change, to state: Locked<State>) {
+    /// Queues a download's change (see ``DownloadObserver/download(_:didChangeSlotNeed:priority:)``).
+    func notify(_ download: Download, need: Download.StateMachine.SlotNeed, priority: DownloadRequest.Priority) {
+        let change = Change(download: download, need: need, priority: priority)
         let manager = state.withLock { state -> DownloadManager? in
             guard state.isOpen else { return nil }
             state.pending.append(change)
-            return claimApplying(&state) ? state.manager : nil
+            return Self.claimApplying(&state) ? state.manager : nil
         }
         if let manager { Task { await manager.applySchedulingChanges() } }
     }

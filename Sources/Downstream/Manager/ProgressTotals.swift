@@ -1,30 +1,36 @@
-/// Keeps the totals of several downloads as their progress and states change, in O(1) per
-/// change, and publishes them coalesced (see ``AggregateProgress``).
-final class ProgressAggregate: Sendable {
+/// The live totals of several downloads (a manager's, or a group's): kept as the downloads'
+/// progress and states change, in O(1) per change, and published as ``AggregateProgress`` values
+/// coalesced like a download's progress (see ``ThrottledValue``).
+final class ProgressTotals: Sendable {
     /// What one download contributes: only the figures the totals need (thousands are kept).
     private struct Entry {
+        /// The sequence of the download's progress value counted: older ones are dropped.
+        var sequence: UInt64
         var bytesReceived: Int64
         /// -1 when unknown.
         var expectedBytes: Int64
         var bytesPerSecond: Double
         var state: DownloadState
 
-        init(_ progress: DownloadProgress, state: DownloadState) {
+        init(_ update: Download.ProgressUpdate, state: DownloadState) {
             self.state = state
+            sequence = 0
             bytesReceived = 0
             expectedBytes = -1
             bytesPerSecond = 0
-            set(progress)
+            set(update)
         }
 
-        mutating func set(_ progress: DownloadProgress) {
+        mutating func set(_ update: Download.ProgressUpdate) {
+            let progress = update.progress
+            sequence = update.sequence
             bytesReceived = progress.bytesReceived
             expectedBytes = progress.expectedBytes ?? -1
             bytesPerSecond = progress.bytesPerSecond
         }
     }
 
-    private struct State {
+    private struct State: BroadcastOwner {
         var entries: [Download.ID: Entry] = [:]
         var counts: [DownloadState: Int] = [:]
         var bytesReceived: Int64 = 0
@@ -33,44 +39,53 @@ final class ProgressAggregate: Sendable {
         var knownExpected: Int64 = 0
         var knownCount = 0
         var bytesPerSecond: Double = 0
-        var throttle: PublishThrottle
+        /// The subscribers, and the latest totals for new ones.
+        var broadcast = BroadcastState<AggregateProgress>(replayLimit: 1)
     }
 
-    let broadcast = Broadcast<AggregateProgress>(replayLimit: 1)
-    private let state: Locked<State>
+    private let state: ThrottledValue<State, Void>
 
     init(interval: Duration) {
-        state = Locked(State(throttle: PublishThrottle(interval: interval)))
-        broadcast.publish(AggregateProgress())
+        var initial = State()
+        initial.broadcast.publish(AggregateProgress())
+        state = ThrottledValue(initial, interval: interval) { state, _ in
+            state.broadcast.publish(Self.total(of: state))
+        }
+    }
+
+    /// The totals, as a new subscription: first the current ones, then coalesced updates.
+    func subscribe() -> AsyncStream<AggregateProgress> {
+        state.subscribe()
     }
 
     var current: AggregateProgress {
         state.withLock { Self.total(of: $0) }
     }
 
-    /// Starts counting a download.
-    func track(_ id: Download.ID, progress: DownloadProgress, state downloadState: DownloadState) {
-        change { state in
+    /// Starts counting a download, from `update` (its current progress) and `state`.
+    func track(_ id: Download.ID, _ update: Download.ProgressUpdate, state downloadState: DownloadState) {
+        state.change { state in
             guard state.entries[id] == nil else { return }
-            let entry = Entry(progress, state: downloadState)
+            let entry = Entry(update, state: downloadState)
             state.entries[id] = entry
             state.counts[downloadState, default: 0] += 1
             Self.add(entry, to: &state, sign: 1)
         }
     }
 
-    func update(_ id: Download.ID, progress: DownloadProgress) {
-        change { state in
-            guard var entry = state.entries[id] else { return }
+    /// Counts a download's new progress value, unless it is older than the one counted.
+    func update(_ id: Download.ID, _ update: Download.ProgressUpdate) {
+        state.change { state in
+            guard var entry = state.entries[id], update.sequence > entry.sequence else { return }
             Self.add(entry, to: &state, sign: -1)
-            entry.set(progress)
+            entry.set(update)
             state.entries[id] = entry
             Self.add(entry, to: &state, sign: 1)
         }
     }
 
     func stateChanged(_ id: Download.ID, to downloadState: DownloadState) {
-        change { state in
+        state.change { state in
             guard var entry = state.entries[id], entry.state != downloadState else { return }
             Self.add(entry, to: &state, sign: -1)
             state.counts[entry.state, default: 1] -= 1
@@ -79,37 +94,6 @@ final class ProgressAggregate: Sendable {
             state.entries[id] = entry
             state.counts[downloadState, default: 0] += 1
             Self.add(entry, to: &state, sign: 1)
-        }
-    }
-
-    // MARK: - Private
-
-    private func change(_ body: (inout State) -> Void) {
-        let delay: Duration? = state.withLock { state in
-            body(&state)
-            switch state.throttle.decide(at: .now) {
-            case .publish:
-                state.throttle.published(at: .now)
-                broadcast.publish(Self.total(of: state))
-                return nil
-            case .schedule(let delay):
-                return delay
-            case .wait:
-                return nil
-            }
-        }
-        if let delay {
-            PublishThrottle.schedule(after: delay) { [weak self] in
-                self?.publishTrailing()
-            }
-        }
-    }
-
-    private func publishTrailing() {
-        state.withLock { state in
-            state.throttle.trailingIsDue()
-            state.throttle.published(at: .now)
-            broadcast.publish(Self.total(of: state))
         }
     }
 

@@ -1,0 +1,125 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension DownloadManager {
+    /// What a manager hears from its downloads (their ``DownloadObserver``): it passes their
+    /// events on to the manager's subscribers and event monitors, counts their progress and states
+    /// in the manager's totals and in those of the groups each download is in, queues their slot
+    /// needs for the scheduler, and keeps the completion handlers.
+    ///
+    /// It holds no download and does not keep the manager alive.
+    final class Observer: DownloadObserver {
+        /// The events of every download (``DownloadManager/events``).
+        let events = Broadcast<Event>(replayLimit: 0, bufferLimit: 1024)
+        /// The totals of every download (``DownloadManager/progress``).
+        let totals: ProgressTotals
+        private let monitors: EventMonitorGroup?
+        private let schedulingLink: SchedulingLink
+        private let handlers = Locked<[Download.CompletionHandler]>([])
+        /// What is kept of each download counted, by identifier. Its lock also orders what reaches
+        /// the totals and the monitors: a group that starts counting a download reads its state and
+        /// progress under it, so no change of state slips between.
+        private let members = Locked<[Download.ID: Member]>([:])
+
+        private struct Member {
+            /// The manager's totals, then those of the groups the download is in.
+            var totals: [ProgressTotals]
+            /// The sequence of the latest progress value sent to the monitors.
+            var monitoredSequence: UInt64
+        }
+
+        init(progressInterval: Duration, monitors: [any DownloadEventMonitor], schedulingLink: SchedulingLink) {
+            totals = ProgressTotals(interval: progressInterval)
+            self.monitors = EventMonitorGroup(monitors)
+            self.schedulingLink = schedulingLink
+        }
+
+        /// Counts `download` in the manager's totals, and in `group`'s when one is given.
+        func track(_ download: Download, in group: ProgressTotals? = nil) {
+            members.withLock { members in
+                let latest = download.progressReporter.latest
+                let state = download.state
+                if members[download.id] == nil {
+                    members[download.id] = Member(totals: [totals], monitoredSequence: latest.sequence)
+                    totals.track(download.id, latest, state: state)
+                }
+                if let group {
+                    members[download.id]?.totals.append(group)
+                    group.track(download.id, latest, state: state)
+                }
+            }
+        }
+
+        /// Adds a handler that every download runs when it completes.
+        func addCompletionHandler(_ handler: @escaping Download.CompletionHandler) {
+            handlers.withLock { $0.append(handler) }
+        }
+
+        // MARK: - DownloadObserver
+
+        var completionHandlers: [Download.CompletionHandler] {
+            handlers.withLock { $0 }
+        }
+
+        func download(_ download: Download, didPublish event: DownloadEvent) {
+            events.publish(Event(download: download, event: event))
+            monitors?.send { monitor in
+                monitor.download(download, didPublish: event)
+                if let offset = event.resumeOffset {
+                    monitor.download(download, didResumeAt: offset)
+                } else if let delay = event.retryDelay, let error = event.error {
+                    monitor.download(download, willRetryAfter: error, in: delay)
+                } else if let url = event.url {
+                    monitor.download(download, didSwitchTo: url)
+                } else if let file = event.fileURL {
+                    monitor.download(download, didFinishWith: .success(file))
+                } else if event == .cancelled {
+                    monitor.download(download, didFinishWith: .failure(.cancelled))
+                } else if let error = event.error {
+                    monitor.download(download, didFinishWith: .failure(error))
+                }
+            }
+        }
+
+        func download(_ download: Download, didProgress update: Download.ProgressUpdate) {
+            members.withLock { members in
+                guard var member = members[download.id] else { return }
+                for totals in member.totals {
+                    totals.update(download.id, update)
+                }
+                if let monitors, update.sequence > member.monitoredSequence {
+                    member.monitoredSequence = update.sequence
+                    members[download.id] = member
+                    let progress = update.progress
+                    monitors.sendProgress { $0.download(download, didProgress: progress) }
+                }
+            }
+        }
+
+        func download(_ download: Download, didChangeStateTo state: DownloadState) {
+            members.withLock { members in
+                for totals in members[download.id]?.totals ?? [] {
+                    totals.stateChanged(download.id, to: state)
+                }
+            }
+        }
+
+        func download(
+            _ download: Download, didChangeSlotNeed need: Download.StateMachine.SlotNeed,
+            priority: DownloadRequest.Priority
+        ) {
+            schedulingLink.notify(download, need: need, priority: priority)
+        }
+
+        func download(_ download: Download, willSend request: URLRequest) {
+            monitors?.send { $0.download(download, willSend: request) }
+        }
+
+        func download(_ download: Download, didReceive response: ServerResponse) {
+            monitors?.send { $0.download(download, didReceive: response) }
+        }
+    }
+}

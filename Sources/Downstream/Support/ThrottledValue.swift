@@ -1,0 +1,141 @@
+import Dispatch
+
+/// A value under a lock whose changes are published at most once per `interval`: a change
+/// publishes at once when the last publication is at least `interval` old; otherwise one trailing
+/// publication is scheduled for the end of the interval, so that the last change of a burst is
+/// never held back until the next one.
+///
+/// A publication has two halves. `publish` runs under the lock, in the order of the publications:
+/// it may send the value to a broadcast kept in it (see ``BroadcastOwner``) and returns what is
+/// handed on. `deliver` hands that on after the lock is released, so that no other code runs under
+/// it; two threads publishing at once (a change and the trailing timer) may deliver in either
+/// order, so what `publish` returns must say which is newer when that matters.
+final class ThrottledValue<Value, Publication>: Sendable {
+    fileprivate struct State {
+        var value: Value
+        var throttle: Throttle
+    }
+
+    private let state: Locked<State>
+    private let publish: @Sendable (inout Value, ContinuousClock.Instant) -> Publication
+    private let deliver: @Sendable (Publication) -> Void
+
+    init(
+        _ value: Value, interval: Duration,
+        publish: @escaping @Sendable (inout Value, ContinuousClock.Instant) -> Publication,
+        deliver: @escaping @Sendable (Publication) -> Void = { _ in }
+    ) {
+        state = Locked(State(value: value, throttle: Throttle(interval: interval)))
+        self.publish = publish
+        self.deliver = deliver
+    }
+
+    /// Changes the value with `body`, then publishes it if the interval allows, or makes sure a
+    /// trailing publication follows.
+    func change(_ body: (inout Value) -> Void) {
+        let (publication, delay) = state.withLock { state -> (Publication?, Duration?) in
+            body(&state.value)
+            let now = ContinuousClock.now
+            switch state.throttle.decide(at: now) {
+            case .publish:
+                state.throttle.published(at: now)
+                return (publish(&state.value, now), nil)
+            case .schedule(let delay):
+                return (nil, delay)
+            case .wait:
+                return (nil, nil)
+            }
+        }
+        if let publication {
+            deliver(publication)
+        }
+        if let delay {
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) { [weak self] in
+                self?.publishTrailing()
+            }
+        }
+    }
+
+    /// Changes the value and publishes it now, whatever the interval: `body` makes the publication
+    /// itself (a start or a stop, which `publish` does not describe).
+    func publishNow(_ body: (inout Value, ContinuousClock.Instant) -> Publication) {
+        let publication = state.withLock { state in
+            let now = ContinuousClock.now
+            state.throttle.published(at: now)
+            return body(&state.value, now)
+        }
+        deliver(publication)
+    }
+
+    /// Reads or changes the value without publishing it.
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        state.withLock { body(&$0.value) }
+    }
+
+    private func publishTrailing() {
+        let publication = state.withLock { state in
+            state.throttle.trailingIsDue()
+            let now = ContinuousClock.now
+            state.throttle.published(at: now)
+            return publish(&state.value, now)
+        }
+        deliver(publication)
+    }
+
+    /// Spaces publications at least `interval` apart, and knows whether a trailing publication
+    /// is scheduled.
+    fileprivate struct Throttle {
+        enum Decision: Equatable {
+            /// Publish now.
+            case publish
+            /// Publish in `delay` (schedule a trailing publication).
+            case schedule(Duration)
+            /// A trailing publication is scheduled already: nothing to do.
+            case wait
+        }
+
+        let interval: Duration
+        private var lastPublish: ContinuousClock.Instant?
+        private var isTrailingScheduled = false
+
+        init(interval: Duration) {
+            self.interval = interval
+        }
+
+        /// A value changed at `now`.
+        mutating func decide(at now: ContinuousClock.Instant) -> Decision {
+            guard let lastPublish, lastPublish.duration(to: now) < interval else { return .publish }
+            guard !isTrailingScheduled else { return .wait }
+            isTrailingScheduled = true
+            return .schedule(interval - lastPublish.duration(to: now))
+        }
+
+        mutating func published(at now: ContinuousClock.Instant) {
+            lastPublish = now
+        }
+
+        /// The scheduled trailing publication is due.
+        mutating func trailingIsDue() {
+            isTrailingScheduled = false
+        }
+    }
+}
+
+extension ThrottledValue where Value: BroadcastOwner {
+    /// A new subscription to the broadcast kept in the value.
+    func subscribe() -> AsyncStream<Value.Element> {
+        state.subscribe()
+    }
+
+    /// Ends every subscription to the broadcast kept in the value.
+    func finishBroadcast() {
+        state.finishBroadcast()
+    }
+}
+
+extension ThrottledValue.State: BroadcastOwner where Value: BroadcastOwner {
+    var broadcast: BroadcastState<Value.Element> {
+        get { value.broadcast }
+        set { value.broadcast = newValue }
+    }
+}
