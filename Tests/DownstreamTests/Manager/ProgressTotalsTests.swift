@@ -1,0 +1,36 @@
+import Testing
+
+@testable import Downstream
+
+@Suite struct ProgressTotalsTests {
+    func update(_ bytes: Int64, of expected: Int64, _ sequence: UInt64) -> Download.ProgressUpdate {
+        Download.ProgressUpdate(
+            progress: DownloadProgress(bytesReceived: bytes, expectedBytes: expected), sequence: sequence)
+    }
+
+    @Test func aValueOlderThanTheOneCountedIsDropped() {
+        let totals = ProgressTotals(interval: .zero)
+        let id = Download.ID()
+        totals.track(id, update(0, of: 1000, 0), state: .running)
+        totals.update(id, update(500, of: 1000, 2))
+        totals.update(id, update(300, of: 1000, 1))
+        #expect(totals.current.bytesReceived == 500)
+        totals.update(id, update(600, of: 1000, 3))
+        #expect(totals.current.bytesReceived == 600)
+        #expect(totals.current.fractionCompleted == 0.6)
+    }
+
+    @Test func statesAreCountedAndCancelledDownloadsCountNoBytes() {
+        let totals = ProgressTotals(interval: .zero)
+        let (first, second) = (Download.ID(), Download.ID())
+        totals.track(first, update(100, of: 200, 0), state: .running)
+        totals.track(second, update(50, of: 100, 0), state: .paused)
+        #expect(totals.current.downloadCount == 2)
+        #expect(totals.current.count(.running) == 1)
+        #expect(totals.current.bytesReceived == 150)
+        totals.stateChanged(second, to: .cancelled)
+        #expect(totals.current.count(.paused) == 0)
+        #expect(totals.current.count(.cancelled) == 1)
+        #expect(totals.current.bytesReceived == 100)
+    }
+}

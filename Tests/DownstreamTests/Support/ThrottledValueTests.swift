@@ -1,0 +1,64 @@
+import Testing
+
+@testable import Downstream
+
+@Suite(.timeLimit(.minutes(1)))
+struct ThrottledValueTests {
+    /// Records what a throttled value delivers.
+    final class Deliveries: Sendable {
+        let values = Locked<[Int]>([])
+        let stream: AsyncStream<Int>
+        let continuation: AsyncStream<Int>.Continuation
+
+        init() {
+            (stream, continuation) = AsyncStream.makeStream()
+        }
+
+        func take(_ value: Int) {
+            values.withLock { $0.append(value) }
+            continuation.yield(value)
+        }
+    }
+
+    @Test func aBurstPublishesItsFirstChangeAtOnceAndItsLastAfterTheInterval() async {
+        let deliveries = Deliveries()
+        let value = ThrottledValue(0, interval: .milliseconds(200), publish: { value, _ in value }) {
+            deliveries.take($0)
+        }
+        for _ in 1...10 {
+            value.change { $0 += 1 }
+        }
+        #expect(deliveries.values.withLock { $0 } == [1])
+        // The trailing publication brings the last change.
+        for await delivered in deliveries.stream where delivered == 10 { break }
+        #expect(deliveries.values.withLock { $0.first } == 1)
+        #expect(deliveries.values.withLock { $0.last } == 10)
+    }
+
+    @Test func publishingNowIgnoresTheInterval() {
+        let deliveries = Deliveries()
+        let value = ThrottledValue(0, interval: .seconds(60), publish: { value, _ in value }) {
+            deliveries.take($0)
+        }
+        value.change { $0 = 1 }
+        value.publishNow { value, _ in
+            value = 2
+            return value
+        }
+        value.change { $0 = 3 }
+        #expect(deliveries.values.withLock { $0 } == [1, 2])
+    }
+
+    @Test func deliveryRunsAfterTheLockIsReleased() {
+        let box = Locked<ThrottledValue<Int, Int>?>(nil)
+        let seen = Locked<[Int]>([])
+        let value = ThrottledValue(0, interval: .zero, publish: { value, _ in value }) { delivered in
+            // Under the lock, this would never return.
+            let current = box.withLock { $0 }?.withLock { $0 }
+            seen.withLock { $0.append(current ?? -1) }
+        }
+        box.withLock { $0 = value }
+        value.change { $0 = 7 }
+        #expect(seen.withLock { $0 } == [7])
+    }
+}
