@@ -66,22 +66,7 @@ extension DownloadManager {
 
         func download(_ download: Download, didPublish event: DownloadEvent) {
             events.publish(Event(download: download, event: event))
-            monitors?.send { monitor in
-                monitor.download(download, didPublish: event)
-                if let offset = event.resumeOffset {
-                    monitor.download(download, didResumeAt: offset)
-                } else if let delay = event.retryDelay, let error = event.error {
-                    monitor.download(download, willRetryAfter: error, in: delay)
-                } else if let url = event.url {
-                    monitor.download(download, didSwitchTo: url)
-                } else if let file = event.fileURL {
-                    monitor.download(download, didFinishWith: .success(file))
-                } else if event == .cancelled {
-                    monitor.download(download, didFinishWith: .failure(.cancelled))
-                } else if let error = event.error {
-                    monitor.download(download, didFinishWith: .failure(error))
-                }
-            }
+            monitors?.send { $0.download(download, didPublish: event) }
         }
 
         func download(_ download: Download, didProgress update: Download.ProgressUpdate) {

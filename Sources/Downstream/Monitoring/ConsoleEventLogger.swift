@@ -45,21 +45,21 @@ public struct ConsoleEventLogger: DownloadEventMonitor {
         log(download, line)
     }
 
-    public func download(_ download: Download, didResumeAt offset: Int64) {
-        log(download, "resumed at byte \(offset)")
-    }
-
-    public func download(_ download: Download, willRetryAfter error: DownloadError, in delay: Duration) {
-        log(download, "retry in \(delay.inSeconds) s after: \(error.kind) (\(error.reason))")
-    }
-
-    public func download(_ download: Download, didSwitchTo url: URL) {
-        log(download, "now from \(url.absoluteString)")
-    }
-
     public func download(_ download: Download, didPublish event: DownloadEvent) {
-        if event.state == .waitingForNetwork {
+        if let offset = event.resumeOffset {
+            log(download, "resumed at byte \(offset)")
+        } else if let delay = event.retryDelay, let error = event.error {
+            log(download, "retry in \(delay.inSeconds) s after: \(error.kind) (\(error.reason))")
+        } else if let url = event.url {
+            log(download, "now from \(url.absoluteString)")
+        } else if event.state == .waitingForNetwork {
             log(download, "waiting for the network after: \(event.error?.reason ?? "?")")
+        } else if let file = event.fileURL {
+            log(download, "✓ \(file.path)")
+        } else if event == .cancelled {
+            log(download, "cancelled")
+        } else if event.state == .failed, let error = event.error {
+            log(download, error.kind == .cancelled ? "cancelled" : "✗ \(error)")
         }
     }
 
@@ -69,11 +69,4 @@ public struct ConsoleEventLogger: DownloadEventMonitor {
         log(download, "\(progress.bytesReceived)\(total) bytes, \(Int(progress.bytesPerSecond)) B/s")
     }
 
-    public func download(_ download: Download, didFinishWith result: Result<URL, DownloadError>) {
-        switch result {
-        case .success(let file): log(download, "✓ \(file.path)")
-        case .failure(let error) where error.kind == .cancelled: log(download, "cancelled")
-        case .failure(let error): log(download, "✗ \(error)")
-        }
-    }
 }

@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// Observes what the downloads of a manager do, for logging and metrics: every request sent,
-/// every response, resumes, retries, progress and the end of each download.
+/// every response, every event (resumes, retries, switches of URL, the end of each download) and
+/// progress.
 ///
 /// Add monitors to ``DownloadManager/Configuration/eventMonitors``. Implement the methods you
 /// need; the others do nothing. Each monitor is called on a serial queue of its own, in the
@@ -14,8 +15,9 @@ import Foundation
 ///
 /// ```swift
 /// struct Metrics: DownloadEventMonitor {
-///     func download(_ download: Download, didFinishWith result: Result<URL, DownloadError>) {
-///         statsd.increment(result.isSuccess ? "downloads.ok" : "downloads.failed")
+///     func download(_ download: Download, didPublish event: DownloadEvent) {
+///         if event.fileURL != nil { statsd.increment("downloads.ok") }
+///         if event.state == .failed { statsd.increment("downloads.failed") }
 ///     }
 /// }
 /// ```
@@ -25,28 +27,21 @@ public protocol DownloadEventMonitor: Sendable {
     func download(_ download: Download, willSend request: URLRequest)
     /// A response to a request of `download` arrived (its head; the body follows).
     func download(_ download: Download, didReceive response: ServerResponse)
-    /// `download` continues from `offset`, the bytes already on disk.
-    func download(_ download: Download, didResumeAt offset: Int64)
-    /// A request of `download` failed with a transient `error`; it is tried again after `delay`.
-    func download(_ download: Download, willRetryAfter error: DownloadError, in delay: Duration)
-    /// `download` takes its file from `url` from now on: a mirror took over, or a fresh URL was
-    /// given (see ``DownloadEvent/switchedURL(to:)``).
-    func download(_ download: Download, didSwitchTo url: URL)
+    /// `download` published `event`: every ``DownloadEvent``, as ``Download/events`` delivers it.
+    ///
+    /// Read what happened with the event's properties: a resume from the bytes on disk
+    /// (``DownloadEvent/resumeOffset``), a retry after a transient error
+    /// (``DownloadEvent/retryDelay`` and ``DownloadEvent/error``), a new URL in use
+    /// (``DownloadEvent/url``), and the end of the download: completed with its file
+    /// (``DownloadEvent/fileURL``), failed (``DownloadEvent/error``) or ``DownloadEvent/cancelled``.
+    func download(_ download: Download, didPublish event: DownloadEvent)
     /// `download` progressed (at most once per progress interval).
     func download(_ download: Download, didProgress progress: DownloadProgress)
-    /// `download` changed state or did something worth telling (every ``DownloadEvent``).
-    func download(_ download: Download, didPublish event: DownloadEvent)
-    /// `download` ended: completed with its file, failed, or was cancelled.
-    func download(_ download: Download, didFinishWith result: Result<URL, DownloadError>)
 }
 
 extension DownloadEventMonitor {
     public func download(_ download: Download, willSend request: URLRequest) {}
     public func download(_ download: Download, didReceive response: ServerResponse) {}
-    public func download(_ download: Download, didResumeAt offset: Int64) {}
-    public func download(_ download: Download, willRetryAfter error: DownloadError, in delay: Duration) {}
-    public func download(_ download: Download, didSwitchTo url: URL) {}
-    public func download(_ download: Download, didProgress progress: DownloadProgress) {}
     public func download(_ download: Download, didPublish event: DownloadEvent) {}
-    public func download(_ download: Download, didFinishWith result: Result<URL, DownloadError>) {}
+    public func download(_ download: Download, didProgress progress: DownloadProgress) {}
 }

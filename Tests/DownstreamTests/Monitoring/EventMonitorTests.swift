@@ -30,25 +30,21 @@ struct EventMonitorTests {
             lines.withLock { $0.append("response \(response.statusCode)") }
         }
 
-        func download(_ download: Download, didResumeAt offset: Int64) {
-            lines.withLock { $0.append("resumed \(offset)") }
-        }
-
-        func download(_ download: Download, willRetryAfter error: DownloadError, in delay: Duration) {
-            lines.withLock { $0.append("retry after \(error.statusCode ?? 0)") }
-        }
-
-        func download(_ download: Download, didSwitchTo url: URL) {
-            lines.withLock { $0.append("switched to \(url.path)") }
+        func download(_ download: Download, didPublish event: DownloadEvent) {
+            if let offset = event.resumeOffset {
+                lines.withLock { $0.append("resumed \(offset)") }
+            } else if event.retryDelay != nil, let error = event.error {
+                lines.withLock { $0.append("retry after \(error.statusCode ?? 0)") }
+            } else if let url = event.url {
+                lines.withLock { $0.append("switched to \(url.path)") }
+            } else if event.fileURL != nil || event.state == .failed || event == .cancelled {
+                lines.withLock { $0.append(event.fileURL == nil ? "failed" : "completed") }
+                ended.yield()
+            }
         }
 
         func download(_ download: Download, didProgress progress: DownloadProgress) {
             largestProgress.withLock { $0 = max($0, progress.bytesReceived) }
-        }
-
-        func download(_ download: Download, didFinishWith result: Result<URL, DownloadError>) {
-            lines.withLock { $0.append((try? result.get()) == nil ? "failed" : "completed") }
-            ended.yield()
         }
 
         func waitForEnd() async {
@@ -111,10 +107,7 @@ struct EventMonitorTests {
             if isFirst {
                 release.wait()
             }
-        }
-
-        func download(_ download: Download, didFinishWith result: Result<URL, DownloadError>) {
-            recorder.download(download, didFinishWith: result)
+            recorder.download(download, didPublish: event)
         }
     }
 
@@ -159,6 +152,37 @@ struct EventMonitorTests {
                 ))
             #expect(logged.contains { $0.hasPrefix(prefix + "10000 of 10000 bytes") })
             #expect(logged.last == prefix + "✓ \(file.path)")
+        }
+    }
+
+    /// Each event is said once, in `didPublish`, and the logger writes one line for each that
+    /// matters: waiting for the network is not an end.
+    @Test func theConsoleLoggerWritesOneLinePerEvent() async throws {
+        let lines = Locked<[String]>([])
+        let logger = ConsoleEventLogger { line in lines.withLock { $0.append(line) } }
+        try await withFixture { fixture in
+            let url = fixture.serve("/told.bin", .pattern(count: 10, seed: 764))
+            let download = await fixture.manager.download(
+                DownloadRequest(url: url, to: .file(fixture.file("told.bin"))), startsPaused: true)
+            let prefix = "[Downstream \(download.id.rawValue.uuidString.prefix(8))] "
+            let error = DownloadError.httpStatus(503)
+            let file = fixture.file("told.bin")
+            for event: DownloadEvent in [
+                .queued, .running, .resumed(at: 5), .willRetry(in: .seconds(2), after: error),
+                .switchedURL(to: url), .waitingForNetwork(after: .network(.notConnectedToInternet)), .paused,
+                .completed(file), .failed(error), .cancelled,
+            ] {
+                logger.download(download, didPublish: event)
+            }
+            let logged = lines.withLock { $0 }.map { $0.dropFirst(prefix.count) }
+            try #require(logged.count == 7, "\(logged)")
+            #expect(logged[0] == "resumed at byte 5")
+            #expect(logged[1].hasPrefix("retry in 2.0 s after: "))
+            #expect(logged[2] == "now from \(url.absoluteString)")
+            #expect(logged[3].hasPrefix("waiting for the network after: "))
+            #expect(logged[4] == "✓ \(file.path)")
+            #expect(logged[5].hasPrefix("✗ "))
+            #expect(logged[6] == "cancelled")
         }
     }
 }
