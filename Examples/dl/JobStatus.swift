@@ -117,8 +117,9 @@ struct JobStatus {
             phase = .failed(error)
             return .failed(error)
         case .cancelled?:
-            phase = .failed(.cancelled)
-            return .failed(.cancelled)
+            let cancelled = DownloadError(.cancelled, reason: "by request")
+            phase = .failed(cancelled)
+            return .failed(cancelled)
         default:
             // `paused` comes from a download restored from the store before dl resumed it, and
             // from dl's own pause on Ctrl-C, which says so itself; `restarted` has no state.

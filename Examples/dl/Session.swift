@@ -197,7 +197,7 @@ final class Session {
                 do {
                     end = .completed(try await download.fileURL)
                 } catch {
-                    end = .failed(error as? DownloadError ?? .cancelled)
+                    end = .failed(error as? DownloadError ?? DownloadError(.cancelled, reason: "\(error)"))
                 }
                 await handle(end, of: index, at: time)
             default:

@@ -20,6 +20,13 @@ import Foundation
 ///
 /// Unless ``isResumable`` is `false`, the bytes received so far are kept: call
 /// ``Download/resume()`` to continue from them.
+///
+/// To make one, in the tests of code of yours that handles failures, give its kind and details to
+/// ``init(_:reason:statusCode:urlErrorCode:path:retryAfter:urlFailures:)``:
+///
+/// ```swift
+/// let notFound = DownloadError(.httpStatus, reason: "Not Found", statusCode: 404)
+/// ```
 public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of a ``DownloadError``.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
@@ -99,6 +106,12 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         /// Its last failure.
         public let error: DownloadError
 
+        /// How `url` failed: with `error`, the last time it was tried.
+        public init(url: URL, error: DownloadError) {
+            self.url = url
+            self.error = error
+        }
+
         public var description: String {
             "\(url.absoluteString): \(error.kind) (\(error.reason))"
         }
@@ -172,12 +185,30 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     /// How each URL failed, in the order they were tried, for ``Kind/allURLsFailed``.
     public var urlFailures: [URLFailure] { details.urlFailures }
 
+    /// An error of the kind `kind`, with the details that belong to it (see each property for the
+    /// kinds it is given for).
+    ///
+    /// Downstream makes its own errors; this is for the tests of your code that handles them.
+    ///
+    /// - Parameters:
+    ///   - kind: what kind of failure it is.
+    ///   - reason: details in words (for ``Kind/httpStatus``, the status's wording, such as
+    ///     `"Not Found"`).
+    public init(
+        _ kind: Kind, reason: String, statusCode: Int? = nil, urlErrorCode: URLError.Code? = nil,
+        path: String? = nil, retryAfter: Duration? = nil, urlFailures: [URLFailure] = []
+    ) {
+        self.init(
+            kind, reason: reason, statusCode: statusCode, urlErrorCode: urlErrorCode, path: path,
+            retryAfter: retryAfter, urlFailures: urlFailures, keptNothing: false)
+    }
+
     private init(
-        _ code: Kind.Code, reason: String, statusCode: Int? = nil, urlErrorCode: URLError.Code? = nil,
-        path: String? = nil, retryAfter: Duration? = nil, urlFailures: [URLFailure] = [], keptNothing: Bool = false
+        _ kind: Kind, reason: String, statusCode: Int? = nil, urlErrorCode: URLError.Code? = nil,
+        path: String? = nil, retryAfter: Duration? = nil, urlFailures: [URLFailure] = [], keptNothing: Bool
     ) {
         details = Details(
-            kind: Kind(code: code), statusCode: statusCode, urlErrorCode: urlErrorCode, path: path,
+            kind: kind, statusCode: statusCode, urlErrorCode: urlErrorCode, path: path,
             retryAfter: retryAfter, reason: reason, urlFailures: urlFailures, keptNothing: keptNothing)
     }
 
@@ -260,40 +291,42 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 }
 
+// How Downstream makes its errors: one function per kind, which words the reason. (Your code
+// makes them with `init(_:reason:…)`, and tells them apart by `kind`.)
 extension DownloadError {
     /// The server answered with status `code`, asking to wait `retryAfter` before trying again
     /// if it said so.
-    public static func httpStatus(_ code: Int, retryAfter: Duration? = nil) -> DownloadError {
+    static func httpStatus(_ code: Int, retryAfter: Duration? = nil) -> DownloadError {
         DownloadError(
             .httpStatus, reason: HTTPURLResponse.localizedString(forStatusCode: code), statusCode: code,
             retryAfter: retryAfter)
     }
 
     /// The connection failed with `URLError` code `code`.
-    public static func network(_ code: URLError.Code, reason: String = "") -> DownloadError {
+    static func network(_ code: URLError.Code, reason: String = "") -> DownloadError {
         DownloadError(.network, reason: reason.isEmpty ? "code \(code.rawValue)" : reason, urlErrorCode: code)
     }
 
     /// The download was cancelled.
-    public static let cancelled = DownloadError(.cancelled, reason: "by request")
+    static let cancelled = DownloadError(.cancelled, reason: "by request")
 
     /// The server's file changed while the download was resuming.
-    public static func serverFileChanged(_ reason: String) -> DownloadError {
+    static func serverFileChanged(_ reason: String) -> DownloadError {
         DownloadError(.serverFileChanged, reason: reason)
     }
 
     /// The server's response did not match the request.
-    public static func unexpectedResponse(_ reason: String) -> DownloadError {
+    static func unexpectedResponse(_ reason: String) -> DownloadError {
         DownloadError(.unexpectedResponse, reason: reason)
     }
 
     /// A file operation at `path` failed.
-    public static func fileSystem(path: String, reason: String) -> DownloadError {
+    static func fileSystem(path: String, reason: String) -> DownloadError {
         DownloadError(.fileSystem, reason: reason, path: path)
     }
 
     /// The destination file at `path` exists and may not be replaced.
-    public static func destinationExists(path: String) -> DownloadError {
+    static func destinationExists(path: String) -> DownloadError {
         DownloadError(.destinationExists, reason: "file exists", path: path)
     }
 
@@ -318,33 +351,33 @@ extension DownloadError {
     }
 
     /// The request cannot be downloaded.
-    public static func invalidRequest(_ reason: String) -> DownloadError {
+    static func invalidRequest(_ reason: String) -> DownloadError {
         DownloadError(.invalidRequest, reason: reason)
     }
 
     /// The file's digest is not the expected one; its bytes are at `path` if they were kept.
-    public static func integrityCheckFailed(expected: Digest, actual: String, path: String?) -> DownloadError {
+    static func integrityCheckFailed(expected: Digest, actual: String, path: String?) -> DownloadError {
         DownloadError(
             .integrityCheckFailed, reason: "expected \(expected), got \(actual)", path: path)
     }
 
     /// A validator refused the download; its bytes are at `path` if they were kept.
-    public static func validationFailed(_ reason: String, path: String?) -> DownloadError {
+    static func validationFailed(_ reason: String, path: String?) -> DownloadError {
         DownloadError(.validationFailed, reason: reason, path: path)
     }
 
     /// The file does not fit on the disk that holds `path`.
-    public static func insufficientSpace(path: String, reason: String) -> DownloadError {
+    static func insufficientSpace(path: String, reason: String) -> DownloadError {
         DownloadError(.insufficientSpace, reason: reason, path: path)
     }
 
     /// A redirect was refused.
-    public static func redirectRefused(_ reason: String) -> DownloadError {
+    static func redirectRefused(_ reason: String) -> DownloadError {
         DownloadError(.redirectRefused, reason: reason)
     }
 
     /// A download manager cannot start.
-    public static func managerUnavailable(_ reason: String) -> DownloadError {
+    static func managerUnavailable(_ reason: String) -> DownloadError {
         DownloadError(.managerUnavailable, reason: reason)
     }
 }

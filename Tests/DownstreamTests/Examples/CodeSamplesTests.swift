@@ -75,6 +75,15 @@ struct CodeSamplesTests {
         }
     }
 
+    // DownloadError's documentation: one made for a test, read back as Downstream's own are.
+    @Test func anErrorMadeForATestReadsAsItsKindSays() {
+        let notFound = DownloadError(.httpStatus, reason: "Not Found", statusCode: 404)
+        #expect(notFound.kind == .httpStatus)
+        #expect(notFound.statusCode == 404)
+        #expect(!notFound.isResumable)
+        #expect(notFound.description.hasPrefix("The server answered HTTP 404 (Not Found)."))
+    }
+
     // SurvivingRelaunch.md: the app's download center (with the test's configuration).
     final class DownloadCenter: Sendable {
         let manager: DownloadManager

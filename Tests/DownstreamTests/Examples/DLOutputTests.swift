@@ -2,6 +2,10 @@ import Downstream
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 @testable import dl
 
 /// What `dl` prints, without running it: sizes, times, bars, the terminal's layout and redraws,
@@ -65,6 +69,11 @@ import Testing
                 bytesReceived: received, expectedBytes: total, bytesPerSecond: speed, estimatedTimeRemaining: remaining)
         )
         return job
+    }
+
+    /// The failure of a download whose server answered `code`, worded as Foundation words it.
+    static func status(_ code: Int) -> DownloadError {
+        DownloadError(.httpStatus, reason: HTTPURLResponse.localizedString(forStatusCode: code), statusCode: code)
     }
 
     static let jobs = [
@@ -155,7 +164,7 @@ import Testing
         #expect(job.apply(.queued, at: .zero) == nil)
         #expect(job.apply(.running, at: .zero) == .started)
         #expect(job.apply(.resumed(at: 40), at: .zero) == .resumed(at: 40))
-        let reset = DownloadError.network(.networkConnectionLost)
+        let reset = DownloadError(.network, reason: "connection lost", urlErrorCode: .networkConnectionLost)
         #expect(
             job.apply(.willRetry(in: .seconds(2), after: reset), at: .seconds(1))
                 == .retrying(in: .seconds(2), after: reset))
@@ -177,7 +186,7 @@ import Testing
         #expect(reporter.refresh([job], at: .seconds(4)).output.isEmpty)
         #expect(reporter.refresh([job], at: .seconds(5)).output == "movie.mp4  33%  1.00 MB/3.00 MB  0 B/s\n")
         #expect(reporter.refresh([job], at: .seconds(9)).output.isEmpty)
-        let failure = reporter.report(.failed(.httpStatus(404)), of: job, among: [job], at: .seconds(9)).output
+        let failure = reporter.report(.failed(Self.status(404)), of: job, among: [job], at: .seconds(9)).output
         // Foundation words the status (`Not Found` on Linux, `not found` on Apple platforms).
         #expect(failure.lowercased() == "failed movie.mp4: the server answered http 404 (not found)\n")
 
@@ -189,7 +198,7 @@ import Testing
     @Test func jsonLinesAreObjectsWithTheirEvent() throws {
         var reporter = JSONReporter(period: .zero)
         let job = Self.job("a \"quoted\"\nname", 2, received: 5, of: 10)
-        var text = reporter.report(.failed(.httpStatus(401)), of: job, among: [job], at: .zero).output
+        var text = reporter.report(.failed(Self.status(401)), of: job, among: [job], at: .zero).output
         text += reporter.refresh([job], at: .zero).output
         text += reporter.finish([job], summary: Summary([job], interrupted: true), interrupted: true).output
         let objects = try text.split(separator: "\n").map {
@@ -208,12 +217,17 @@ import Testing
     // MARK: - Exit statuses
 
     @Test(arguments: [
-        (DownloadError.httpStatus(404), 8), (.httpStatus(503), 8), (.httpStatus(401), 6), (.httpStatus(407), 6),
-        (.network(.timedOut), 4), (.fileSystem(path: "/x", reason: "EACCES"), 3), (.destinationExists(path: "/x"), 3),
-        (.insufficientSpace(path: "/x", reason: "full"), 3), (.unexpectedResponse("bad range"), 7),
-        (.serverFileChanged("etag"), 7), (.redirectRefused("loop"), 7), (.validationFailed("type", path: nil), 9),
-        (.integrityCheckFailed(expected: .md5(String(repeating: "0", count: 32)), actual: "1", path: nil), 9),
-        (.invalidRequest("ftp"), 1), (.managerUnavailable("in use"), 1), (.cancelled, 1),
+        (Self.status(404), 8), (Self.status(503), 8), (Self.status(401), 6), (Self.status(407), 6),
+        (DownloadError(.network, reason: "timed out", urlErrorCode: .timedOut), 4),
+        (DownloadError(.fileSystem, reason: "EACCES", path: "/x"), 3),
+        (DownloadError(.destinationExists, reason: "file exists", path: "/x"), 3),
+        (DownloadError(.insufficientSpace, reason: "full", path: "/x"), 3),
+        (DownloadError(.unexpectedResponse, reason: "bad range"), 7),
+        (DownloadError(.serverFileChanged, reason: "etag"), 7), (DownloadError(.redirectRefused, reason: "loop"), 7),
+        (DownloadError(.validationFailed, reason: "type"), 9),
+        (DownloadError(.integrityCheckFailed, reason: "expected md5 0…, got 1"), 9),
+        (DownloadError(.invalidRequest, reason: "ftp"), 1), (DownloadError(.managerUnavailable, reason: "in use"), 1),
+        (DownloadError(.cancelled, reason: "by request"), 1),
     ])
     func eachKindOfFailureHasItsStatus(_ error: DownloadError, _ status: Int) {
         #expect(ExitCode.failure(error).rawValue == Int32(status))
@@ -229,8 +243,8 @@ import Testing
 
     @Test func aSummaryCountsAndInterruptionWins() {
         let saved = Self.job("a", 1, received: 1, of: 1, phase: .saved(URL(fileURLWithPath: "/a"), kept: nil))
-        let missing = Self.job("b", 2, received: 0, of: nil, phase: .failed(.httpStatus(404)))
-        let refused = Self.job("c", 3, received: 0, of: nil, phase: .failed(.httpStatus(401)))
+        let missing = Self.job("b", 2, received: 0, of: nil, phase: .failed(Self.status(404)))
+        let refused = Self.job("c", 3, received: 0, of: nil, phase: .failed(Self.status(401)))
         let running = Self.job("d", 4, received: 0, of: nil)
         let summary = Summary([saved, missing, refused], interrupted: false)
         #expect((summary.saved, summary.failed, summary.exitCode) == (1, 2, .authentication))

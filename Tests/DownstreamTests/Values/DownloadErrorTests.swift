@@ -17,6 +17,23 @@ import Testing
         #expect(DownloadError.cancelled.kind == .cancelled)
     }
 
+    @Test func thePublicInitializerMakesWhatDownstreamMakes() {
+        #expect(
+            DownloadError(
+                .httpStatus, reason: HTTPURLResponse.localizedString(forStatusCode: 503), statusCode: 503,
+                retryAfter: .seconds(5))
+                == .httpStatus(503, retryAfter: .seconds(5)))
+        #expect(
+            DownloadError(.network, reason: "reset", urlErrorCode: .timedOut) == .network(.timedOut, reason: "reset"))
+        #expect(DownloadError(.fileSystem, reason: "full", path: "/x") == .fileSystem(path: "/x", reason: "full"))
+        #expect(DownloadError(.cancelled, reason: "by request") == .cancelled)
+        let failure = DownloadError.URLFailure(url: URL(fileURLWithPath: "/a"), error: .cancelled)
+        #expect(
+            DownloadError(.allURLsFailed, reason: "1 URLs failed", urlFailures: [failure]) == .allURLsFailed([failure]))
+        #expect(DownloadError(.destinationExists, reason: "file exists", path: "/y").isResumable)
+        #expect(!DownloadError.destinationExistsBeforeDownloading(path: "/y").isResumable)
+    }
+
     @Test func resumabilityFollowsWhatCanChangeWithoutTheUser() {
         #expect(DownloadError.httpStatus(503).isResumable)
         #expect(DownloadError.httpStatus(429).isResumable)
