@@ -27,15 +27,15 @@ public actor Download {
     struct Settings: Sendable {
         var progressInterval: Duration
         var maximumBytesPerRequest: Int64?
-        var retryPolicy: DownloadManager.Configuration.RetryPolicy
+        var retryPolicy: RetryPolicy
         var clock: any Clock<Duration>
         /// What the download's ranged transfers are given.
         var transfer: RangedTransfer.Settings
-        var authentication: DownloadManager.Configuration.Authentication
+        var authentication: AuthenticationSettings
         /// Bytes before a resume point asked for again and compared (see
         /// ``DownloadManager/Configuration/Resumption``).
         var overlapLength: Int
-        var urlRefresh: DownloadManager.Configuration.URLRefresh
+        var urlRefresh: URLRefreshSettings
         /// How long to wait for the network before failing; nil for no limit.
         var maximumNetworkWait: Duration?
         var networkMonitor: any NetworkMonitor

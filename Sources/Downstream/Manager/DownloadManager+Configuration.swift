@@ -73,6 +73,21 @@ extension DownloadManager {
     }
 }
 
+// The sections that the layers below the manager read are declared there, under names of their
+// own; these are their names in the configuration.
+extension DownloadManager.Configuration {
+    /// How often a running download saves how far it got: ``CheckpointSettings``.
+    public typealias Checkpoints = CheckpointSettings
+    /// When a failed request is tried again by itself, and when: ``Downstream/RetryPolicy``.
+    public typealias RetryPolicy = Downstream.RetryPolicy
+    /// How redirects are followed: ``RedirectSettings``.
+    public typealias Redirects = RedirectSettings
+    /// How downloads answer servers that ask for credentials: ``AuthenticationSettings``.
+    public typealias Authentication = AuthenticationSettings
+    /// How downloads get a fresh URL when theirs is refused: ``URLRefreshSettings``.
+    public typealias URLRefresh = URLRefreshSettings
+}
+
 extension DownloadManager.Configuration {
     /// Network settings.
     public struct Network: Sendable {
@@ -124,20 +139,6 @@ extension DownloadManager.Configuration {
         var writeBufferCapacity = 256 * 1024
 
         /// Default storage settings.
-        public init() {}
-    }
-
-    /// How often a running download saves how far it got: its buffered bytes go to the partial
-    /// file and its record is rewritten, after `bytes` bytes or `interval`, whichever comes
-    /// first, and whenever it pauses or stops. A process killed at any instant loses at most that
-    /// much, which a relaunch asks the server for again.
-    public struct Checkpoints: Sendable {
-        /// Default: 8 MiB.
-        public var bytes: Int64 = 8 << 20
-        /// Default: 2 seconds.
-        public var interval: Duration = .seconds(2)
-
-        /// Default checkpoints.
         public init() {}
     }
 

@@ -1,6 +1,12 @@
 import Foundation
 
-/// How a download ended, as response handlers get it (see ``Download/response(_:)``).
+/// How a download ended, as response handlers get it (see ``Download/response(_:)``): the
+/// delivered file or the error, with the download's identity, its request and the last
+/// ``ServerResponse`` whose body was written.
+///
+/// A ``ServerResponse`` is what the server answered to one request (a status and headers); a
+/// `DownloadResponse` is the end of the whole download, which may have taken many requests, or
+/// failed before any response came (then ``response`` is nil).
 public struct DownloadResponse: Sendable {
     /// The download's identity.
     public var downloadID: DownloadID

@@ -2,7 +2,7 @@ import Foundation
 
 /// A server (or proxy) asks for credentials: the request was answered `401 Unauthorized` (or
 /// `407 Proxy Authentication Required`). Your authentication handler answers it (see
-/// ``DownloadManager/Configuration/Authentication/handler``).
+/// ``AuthenticationSettings/handler``).
 public struct AuthenticationChallenge: Sendable, Hashable {
     /// The download whose request was challenged.
     public var downloadID: DownloadID
@@ -53,22 +53,5 @@ public struct AuthenticationChallenge: Sendable, Hashable {
 
         /// Do not answer: the download fails with the `401` (or `407`) status.
         public static let fail = Decision(authorization: nil)
-    }
-}
-
-extension DownloadManager.Configuration {
-    /// How downloads answer servers that ask for credentials.
-    public struct Authentication: Sendable {
-        /// Answers a `401` or `407` response; the download waits for the answer. With credentials,
-        /// the request is sent again with them (and every later request of the download, in this
-        /// process); credentials are not stored with the download. Default: nil (such a response
-        /// fails the download with ``DownloadError/Kind/httpStatus``).
-        public var handler: (@Sendable (AuthenticationChallenge) async -> AuthenticationChallenge.Decision)?
-        /// How many challenges one run of a download answers before it fails with the status.
-        /// Default: 3.
-        public var maximumAttempts = 3
-
-        /// Default authentication settings.
-        public init() {}
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// A redirect a download's request is about to follow, as your redirect handler sees it (see
-/// ``DownloadManager/Configuration/Redirects/handler``).
+/// ``RedirectSettings/handler``).
 public struct Redirect: Sendable {
     /// The download whose request is redirected.
     public var downloadID: DownloadID
@@ -39,33 +39,6 @@ public struct Redirect: Sendable {
     }
 }
 
-extension DownloadManager.Configuration {
-    /// How redirects are followed.
-    ///
-    /// Every redirect is checked before it is followed, then given to ``handler`` if you set one:
-    /// - more than ``maximumCount`` redirects for one request fail the download;
-    /// - a redirect from HTTPS to HTTP fails it unless ``allowsInsecureDowngrade``;
-    /// - a redirect to another origin (scheme, host or port) drops ``credentialHeaders``, so
-    ///   that your credentials only go where you sent them.
-    ///
-    /// A refused redirect fails the download with ``DownloadError/Kind/redirectRefused``.
-    public struct Redirects: Sendable {
-        /// The most redirects one request follows. Default: 10.
-        public var maximumCount = 10
-        /// Whether a redirect from `https` to `http` is followed. Default: false.
-        public var allowsInsecureDowngrade = false
-        /// The headers dropped when a redirect leaves the origin of the URL the download asked
-        /// for (names in any case). Default: `Authorization`, `Proxy-Authorization`, `Cookie`.
-        public var credentialHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie"]
-        /// Decides about each redirect that passed the checks above: follow it, change it or
-        /// refuse it. The request waits for the answer. Default: nil (follow).
-        public var handler: (@Sendable (Redirect) async -> Redirect.Decision)?
-
-        /// Default redirect settings.
-        public init() {}
-    }
-}
-
 /// The checks every redirect passes before it is followed.
 enum RedirectPolicy {
     /// The request to follow `proposed` with, or why not.
@@ -76,7 +49,7 @@ enum RedirectPolicy {
     ///   - previousCount: how many redirects the request followed before.
     static func check(
         _ proposed: URLRequest, from current: URL?, original: URL, previousCount: Int,
-        settings: DownloadManager.Configuration.Redirects
+        settings: RedirectSettings
     ) -> Result<URLRequest, DownloadError> {
         guard previousCount < settings.maximumCount else {
             return .failure(.redirectRefused("more than \(settings.maximumCount) redirects"))

@@ -185,8 +185,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     /// How each URL failed, in the order they were tried, for ``Kind/allURLsFailed``.
     public var urlFailures: [URLFailure] { details.urlFailures }
 
-    /// An error of the kind `kind`, with the details that belong to it (see each property for the
-    /// kinds it is given for).
+    /// An error of the kind `kind`, with the details that belong to it.
     ///
     /// Downstream makes its own errors; this is for the tests of your code that handles them.
     ///
@@ -194,6 +193,11 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     ///   - kind: what kind of failure it is.
     ///   - reason: details in words (for ``Kind/httpStatus``, the status's wording, such as
     ///     `"Not Found"`).
+    ///   - statusCode: the HTTP status code, for ``Kind/httpStatus``.
+    ///   - urlErrorCode: the `URLError` code, for ``Kind/network`` and ``Kind/networkUnavailable``.
+    ///   - path: the file involved (see ``path``).
+    ///   - retryAfter: how long the server asked to wait, for ``Kind/httpStatus``.
+    ///   - urlFailures: how each URL failed, for ``Kind/allURLsFailed``.
     public init(
         _ kind: Kind, reason: String, statusCode: Int? = nil, urlErrorCode: URLError.Code? = nil,
         path: String? = nil, retryAfter: Duration? = nil, urlFailures: [URLFailure] = []

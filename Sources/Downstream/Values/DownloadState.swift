@@ -17,8 +17,7 @@ public struct DownloadState: Sendable, Hashable, CustomStringConvertible {
     /// continues from them.
     public static let paused = DownloadState(code: .paused)
     /// Stopped by a transient failure (a reset, a timeout, a 503…); it goes back to the queue
-    /// after a delay, and continues from the bytes on disk (see
-    /// ``DownloadManager/Configuration/RetryPolicy``).
+    /// after a delay, and continues from the bytes on disk (see ``RetryPolicy``).
     public static let waitingToRetry = DownloadState(code: .waitingToRetry)
     /// Stopped because there is no network (not connected, no route, host not found while the
     /// network monitor says the network is down); it goes back to the queue when the network is

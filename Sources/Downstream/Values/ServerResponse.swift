@@ -4,12 +4,16 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The head of the server's response that delivered a download's bytes: what validators and
-/// response handlers see.
+/// The head of one response of the server: its status code, its headers and the URL that
+/// answered. What the server said to one request, not how the download ended (that is
+/// ``DownloadResponse``, which holds the last of these).
 ///
-/// A download that came in several requests (resumed, or in ranges) shows its last response:
-/// usually `206 Partial Content` with a `Content-Range`. It is kept with the download, so a
-/// download restored after a relaunch still has it.
+/// Validators get the last response whose body was written: a download that came in several
+/// requests (resumed, or in ranges) shows its last one, usually `206 Partial Content` with a
+/// `Content-Range`. It is kept with the download, so a download restored after a relaunch still
+/// has it. Redirect, authentication and URL-refresh handlers get the response they decide about
+/// (``Redirect/response``, ``AuthenticationChallenge/response``, ``RejectedURL/response``), and
+/// event monitors every response (``DownloadEventMonitor/download(_:didReceive:)``).
 public struct ServerResponse: Sendable, Hashable, Codable {
     /// The URL that answered, after redirects.
     public var url: URL?

@@ -9,9 +9,6 @@ import Testing
     /// is turned around.
     static let knownUpwardNames: Set<String> = [
         "Download/Download.swift → DownloadManager",
-        "Security/AuthenticationChallenge.swift → DownloadManager",
-        "Security/Redirect.swift → DownloadManager",
-        "Security/RejectedURL.swift → DownloadManager",
         "Transfer/RangedTransfer.swift → DownloadManager",
     ]
 
