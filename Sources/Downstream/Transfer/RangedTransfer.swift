@@ -22,11 +22,11 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
     /// How a manager's transfers write and follow redirects: made once from its configuration.
     struct Settings: Sendable {
         var writeBufferCapacity: Int
-        var checkpoints: DownloadManager.Configuration.Checkpoints
+        var checkpoints: CheckpointSettings
         /// Whether checkpoints and ends put the bytes on the disk (`fsync`), not only in the file.
         var synchronizesToDisk: Bool
         var diskThrottle: DiskThrottle?
-        var redirects: DownloadManager.Configuration.Redirects
+        var redirects: RedirectSettings
     }
 
     /// What one request is for.

@@ -2,15 +2,8 @@ import Foundation
 import Testing
 
 /// The layers of `Sources/Downstream/README.md` hold: no file names a type declared in a folder
-/// of a higher layer, except the names still listed in `knownUpwardNames`, a list that only
-/// shrinks.
+/// of a higher layer, and no folders name each other's types in a loop.
 @Suite struct LayerTests {
-    /// `"<folder>/<file> → <type>"` for each name that still goes up, to be taken off as the code
-    /// is turned around.
-    static let knownUpwardNames: Set<String> = [
-        "Download/Download.swift → DownloadManager",
-        "Transfer/RangedTransfer.swift → DownloadManager",
-    ]
 
     struct Layers {
         /// Layer number by folder.
@@ -77,16 +70,11 @@ import Testing
         #expect(layers.byFolder.count >= 9, "the table of Sources/Downstream/README.md was not read")
         let (upward, unplaced) = Self.upwardNames(try Self.sourceFiles(), layers)
         #expect(unplaced.isEmpty, "folders in no layer of Sources/Downstream/README.md: \(unplaced.sorted())")
-        let new = upward.subtracting(Self.knownUpwardNames)
-        #expect(new.isEmpty, "names of a higher layer:\n\(new.sorted().joined(separator: "\n"))")
-        let gone = Self.knownUpwardNames.subtracting(upward)
-        #expect(
-            gone.isEmpty, "no longer go up, take them off knownUpwardNames:\n\(gone.sorted().joined(separator: "\n"))")
+        #expect(upward.isEmpty, "names of a higher layer:\n\(upward.sorted().joined(separator: "\n"))")
     }
 
-    /// For each folder, the other folders whose types its files name; `ignoring` names
-    /// (`"<folder>/<file> → <type>"`) do not count.
-    static func folderEdges(_ files: [String: SourceScan], ignoring: Set<String> = []) -> [String: Set<String>] {
+    /// For each folder, the other folders whose types its files name.
+    static func folderEdges(_ files: [String: SourceScan]) -> [String: Set<String>] {
         var declaredIn: [String: String] = [:]
         for (path, scan) in files {
             let folder = String(path.split(separator: "/")[0])
@@ -96,9 +84,7 @@ import Testing
         for (path, scan) in files {
             let folder = String(path.split(separator: "/")[0])
             for name in scan.named.subtracting(scan.declared) {
-                guard let home = declaredIn[name], home != folder,
-                    !ignoring.contains("\(folder)/\((path as NSString).lastPathComponent) → \(name)")
-                else { continue }
+                guard let home = declaredIn[name], home != folder else { continue }
                 edges[folder, default: []].insert(home)
             }
         }
@@ -128,8 +114,7 @@ import Testing
     }
 
     @Test func noFoldersNameEachOtherInALoop() throws {
-        // The names still listed as going up are counted by the test above.
-        let loop = Self.folderLoop(Self.folderEdges(try Self.sourceFiles(), ignoring: Self.knownUpwardNames))
+        let loop = Self.folderLoop(Self.folderEdges(try Self.sourceFiles()))
         #expect(loop == nil, "folders in a loop: \((loop ?? []).joined(separator: " → "))")
     }
 
