@@ -197,7 +197,7 @@ extension SystemTransfer {
         }
 
         /// The task completed, with `error` or none. A repeated completion is ignored.
-        mutating func completed(error: (any Error)?) -> CompletedAction {
+        mutating func completed(error: TransportFailure?) -> CompletedAction {
             switch state {
             case .running(let running):
                 state = .ended(end(of: running, isStopping: false, error: error))
@@ -237,7 +237,7 @@ extension SystemTransfer {
 
         // MARK: - Private
 
-        private func end(of running: RunningTask, isStopping: Bool, error: (any Error)?) -> TransferEnd {
+        private func end(of running: RunningTask, isStopping: Bool, error: TransportFailure?) -> TransferEnd {
             switch running.file {
             case .kept: return .finished
             case .failed(let error): return .failed(error)
@@ -246,16 +246,14 @@ extension SystemTransfer {
             guard let error else {
                 return .failed(.unexpectedResponse("the system finished the task without a file"))
             }
-            let code = URLError.Code(of: error)
-            let reason = (error as NSError).localizedDescription
-            if code == .cancelled, isStopping {
+            if error.isCancellation, isStopping {
                 return .cancelled
             }
             if usesResumeData, !running.hasReceivedBytes {
                 // The system could not use its resume data: start the file again.
-                return .restart(reason: "the system could not resume from its resume data (\(reason))")
+                return .restart(reason: "the system could not resume from its resume data (\(error.reason))")
             }
-            return .failed(.network(code, reason: reason))
+            return .failed(.network(error.code, reason: error.reason))
         }
     }
 }

@@ -146,7 +146,8 @@ final class SystemTransfer: Sendable {
         if let resumeData = (error as NSError?)?.userInfo[URLSessionDownloadTaskResumeDataKey] as? Data {
             saveResumeData(resumeData)
         }
-        switch machine.withLock({ $0.completed(error: error) }) {
+        let failure = error.map(TransportFailure.init)
+        switch machine.withLock({ $0.completed(error: failure) }) {
         case .none:
             break
         case .reportEnd:

@@ -138,10 +138,3 @@ extension URLSessionTransport {
         }
     }
 }
-
-extension TransportFailure {
-    /// The failure of a URLSession task that ended with `error`.
-    init(_ error: any Error) {
-        self.init(code: URLError.Code(of: error), reason: (error as NSError).localizedDescription)
-    }
-}

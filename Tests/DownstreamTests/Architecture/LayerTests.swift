@@ -1,3 +1,4 @@
+@testable import Downstream
 import Foundation
 import Testing
 
@@ -127,6 +128,23 @@ import Testing
         ]
         #expect(Self.folderLoop(Self.folderEdges(files)) == ["A", "B", "C"])
         #expect(Self.folderLoop(Self.folderEdges(files.filter { $0.key != "C/Three.swift" })) == nil)
+    }
+
+    /// The folders of `Tests/DownstreamTests` mirror those of `Sources/Downstream`: a test of a
+    /// file is found in the folder of the same name. Besides: this suite, the tests of the
+    /// examples and of the DownstreamTesting library, and the helpers tests share.
+    @Test func testFoldersMirrorSourceFolders() throws {
+        let tests = Self.sources.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Tests/DownstreamTests")
+        func folders(_ url: URL) throws -> Set<String> {
+            Set(
+                try FileManager.default.contentsOfDirectory(atPath: url.path).filter {
+                    POSIXFile.isDirectory(atPath: url.appendingPathComponent($0).path)
+                })
+        }
+        let others: Set<String> = ["Architecture", "Examples", "DownstreamTesting", "Helpers"]
+        let strays = try folders(tests).subtracting(folders(Self.sources)).subtracting(others)
+        #expect(strays.isEmpty, "test folders with no source folder: \(strays.sorted())")
     }
 
     @Test func theScanSeesDeclarationsAndNamesButNotCommentsOrStrings() {

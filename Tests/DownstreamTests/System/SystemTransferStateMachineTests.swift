@@ -11,12 +11,12 @@ import Testing
 @Suite struct SystemTransferStateMachineTests {
     typealias Machine = SystemTransfer.StateMachine<String>
 
-    static let cancelled = URLError(.cancelled)
-    static let connectionLost = URLError(.networkConnectionLost)
+    static let cancelled = TransportFailure(code: .cancelled, reason: "cancelled")
+    static let connectionLost = TransportFailure(code: .networkConnectionLost, reason: "the connection was lost")
 
-    /// The network failure a task that ended with `error` reports.
-    static func networkFailure(_ error: URLError) -> TransferEnd {
-        .failed(.network(error.code, reason: (error as NSError).localizedDescription))
+    /// The network failure a task that ended with `failure` reports.
+    static func networkFailure(_ failure: TransportFailure) -> TransferEnd {
+        .failed(.network(failure.code, reason: failure.reason))
     }
 
     /// A machine whose task `task` was handed over.
@@ -186,10 +186,11 @@ import Testing
 
     @Test func rejectedResumeDataRestartsTheFile() {
         var machine = Self.running(usesResumeData: true)
-        let error = URLError(.cannotDecodeRawData)
+        let error = TransportFailure(code: .cannotDecodeRawData, reason: "cannot decode raw data")
         #expect(machine.completed(error: error) == .reportEnd)
-        let reason = (error as NSError).localizedDescription
-        #expect(machine.takeEnd() == .restart(reason: "the system could not resume from its resume data (\(reason))"))
+        #expect(
+            machine.takeEnd()
+                == .restart(reason: "the system could not resume from its resume data (cannot decode raw data)"))
     }
 
     @Test func aTaskFromResumeDataThatReceivedBytesFailsAsAnyOther() {
