@@ -5,7 +5,10 @@
 /// publish when chunks stop arriving between two slots (see ``ThrottledValue``). Publishing never
 /// waits for consumers (see ``Broadcast``). Every value also goes to `observe` (the manager), after
 /// the lock is released, numbered so that a value that arrives after a newer one can be dropped.
-final class ProgressReporter: ProgressSink {
+///
+/// A value type holding one reference: copies share the same count. (Thousands of downloads may
+/// be queued: each costs one object here, not two.)
+struct ProgressReporter: ProgressSink {
     private struct State: BroadcastOwner {
         var bytesReceived: Int64 = 0
         var expectedBytes: Int64?
@@ -17,20 +20,17 @@ final class ProgressReporter: ProgressSink {
     }
 
     private let state: ThrottledValue<State, Download.ProgressUpdate>
-    private let start: ContinuousClock.Instant
 
     init(
         interval: Duration, bytesReceived: Int64 = 0, expectedBytes: Int64? = nil,
         observe: @escaping @Sendable (Download.ProgressUpdate) -> Void = { _ in }
     ) {
-        let start = ContinuousClock.now
-        self.start = start
         var initial = State(bytesReceived: bytesReceived, expectedBytes: expectedBytes)
         initial.broadcast.publish(DownloadProgress(bytesReceived: bytesReceived, expectedBytes: expectedBytes))
         state = ThrottledValue(
             initial, interval: interval,
             publish: { state, now in
-                state.speed.sample(state.bytesReceived, at: start.duration(to: now).inSeconds)
+                state.speed.sample(state.bytesReceived, at: Self.seconds(at: now))
                 return Self.publish(&state)
             },
             deliver: observe)
@@ -52,10 +52,10 @@ final class ProgressReporter: ProgressSink {
 
     /// A response was accepted: the file has `bytesReceived` bytes, of `expectedBytes`.
     func begin(bytesReceived: Int64, expectedBytes: Int64?) {
-        state.publishNow { [start] state, now in
+        state.publishNow { state, now in
             state.bytesReceived = bytesReceived
             state.expectedBytes = expectedBytes
-            state.speed.restart(at: bytesReceived, seconds: start.duration(to: now).inSeconds)
+            state.speed.restart(at: bytesReceived, seconds: Self.seconds(at: now))
             return Self.publish(&state)
         }
     }
@@ -111,5 +111,13 @@ final class ProgressReporter: ProgressSink {
             bytesPerSecond: state.speed.bytesPerSecond,
             estimatedTimeRemaining: state.speed.timeRemaining(
                 received: state.bytesReceived, expected: state.expectedBytes))
+    }
+
+    /// The time origin of every download's speed: one for the process, not one per download
+    /// (thousands may be queued).
+    private static let origin = ContinuousClock.now
+
+    private static func seconds(at instant: ContinuousClock.Instant) -> Double {
+        origin.duration(to: instant).inSeconds
     }
 }

@@ -19,14 +19,16 @@ extension DownloadManager {
         private let monitors: EventMonitorGroup?
         private let schedulingLink: SchedulingLink
         private let handlers = Locked<[Download.CompletionHandler]>([])
-        /// What is kept of each download counted, by identifier. Its lock also orders what reaches
-        /// the totals and the monitors: a group that starts counting a download reads its state and
-        /// progress under it, so no change of state slips between.
+        /// What is kept of the downloads that are in a group or watched by monitors, by
+        /// identifier: most often none (thousands of downloads may be queued, and the manager's
+        /// totals count them all by themselves). Its lock also orders what reaches the totals and
+        /// the monitors: a group that starts counting a download reads its state and progress
+        /// under it, so no change of state slips between.
         private let members = Locked<[Download.ID: Member]>([:])
 
         private struct Member {
-            /// The manager's totals, then those of the groups the download is in.
-            var totals: [ProgressTotals]
+            /// The totals of the groups the download is in.
+            var groups: [ProgressTotals] = []
             /// The sequence of the latest progress value sent to the monitors.
             var monitoredSequence: UInt64
         }
@@ -42,14 +44,15 @@ extension DownloadManager {
             members.withLock { members in
                 let latest = download.progressReporter.latest
                 let state = download.state
-                if members[download.id] == nil {
-                    members[download.id] = Member(totals: [totals], monitoredSequence: latest.sequence)
-                    totals.track(download.id, latest, state: state)
-                }
+                // Counted once, however often it is tracked.
+                totals.track(download.id, latest, state: state)
+                guard monitors != nil || group != nil else { return }
+                var member = members[download.id] ?? Member(monitoredSequence: latest.sequence)
                 if let group {
-                    members[download.id]?.totals.append(group)
+                    member.groups.append(group)
                     group.track(download.id, latest, state: state)
                 }
+                members[download.id] = member
             }
         }
 
@@ -71,9 +74,10 @@ extension DownloadManager {
 
         func download(_ download: Download, didProgress update: Download.ProgressUpdate) {
             members.withLock { members in
+                totals.update(download.id, update)
                 guard var member = members[download.id] else { return }
-                for totals in member.totals {
-                    totals.update(download.id, update)
+                for group in member.groups {
+                    group.update(download.id, update)
                 }
                 if let monitors, update.sequence > member.monitoredSequence {
                     member.monitoredSequence = update.sequence
@@ -86,8 +90,9 @@ extension DownloadManager {
 
         func download(_ download: Download, didChangeStateTo state: DownloadState) {
             members.withLock { members in
-                for totals in members[download.id]?.totals ?? [] {
-                    totals.stateChanged(download.id, to: state)
+                totals.stateChanged(download.id, to: state)
+                for group in members[download.id]?.groups ?? [] {
+                    group.stateChanged(download.id, to: state)
                 }
             }
         }
