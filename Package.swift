@@ -11,7 +11,10 @@ let package = Package(
         .executable(name: "downstream-benchmark", targets: ["DownstreamBenchmark"]),
     ],
     targets: [
-        .target(name: "Downstream", exclude: ["README.md"]),
+        .target(name: "Downstream", dependencies: ["CCurl"], exclude: ["README.md"]),
+        // libcurl's entry points, loaded at run time on Linux (no headers, no link): the libcurl
+        // transport's C side. Compiles to stubs elsewhere.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // For the tests of apps that use Downstream: a loopback HTTP/1.1 server with fault
         // injection, and a replay of background-session events.
         .target(name: "DownstreamTesting", dependencies: ["Downstream"]),

@@ -1,7 +1,7 @@
 // A child process for tests that observe downloads from the outside.
 //
 //     DownstreamTestClient single <url> <destination-file> [--disk-bytes-per-second N]
-//         Downloads one URL; prints `ok peak-kib=<VmHWM> bytes=<size>` (peak memory as the
+//         Downloads one URL; prints `ok peak-kib=<VmHWM> bytes=<size> transport=<name>` (peak memory as the
 //         kernel counts it).
 //
 //     DownstreamTestClient many --store <dir> --directory <dir> [--checkpoint-bytes N]
@@ -63,7 +63,7 @@ func single(_ arguments: Arguments) async throws {
         })
     let file = try await manager.downloadFile(from: url, to: .file(destination, ifExists: .replace))
     let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? -1
-    print("ok peak-kib=\(peakResidentKiB()) bytes=\(size)")
+    print("ok peak-kib=\(peakResidentKiB()) bytes=\(size) transport=\(manager.transportName)")
 }
 
 /// Stops the process inside its `number`th record write, between the temporary file and the

@@ -98,6 +98,8 @@ extension DownloadManager.Configuration {
         public var maximumConnectionsPerHost = 6
         /// Headers sent with every request, below the request's own headers.
         public var additionalHeaders: [String: String] = [:]
+        /// Which library puts ranged requests on the wire. Default: ``TransportChoice/automatic``.
+        public var transport = TransportChoice.automatic
         /// Whether requests may use cellular networks (Apple platforms). Default: true.
         public var allowsCellularAccess = true
         /// The most bytes one request asks for. A larger file comes in ranges of this size, one
@@ -235,6 +237,46 @@ extension DownloadManager.Configuration {
             configuration.httpAdditionalHeaders = network.additionalHeaders
         }
         return configuration
+    }
+}
+
+extension DownloadManager.Configuration.Network {
+    /// Which library puts a manager's ranged requests on the wire. (A background session's
+    /// downloads always go through URLSession: the system runs them.)
+    public struct TransportChoice: Sendable, Hashable {
+        private enum Code: Sendable, Hashable {
+            case automatic, urlSession
+        }
+        private let code: Code
+
+        /// On Linux, libcurl called directly (the `libcurl.so.4` FoundationNetworking uses, loaded
+        /// at run time): each chunk is written where it arrives, with no hop to a delegate queue.
+        /// URLSession when libcurl cannot be loaded, and on Apple platforms. The environment
+        /// variable `DOWNSTREAM_TRANSPORT=urlsession` makes it URLSession too.
+        public static let automatic = TransportChoice(code: .automatic)
+        /// URLSession, on every platform.
+        public static let urlSession = TransportChoice(code: .urlSession)
+    }
+}
+
+extension DownloadManager.Configuration {
+    /// The transport of the ranged engine: libcurl when chosen (automatically) and loadable, else
+    /// URLSession.
+    func makeTransport() -> any Transport {
+        let environment = ProcessInfo.processInfo.environment["DOWNSTREAM_TRANSPORT"]?.lowercased()
+        if network.transport == .automatic, environment != "urlsession",
+            let curl = CurlTransport(
+                name: identifier,
+                settings: CurlTransport.Settings(
+                    requestTimeout: network.requestTimeout,
+                    maximumConnectionsPerHost: network.maximumConnectionsPerHost,
+                    additionalHeaders: network.additionalHeaders))
+        {
+            return curl
+        }
+        return URLSessionTransport(
+            identifier: identifier, configuration: makeURLSessionConfiguration(),
+            pendingCallbackLimit: pendingCallbackLimit)
     }
 }
 

@@ -31,6 +31,8 @@ public actor DownloadManager {
     /// What the manager hears from its downloads: their events, progress and states, and their
     /// slot needs.
     nonisolated let observer: Observer
+    /// What puts the manager's ranged requests on the wire ("libcurl 7.88.1", "URLSession").
+    @_spi(Testing) public nonisolated let transportName: String
     private var ordered: [Download] = []
     private var byID: [Download.ID: Download] = [:]
     private var byLocation: [PartialLocation: Download] = [:]
@@ -70,9 +72,8 @@ public actor DownloadManager {
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store cannot be created: \(error.reason)")
         }
-        let rangedSession = URLSessionTransport(
-            identifier: configuration.identifier, configuration: configuration.makeURLSessionConfiguration(),
-            pendingCallbackLimit: configuration.pendingCallbackLimit)
+        let rangedSession = configuration.makeTransport()
+        transportName = rangedSession.name
         var system: Download.SystemEngine?
         var makeSystemSession: ((SystemTaskRouter) -> any SystemSession)?
         if let background = configuration.background {

@@ -11,6 +11,9 @@ import Foundation
 /// receiver), does not answer authentication challenges (a `401` or `407` is delivered as a
 /// response head), does not decode the body, and does not retry.
 protocol Transport: Sendable {
+    /// What moves the bytes, for people: "URLSession", "libcurl 7.88.1".
+    var name: String { get }
+
     /// Sends `request`. Its events reach `receiver` one at a time and in order, on a queue of the
     /// transport; a slow receiver holds the transfer back rather than letting bytes pile up. The
     /// last event is always ``TransportReceiver/didComplete(_:)``, also when the request is

@@ -11,6 +11,7 @@ import Foundation
 /// held back by a slow disk, and deadlocks when made from the delegate queue. So nothing makes
 /// these calls inline: they go to the control queue, in the order they were asked for.
 final class URLSessionTransport: Transport {
+    var name: String { "URLSession" }
     private let delegate = Delegate()
     private let session: URLSession
     private let controlQueue: DispatchQueue

@@ -9,6 +9,7 @@ import Testing
 /// A transport without sockets: each request it starts waits for the test to play the server,
 /// one event at a time, on the test's own task (so events are in order, as a transport's are).
 final class ScriptedTransport: Transport {
+    var name: String { "scripted" }
     private let requests = Locked<[ScriptedRequest]>([])
 
     /// The requests started so far, oldest first.

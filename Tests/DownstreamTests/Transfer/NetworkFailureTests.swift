@@ -24,11 +24,11 @@ struct NetworkFailureTests {
             }
         }
 
-        /// The URLError code Linux URLSession reports for it (measured).
+        /// The URLError code the transport reports for it (measured).
         var expectedCode: URLError.Code {
             switch self {
             case .reset: .networkConnectionLost
-            case .earlyClose: .unknown
+            case .earlyClose: TransportUnderTest.earlyCloseCode
             case .stall: .timedOut
             }
         }

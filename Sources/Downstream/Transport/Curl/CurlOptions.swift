@@ -1,0 +1,58 @@
+/// The libcurl numbers the transport uses: options (`CURLOPT_*`), infos (`CURLINFO_*`), result
+/// codes (`CURLcode`) and pause bits. They are libcurl's ABI: they never change between versions
+/// (`include/curl/curl.h`).
+enum CurlOption {
+    static let writeData: Int32 = 10001
+    static let url: Int32 = 10002
+    static let errorBuffer: Int32 = 10010
+    static let writeFunction: Int32 = 20011
+    static let lowSpeedLimit: Int32 = 19
+    static let lowSpeedTime: Int32 = 20
+    static let httpHeader: Int32 = 10023
+    static let headerData: Int32 = 10029
+    static let customRequest: Int32 = 10036
+    static let acceptEncoding: Int32 = 10102
+    static let noProgress: Int32 = 43
+    static let noBody: Int32 = 44
+    static let followLocation: Int32 = 52
+    static let postFieldSize: Int32 = 60
+    static let headerFunction: Int32 = 20079
+    static let bufferSize: Int32 = 98
+    static let noSignal: Int32 = 99
+    static let connectTimeoutMilliseconds: Int32 = 156
+    static let copyPostFields: Int32 = 10165
+    static let tcpKeepAlive: Int32 = 213
+}
+
+enum CurlMultiOption {
+    static let maximumHostConnections: Int32 = 7
+}
+
+enum CurlInfo {
+    static let effectiveURL: Int32 = 0x10_0001
+    static let osErrno: Int32 = 0x20_0019
+}
+
+/// `CURLcode` values the transport tells apart.
+enum CurlCode {
+    static let ok: Int32 = 0
+    static let unsupportedProtocol: Int32 = 1
+    static let urlMalformat: Int32 = 3
+    static let couldNotResolveProxy: Int32 = 5
+    static let couldNotResolveHost: Int32 = 6
+    static let couldNotConnect: Int32 = 7
+    static let weirdServerReply: Int32 = 8
+    static let http2: Int32 = 16
+    static let partialFile: Int32 = 18
+    static let writeError: Int32 = 23
+    static let operationTimedOut: Int32 = 28
+    static let sslConnectError: Int32 = 35
+    static let abortedByCallback: Int32 = 42
+    static let tooManyRedirects: Int32 = 47
+    static let gotNothing: Int32 = 52
+    static let sendError: Int32 = 55
+    static let receiveError: Int32 = 56
+    static let peerFailedVerification: Int32 = 60
+    static let badContentEncoding: Int32 = 61
+    static let http2Stream: Int32 = 92
+}

@@ -1,0 +1,235 @@
+internal import CCurl
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One request of the libcurl transport: its easy handle while one is in the multi handle, the
+/// response head being read, and what it tells its receiver.
+///
+/// Everything but ``cancel()`` runs on the driver's thread (libcurl's callbacks included), one
+/// call at a time: that is what orders the receiver's events.
+final class CurlRequest: TransportTask, @unchecked Sendable {
+    // Safe: `isCancelled` is locked; everything else is only touched on the driver's thread.
+    let request: URLRequest
+    private let receiver: any TransportReceiver
+    private unowned let driver: CurlTransport.Driver
+    private let cancelled = Locked(false)
+
+    private(set) var easy: OpaquePointer?
+    private var headerList: OpaquePointer?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
+    /// The URL of the request on the wire (after the redirects followed so far).
+    private var currentURL: URL?
+    private var head = Head()
+    private(set) var hasCompleted = false
+
+    /// The response being read: its status and headers, from libcurl's header lines.
+    private struct Head {
+        var status = 0
+        var headers: [String: String] = [:]
+        var isComplete = false
+        var isDelivered = false
+    }
+
+    init(_ request: URLRequest, receiver: any TransportReceiver, driver: CurlTransport.Driver) {
+        self.request = request
+        self.receiver = receiver
+        self.driver = driver
+        errorBuffer.initialize(repeating: 0, count: 256)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+    }
+
+    func cancel() {
+        let wasCancelled = cancelled.withLock { cancelled in
+            defer { cancelled = true }
+            return cancelled
+        }
+        if !wasCancelled {
+            driver.enqueue(.cancel(self))
+        }
+    }
+
+    private var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    /// Whether the response read is a redirect to follow (the receiver decides).
+    var isRedirect: Bool {
+        head.isComplete && [301, 302, 303, 307, 308].contains(head.status) && location != nil
+    }
+
+    // MARK: - The driver's thread
+
+    /// A new easy handle that sends `urlRequest`, its callbacks pointing here.
+    func makeHandle(for urlRequest: URLRequest, settings: CurlTransport.Settings) throws(TransportFailure)
+        -> OpaquePointer
+    {
+        guard let url = urlRequest.url, let easy = ds_curl_easy_init() else {
+            throw TransportFailure(code: .badURL, reason: "the request has no URL")
+        }
+        self.easy = easy
+        currentURL = url
+        head = Head()
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = ds_curl_easy_setopt_pointer(easy, CurlOption.url, url.absoluteString)
+        _ = ds_curl_easy_setopt_long(easy, CurlOption.noSignal, 1)
+        _ = ds_curl_easy_setopt_long(easy, CurlOption.noProgress, 1)
+        _ = ds_curl_easy_setopt_long(easy, CurlOption.followLocation, 0)
+        _ = ds_curl_easy_setopt_long(easy, CurlOption.tcpKeepAlive, 1)
+        _ = ds_curl_easy_setopt_long(easy, CurlOption.bufferSize, settings.receiveBufferSize)
+        _ = ds_curl_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer)
+        // A body the server encodes anyway is decoded, as URLSession does; the request's own
+        // `Accept-Encoding` (Downstream asks for `identity`) is what is sent.
+        _ = ds_curl_easy_setopt_pointer(easy, CurlOption.acceptEncoding, "")
+        _ = ds_curl_easy_setopt_callback(easy, CurlOption.writeFunction, Self.bodyCallback)
+        _ = ds_curl_easy_setopt_pointer(easy, CurlOption.writeData, context)
+        _ = ds_curl_easy_setopt_callback(easy, CurlOption.headerFunction, Self.headerCallback)
+        _ = ds_curl_easy_setopt_pointer(easy, CurlOption.headerData, context)
+        // URLSession's request timeout: the longest wait for a byte, and for a connection.
+        let timeout = max(1, Int(settings.requestTimeout.inSeconds.rounded(.up)))
+        _ = ds_curl_easy_setopt_long(easy, CurlOption.connectTimeoutMilliseconds, timeout * 1000)
+        _ = ds_curl_easy_setopt_long(easy, CurlOption.lowSpeedLimit, 1)
+        _ = ds_curl_easy_setopt_long(easy, CurlOption.lowSpeedTime, timeout)
+        switch urlRequest.httpMethod ?? "GET" {
+        case "GET": break
+        case "HEAD": _ = ds_curl_easy_setopt_long(easy, CurlOption.noBody, 1)
+        case let method: _ = ds_curl_easy_setopt_pointer(easy, CurlOption.customRequest, method)
+        }
+        if let body = urlRequest.httpBody {
+            _ = ds_curl_easy_setopt_long(easy, CurlOption.postFieldSize, body.count)
+            body.withUnsafeBytes { _ = ds_curl_easy_setopt_pointer(easy, CurlOption.copyPostFields, $0.baseAddress) }
+        }
+        var headers = settings.additionalHeaders
+        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
+            headers = headers.filter { $0.key.caseInsensitiveCompare(name) != .orderedSame }
+            headers[name] = value
+        }
+        var list: OpaquePointer?
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            // "Name;" sends a header with an empty value; "Name:" would remove it.
+            list = ds_curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        headerList = list
+        _ = ds_curl_easy_setopt_pointer(easy, CurlOption.httpHeader, UnsafeRawPointer(list))
+        return easy
+    }
+
+    /// Frees the easy handle (it left the multi handle).
+    func releaseHandle() {
+        if let easy { ds_curl_easy_cleanup(easy) }
+        if let headerList { ds_curl_slist_free_all(headerList) }
+        easy = nil
+        headerList = nil
+    }
+
+    /// How the transfer that ended with `result` failed, if it did.
+    func failure(of result: Int32) -> TransportFailure? {
+        if isCancelled {
+            return TransportFailure(code: .cancelled, reason: "cancelled")
+        }
+        guard result != CurlCode.ok else { return nil }
+        var osErrno = 0
+        if let easy { _ = ds_curl_easy_getinfo_long(easy, CurlInfo.osErrno, &osErrno) }
+        let message =
+            errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: ds_curl_easy_strerror(result))
+        return TransportFailure(curlCode: result, osErrno: Int32(truncatingIfNeeded: osErrno), message: message)
+    }
+
+    /// The transfer ended: the head is delivered if it was not (a response with no body), then
+    /// the end.
+    func end(_ failure: TransportFailure?) {
+        if failure == nil, !head.isDelivered, head.isComplete {
+            deliverHead()
+        }
+        complete(
+            failure ?? (head.isDelivered ? nil : TransportFailure(code: .badServerResponse, reason: "no response")))
+    }
+
+    /// The receiver took the redirect as the response.
+    func endWithRedirect() {
+        deliverHead()
+        complete(nil)
+    }
+
+    /// Tells the receiver how the request ended, once.
+    func complete(_ failure: TransportFailure?) {
+        guard !hasCompleted else { return }
+        hasCompleted = true
+        receiver.didComplete(failure)
+    }
+
+    /// Asks the receiver about the redirect read; `answer` gets its decision, from any thread.
+    func askAboutRedirect(_ answer: @escaping @Sendable (URLRequest?) -> Void) {
+        guard let location, let currentURL else { return endWithRedirect() }
+        var proposed = request
+        proposed.url = location
+        if head.status == 303 || ([301, 302].contains(head.status) && request.httpMethod == "POST") {
+            proposed.httpMethod = "GET"
+            proposed.httpBody = nil
+        }
+        let response = ServerResponse(url: currentURL, statusCode: head.status, headers: head.headers)
+        receiver.willRedirect(response, to: proposed, answer: answer)
+    }
+
+    private var location: URL? {
+        guard let value = head.headers.first(where: { $0.key.lowercased() == "location" })?.value else { return nil }
+        return URL(string: value, relativeTo: currentURL)?.absoluteURL
+    }
+
+    private func deliverHead() {
+        head.isDelivered = true
+        receiver.didReceive(ServerResponse(url: currentURL, statusCode: head.status, headers: head.headers))
+    }
+
+    /// One header line of a response (status line, field, or the blank line that ends the head).
+    private func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard !isCancelled else { return 0 }
+        // Without its line end ("\r\n" is one Character in Swift: trimmed as bytes).
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            // A new response: an interim one (1xx) is followed by the real one.
+            let parts = line.split(separator: " ", maxSplits: 2)
+            head = Head(status: parts.count > 1 ? Int(parts[1]) ?? 0 : 0)
+        } else if line.isEmpty {
+            if !(100..<200).contains(head.status) {
+                head.isComplete = true
+                if !isRedirect { deliverHead() }
+            }
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            head.headers[name] = head.headers[name].map { "\($0), \(value)" } ?? value
+        }
+        return bytes.count
+    }
+
+    /// Body bytes, straight from libcurl's buffer.
+    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard !isCancelled else { return 0 }
+        // A redirect's own body is not the file.
+        guard !isRedirect else { return bytes.count }
+        if !head.isDelivered {
+            head.isComplete = true
+            deliverHead()
+        }
+        receiver.didReceive(bytes)
+        return bytes.count
+    }
+
+    private static let bodyCallback: ds_curl_data_callback = { data, size, count, context in
+        guard let context else { return 0 }
+        let request = Unmanaged<CurlRequest>.fromOpaque(context).takeUnretainedValue()
+        return request.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+    }
+
+    private static let headerCallback: ds_curl_data_callback = { data, size, count, context in
+        guard let context else { return 0 }
+        let request = Unmanaged<CurlRequest>.fromOpaque(context).takeUnretainedValue()
+        return request.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
+    }
+}
