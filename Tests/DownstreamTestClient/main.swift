@@ -60,10 +60,18 @@ func single(_ arguments: Arguments) async throws {
         configuration: .init(identifier: "test-client") {
             $0.storage.directory = destination.deletingLastPathComponent().appendingPathComponent(".store")
             $0.storage.simulatedDiskBytesPerSecond = arguments.options["disk-bytes-per-second"].flatMap { Int($0) }
+            $0.eventMonitors = [FallbackPrinter()]
         })
     let file = try await manager.downloadFile(from: url, to: .file(destination, ifExists: .replace))
     let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? -1
     print("ok peak-kib=\(peakResidentKiB()) bytes=\(size) transport=\(manager.transportName)")
+}
+
+/// Prints `fallback to <transport>: <reason>` when the manager falls back to URLSession.
+struct FallbackPrinter: DownloadEventMonitor {
+    func transportFellBack(to transport: String, reason: String) {
+        print("fallback to \(transport): \(reason)")
+    }
 }
 
 /// Stops the process inside its `number`th record write, between the temporary file and the

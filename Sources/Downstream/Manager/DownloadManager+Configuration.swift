@@ -261,22 +261,29 @@ extension DownloadManager.Configuration.Network {
 
 extension DownloadManager.Configuration {
     /// The transport of the ranged engine: libcurl when chosen (automatically) and loadable, else
-    /// URLSession.
-    func makeTransport() -> any Transport {
-        let environment = ProcessInfo.processInfo.environment["DOWNSTREAM_TRANSPORT"]?.lowercased()
-        if network.transport == .automatic, environment != "urlsession",
-            let curl = CurlTransport(
-                name: identifier,
-                settings: CurlTransport.Settings(
-                    requestTimeout: network.requestTimeout,
-                    maximumConnectionsPerHost: network.maximumConnectionsPerHost,
-                    additionalHeaders: network.additionalHeaders))
-        {
-            return curl
+    /// URLSession; with why libcurl was not used when it would have been.
+    func makeTransport() -> (transport: any Transport, fallbackReason: String?) {
+        func urlSession() -> URLSessionTransport {
+            URLSessionTransport(
+                identifier: identifier, configuration: makeURLSessionConfiguration(),
+                pendingCallbackLimit: pendingCallbackLimit)
         }
-        return URLSessionTransport(
-            identifier: identifier, configuration: makeURLSessionConfiguration(),
-            pendingCallbackLimit: pendingCallbackLimit)
+        #if os(Linux)
+            let environment = ProcessInfo.processInfo.environment["DOWNSTREAM_TRANSPORT"]?.lowercased()
+            guard network.transport == .automatic, environment != "urlsession" else { return (urlSession(), nil) }
+            let settings = CurlTransport.Settings(
+                requestTimeout: network.requestTimeout, maximumConnectionsPerHost: network.maximumConnectionsPerHost,
+                additionalHeaders: network.additionalHeaders)
+            if let curl = CurlTransport(name: identifier, settings: settings) {
+                return (curl, nil)
+            }
+            switch CurlLibrary.availability {
+            case .failure(let unavailable): return (urlSession(), "libcurl cannot be used: \(unavailable.reason)")
+            case .success: return (urlSession(), "libcurl could not make a multi handle")
+            }
+        #else
+            return (urlSession(), nil)
+        #endif
     }
 }
 

@@ -56,6 +56,11 @@ extension DownloadManager {
             }
         }
 
+        /// Tells the monitors, once, that the manager uses `transport` instead of the one it would.
+        func transportFellBack(to transport: String, reason: String) {
+            monitors?.send { $0.transportFellBack(to: transport, reason: reason) }
+        }
+
         /// Adds a handler that every download runs when it completes.
         func addCompletionHandler(_ handler: @escaping Download.CompletionHandler) {
             handlers.withLock { $0.append(handler) }

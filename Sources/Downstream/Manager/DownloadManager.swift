@@ -72,8 +72,11 @@ public actor DownloadManager {
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store cannot be created: \(error.reason)")
         }
-        let rangedSession = configuration.makeTransport()
+        let (rangedSession, fallbackReason) = configuration.makeTransport()
         transportName = rangedSession.name
+        if let fallbackReason {
+            observer.transportFellBack(to: rangedSession.name, reason: fallbackReason)
+        }
         var system: Download.SystemEngine?
         var makeSystemSession: ((SystemTaskRouter) -> any SystemSession)?
         if let background = configuration.background {

@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// An event monitor that writes one line per request, response, resume, retry and end of every
-/// download (and, if asked, per progress value) to standard output or wherever you say.
+/// download (and, if asked, per progress value) to standard output or wherever you say; and a
+/// line when the manager falls back to URLSession.
 ///
 /// ```swift
 /// configuration.eventMonitors = [ConsoleEventLogger()]
@@ -61,6 +62,10 @@ public struct ConsoleEventLogger: DownloadEventMonitor {
         } else if event.state == .failed, let error = event.error {
             log(download, error.kind == .cancelled ? "cancelled" : "✗ \(error)")
         }
+    }
+
+    public func transportFellBack(to transport: String, reason: String) {
+        write("[Downstream] requests go through \(transport): \(reason)")
     }
 
     public func download(_ download: Download, didProgress progress: DownloadProgress) {

@@ -37,6 +37,11 @@ public protocol DownloadEventMonitor: Sendable {
     func download(_ download: Download, didPublish event: DownloadEvent)
     /// `download` progressed (at most once per progress interval).
     func download(_ download: Download, didProgress progress: DownloadProgress)
+    /// The manager could not use the transport it would have (on Linux, libcurl: see
+    /// ``DownloadManager/Configuration/Network-swift.struct/TransportChoice/automatic``) and puts
+    /// its requests on the wire with `transport` ("URLSession") instead; `reason` says why. Told
+    /// once, as the manager is made.
+    func transportFellBack(to transport: String, reason: String)
 }
 
 extension DownloadEventMonitor {
@@ -44,4 +49,5 @@ extension DownloadEventMonitor {
     public func download(_ download: Download, didReceive response: ServerResponse) {}
     public func download(_ download: Download, didPublish event: DownloadEvent) {}
     public func download(_ download: Download, didProgress progress: DownloadProgress) {}
+    public func transportFellBack(to transport: String, reason: String) {}
 }

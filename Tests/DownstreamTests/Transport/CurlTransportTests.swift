@@ -37,6 +37,11 @@ struct CurlTransportTests {
 
         #expect(status == 0, "\(output)")
         #expect(output.contains("transport=\(expected)"), "\(output)")
+        // The monitors are told once when libcurl could not be used, and not otherwise.
+        let fallbacks = output.split(separator: "\n").filter {
+            $0.hasPrefix("fallback to URLSession: libcurl cannot be used")
+        }
+        #expect(fallbacks.count == (library == nil ? 0 : 1), "\(output)")
         try body.expectMatches(destination)
     }
 }
