@@ -5,8 +5,12 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One measured download, in a child process: `child --engine downstream|urlsession --url U
-/// --destination PATH [--disk-bytes-per-second N] [--sha256 HEX]`. Prints `wall=<s> cpu=<s> peak-kib=<KiB>`.
+/// One measured download, in a child process: `child --engine E --url U --destination PATH
+/// [--disk-bytes-per-second N] [--sha256 HEX]`. Prints `wall=<s> cpu=<s> peak-kib=<KiB>`.
+///
+/// Engines: `downstream` (its default transport: libcurl on Linux), `downstream-urlsession`
+/// (Downstream over URLSession), `urlsession` (a plain URLSession delegate), `curl` (the curl
+/// command line, whose own CPU time and peak memory are reported, not this process's).
 enum ChildRun {
     static let command = "child"
 
@@ -26,10 +30,15 @@ enum ChildRun {
         let start = clock.now
         do {
             switch engine {
-            case "downstream":
+            case "downstream", "downstream-urlsession":
                 try await downloadWithDownstream(
-                    url, to: destination, diskRate: rate, sha256: options.string("sha256"))
+                    url, to: destination, diskRate: rate, sha256: options.string("sha256"),
+                    transport: engine == "downstream" ? .automatic : .urlSession)
             case "urlsession": try PlainURLSessionDownload(url: url, destination: destination, throttle: throttle).run()
+            case "curl":
+                let figures = try CurlCommand.download(url, to: destination)
+                print("wall=\(seconds(start.duration(to: clock.now))) cpu=\(figures.cpu) peak-kib=\(figures.peakKiB)")
+                return 0
             default:
                 print("unknown engine \(engine)")
                 return 2
@@ -43,9 +52,13 @@ enum ChildRun {
         return 0
     }
 
-    static func downloadWithDownstream(_ url: URL, to destination: URL, diskRate: Int, sha256: String?) async throws {
+    static func downloadWithDownstream(
+        _ url: URL, to destination: URL, diskRate: Int, sha256: String?,
+        transport: DownloadManager.Configuration.Network.TransportChoice = .automatic
+    ) async throws {
         let manager = try DownloadManager(
             configuration: .init(identifier: "benchmark") {
+                $0.network.transport = transport
                 $0.storage.directory = destination.deletingLastPathComponent().appendingPathComponent(
                     ".store-\(getpid())")
                 $0.storage.simulatedDiskBytesPerSecond = diskRate > 0 ? diskRate : nil
