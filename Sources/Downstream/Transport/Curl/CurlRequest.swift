@@ -13,8 +13,10 @@ import Foundation
 final class CurlRequest: TransportTask, @unchecked Sendable {
     // Safe: `isCancelled` is locked; everything else is only touched on the driver's thread.
     let request: URLRequest
-    private let receiver: any TransportReceiver
-    private unowned let driver: CurlTransport.Driver
+    /// Let go once the request ended: the receiver holds what its download holds.
+    private var receiver: (any TransportReceiver)?
+    /// Weak: a request its owner keeps after the transport ended must not keep the driver.
+    private weak var driver: CurlTransport.Driver?
     private let cancelled = Locked(false)
 
     private(set) var easy: OpaquePointer?
@@ -50,7 +52,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
             return cancelled
         }
         if !wasCancelled {
-            driver.enqueue(.cancel(self))
+            driver?.enqueue(.cancel(self))
         }
     }
 
@@ -158,7 +160,8 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
     func complete(_ failure: TransportFailure?) {
         guard !hasCompleted else { return }
         hasCompleted = true
-        receiver.didComplete(failure)
+        receiver?.didComplete(failure)
+        receiver = nil
     }
 
     /// Asks the receiver about the redirect read; `answer` gets its decision, from any thread.
@@ -171,7 +174,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
             proposed.httpBody = nil
         }
         let response = ServerResponse(url: currentURL, statusCode: head.status, headers: head.headers)
-        receiver.willRedirect(response, to: proposed, answer: answer)
+        receiver?.willRedirect(response, to: proposed, answer: answer)
     }
 
     private var location: URL? {
@@ -181,7 +184,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
 
     private func deliverHead() {
         head.isDelivered = true
-        receiver.didReceive(ServerResponse(url: currentURL, statusCode: head.status, headers: head.headers))
+        receiver?.didReceive(ServerResponse(url: currentURL, statusCode: head.status, headers: head.headers))
     }
 
     /// One header line of a response (status line, field, or the blank line that ends the head).
@@ -217,7 +220,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
             head.isComplete = true
             deliverHead()
         }
-        receiver.didReceive(bytes)
+        receiver?.didReceive(bytes)
         return bytes.count
     }
 

@@ -64,13 +64,23 @@ extension CurlTransport {
     /// queue commands and wake it up (`curl_multi_wakeup`, the one libcurl call allowed from any
     /// thread).
     final class Driver: @unchecked Sendable {
-        // Safe: `multi` and `running` are only used on the driver's thread; `commands` is locked.
+        // Safe: `running`, `awaitingAnswers` and `isInvalidated` are only used on the driver's
+        // thread; `queue` is locked, and the multi handle is only used on the driver's thread, but
+        // for `curl_multi_wakeup`, which is called under `queue`'s lock until the handle is gone.
         let settings: Settings
         private let multi: OpaquePointer
-        private let commands = Locked<[Command]>([])
+        private let queue = Locked(Queue())
         /// The requests whose easy handle is in the multi handle, by handle.
         private var running: [OpaquePointer: CurlRequest] = [:]
+        /// The requests whose receiver decides about a redirect.
+        private var awaitingAnswers: [ObjectIdentifier: CurlRequest] = [:]
         private var isInvalidated = false
+
+        private struct Queue {
+            var commands: [Command] = []
+            /// The driver's thread ended and the multi handle is gone.
+            var hasStopped = false
+        }
 
         init?(name: String, settings: Settings) {
             guard let multi = ds_curl_multi_init() else { return nil }
@@ -85,36 +95,74 @@ extension CurlTransport {
             thread.start()
         }
 
+        /// Hands `command` to the driver's thread. Once the transport was invalidated, a request
+        /// started, or whose redirect was answered, ends at once as cancelled.
         func enqueue(_ command: Command) {
-            commands.withLock { $0.append(command) }
-            _ = ds_curl_multi_wakeup(multi)
+            let isTaken = queue.withLock { queue in
+                guard !queue.hasStopped else { return false }
+                queue.commands.append(command)
+                _ = ds_curl_multi_wakeup(multi)
+                return true
+            }
+            guard !isTaken else { return }
+            switch command {
+            case .start(let request), .answerRedirect(let request, _):
+                request.complete(TransportFailure(code: .cancelled, reason: "the transport was invalidated"))
+            case .cancel, .invalidate:
+                break
+            }
         }
 
         // MARK: - The driver's thread
 
         private func run() {
             while !isInvalidated {
-                for command in commands.withLock({ commands in
-                    defer { commands = [] }; return commands
-                }) {
-                    perform(command)
-                }
+                // Nothing of a request is held while the thread waits: a request that ended
+                // lets its owner go at once.
+                performCommands()
                 guard !isInvalidated else { break }
-                var stillRunning: Int32 = 0
-                _ = ds_curl_multi_perform(multi, &stillRunning)
-                var easy: OpaquePointer?
-                var result: Int32 = 0
-                while ds_curl_multi_next_done(multi, &easy, &result) == 1, let easy {
-                    finished(easy, result: result)
-                }
+                transfer()
                 var descriptors: Int32 = 0
                 _ = ds_curl_multi_poll(multi, 1000, &descriptors)
             }
+            let left = queue.withLock { queue in
+                queue.hasStopped = true
+                defer { queue.commands = [] }
+                return queue.commands
+            }
+            let invalidated = TransportFailure(code: .cancelled, reason: "the transport was invalidated")
             for request in running.values {
                 remove(request)
-                request.complete(TransportFailure(code: .cancelled, reason: "the transport was invalidated"))
+                request.complete(invalidated)
+            }
+            for request in awaitingAnswers.values {
+                request.complete(invalidated)
+            }
+            for case .start(let request) in left {
+                request.complete(invalidated)
             }
             ds_curl_multi_cleanup(multi)
+        }
+
+        private func performCommands() {
+            let commands = queue.withLock { queue in
+                defer { queue.commands = [] }
+                return queue.commands
+            }
+            for command in commands {
+                perform(command)
+            }
+        }
+
+        /// Lets libcurl move bytes (the callbacks run now), then ends the transfers that finished.
+        private func transfer() {
+            var stillRunning: Int32 = 0
+            _ = ds_curl_multi_perform(multi, &stillRunning)
+            var easy: OpaquePointer?
+            var result: Int32 = 0
+            while ds_curl_multi_next_done(multi, &easy, &result) == 1, let easy {
+                finished(easy, result: result)
+            }
         }
 
         private func perform(_ command: Command) {
@@ -123,8 +171,10 @@ extension CurlTransport {
                 add(request, sending: request.request)
             case .cancel(let request):
                 if request.easy != nil { remove(request) }
+                awaitingAnswers[ObjectIdentifier(request)] = nil
                 request.complete(TransportFailure(code: .cancelled, reason: "cancelled"))
             case .answerRedirect(let request, let next):
+                awaitingAnswers[ObjectIdentifier(request)] = nil
                 guard !request.hasCompleted else { return }
                 if let next {
                     add(request, sending: next)
@@ -163,6 +213,7 @@ extension CurlTransport {
             let failure = request.failure(of: result)
             remove(request)
             if failure == nil, request.isRedirect {
+                awaitingAnswers[ObjectIdentifier(request)] = request
                 request.askAboutRedirect { [self] next in enqueue(.answerRedirect(request, next)) }
             } else {
                 request.end(failure)
