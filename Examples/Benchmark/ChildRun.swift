@@ -28,6 +28,28 @@ enum ChildRun {
 
         let clock = ContinuousClock()
         let start = clock.now
+        if let count = options.string("count").flatMap(Int.init) {
+            // Many files: `destination` is a directory; file k comes from `url?i=k`.
+            let limit = options.int("limit", default: 8)
+            do {
+                if engine == "curl" {
+                    let figures = try CurlCommand.download(
+                        (0..<count).map { (Self.url(url, index: $0), destination.appendingPathComponent("\($0).bin")) },
+                        parallel: limit)
+                    print(
+                        "wall=\(seconds(start.duration(to: clock.now))) cpu=\(figures.cpu) peak-kib=\(figures.peakKiB)")
+                    return 0
+                }
+                try await drainWithDownstream(
+                    url, count: count, limit: limit, into: destination,
+                    transport: engine == "downstream" ? .automatic : .urlSession)
+            } catch {
+                print("failed \(error)")
+                return 1
+            }
+            print("wall=\(seconds(start.duration(to: clock.now))) cpu=\(cpuSeconds()) peak-kib=\(peakResidentKiB())")
+            return 0
+        }
         do {
             switch engine {
             case "downstream", "downstream-urlsession":
@@ -66,6 +88,35 @@ enum ChildRun {
         var request = DownloadRequest(url: url, to: .file(destination, ifExists: .replace))
         request.expectedDigest = sha256.map { .sha256($0) }
         _ = try await manager.download(request).fileURL
+    }
+
+    /// `url` with the query `i=<index>`: one URL per file, as many files of one server.
+    static func url(_ url: URL, index: Int) -> URL {
+        URL(string: url.absoluteString + "?i=\(index)")!
+    }
+
+    /// Downloads `count` files, `limit` at once, into `directory` through one manager.
+    static func drainWithDownstream(
+        _ url: URL, count: Int, limit: Int, into directory: URL,
+        transport: DownloadManager.Configuration.Network.TransportChoice
+    ) async throws {
+        let manager = try DownloadManager(
+            configuration: .init(identifier: "benchmark-files") {
+                $0.network.transport = transport
+                $0.storage.directory = directory.appendingPathComponent(".store-\(getpid())")
+                $0.scheduling.maximumConcurrentDownloads = limit
+                $0.scheduling.maximumConcurrentDownloadsPerHost = limit
+            })
+        var downloads: [Download] = []
+        for index in 0..<count {
+            downloads.append(
+                await manager.download(
+                    from: self.url(url, index: index), to: .file(directory.appendingPathComponent("\(index).bin"))))
+        }
+        for download in downloads {
+            _ = try await download.fileURL
+        }
+        await manager.invalidate()
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -10,10 +10,26 @@ enum CurlCommand {
     /// Downloads `url` to `destination` with `curl -s -o`; returns curl's own CPU time (user plus
     /// system) and peak resident memory, as the kernel counts them for a waited-for child.
     static func download(_ url: URL, to destination: URL) throws -> (cpu: Double, peakKiB: Int) {
+        try run(["-s", "-S", "-f", "--no-progress-meter", "-o", destination.path, url.absoluteString])
+    }
+
+    /// Downloads each URL to its file with `curl -Z --parallel-max <parallel>` (one process, a
+    /// config file for the list); returns curl's CPU time and peak memory.
+    static func download(_ files: [(URL, URL)], parallel: Int) throws -> (cpu: Double, peakKiB: Int) {
+        let list = files.map { "url = \"\($0.0.absoluteString)\"\noutput = \"\($0.1.path)\"\n" }.joined()
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(getpid()).config")
+        try list.write(to: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: config) }
+        return try run([
+            "-s", "-S", "-f", "--no-progress-meter", "-Z", "--parallel-max", String(parallel), "-K", config.path,
+        ])
+    }
+
+    private static func run(_ arguments: [String]) throws -> (cpu: Double, peakKiB: Int) {
         guard let path else { throw BenchmarkError("curl is not installed") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-s", "-S", "-f", "-o", destination.path, url.absoluteString]
+        process.arguments = arguments
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

@@ -14,6 +14,10 @@
 //         Memory per queued download, enqueue time, and the time to drain that many small files at
 //         the limit, next to a plain URLSession task group in the same run.
 //
+//     swift run -c release downstream-benchmark files [--count 1000] [--size 65536] [--limit 8]
+//         Many small files, each client in a child process: Downstream on its default transport,
+//         Downstream over URLSession, and curl -Z (when installed); wall and CPU time, ratios.
+//
 //     swift run -c release downstream-benchmark digest [--mib 4608] [--directory DIR]
 //         SHA-256 speed next to the system's sha256sum on the same file, and a download of that
 //         size with and without an expected digest: wall time, CPU time, peak memory.
@@ -27,6 +31,9 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == ChildRun.command {
     exit(await ChildRun.main(Array(arguments.dropFirst())))
+}
+if arguments.first == "files" {
+    exit(await FilesBenchmark(arguments: Array(arguments.dropFirst())).run())
 }
 if arguments.first == "queue" {
     exit(await QueueBenchmark(arguments: Array(arguments.dropFirst())).run())

@@ -1,0 +1,104 @@
+import DownstreamTesting
+import Foundation
+
+/// `downstream-benchmark files [--count 1000] [--size 65536] [--limit 8] [--runs 3]
+/// [--directory DIR]`: many small files, each client in a child process of its own (the server
+/// runs in this one), so that wall and CPU time are the client's alone.
+///
+/// Clients: Downstream on its default transport (libcurl on Linux), Downstream over URLSession,
+/// and `curl -Z --parallel-max <limit>` when curl is installed; in a rotating order, `runs`
+/// times. Files (and the stores) go under `--directory` (tmpfs, for figures that are the
+/// clients' and not the file system's).
+struct FilesBenchmark {
+    let count: Int
+    let size: Int
+    let limit: Int
+    let runs: Int
+    let root: URL
+
+    init(arguments: [String]) {
+        let options = Options(arguments)
+        count = max(1, options.int("count", default: 1000))
+        size = max(1, options.int("size", default: 65536))
+        limit = max(1, options.int("limit", default: 8))
+        runs = max(1, options.int("runs", default: 3))
+        root = Benchmark.workDirectory(options, name: "files")
+    }
+
+    func run() async -> Int32 {
+        await Benchmark.run(in: root) { try await measure() }
+    }
+
+    private func measure() async throws -> Int32 {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let body = Body.pattern(count: Int64(size), seed: 11)
+        server.setRoute("/small", Route(body: body))
+        print(
+            "Downstream files benchmark: \(count) files of \(size) bytes over loopback, \(limit) at once, each client")
+        print("in a child process; medians of \(runs) runs")
+        var engines = ["downstream", "downstream-urlsession"]
+        if CurlCommand.path != nil {
+            engines.append("curl")
+        } else {
+            print("curl is not installed: no curl baseline (install curl to compare with it)")
+        }
+        var samples: [String: [Benchmark.Sample]] = [:]
+        var wallRatios: [String: [Double]] = [:]
+        var cpuRatios: [String: [Double]] = [:]
+        for run in 0..<runs {
+            let shift = run % engines.count
+            var pair: [String: Benchmark.Sample] = [:]
+            for engine in Array(engines[shift...]) + Array(engines[..<shift]) {
+                let directory = root.appendingPathComponent("\(engine)-\(run)", isDirectory: true)
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let sample = try await Benchmark.measure(
+                    engine, url: server.url("/small"), destination: directory, rate: 0,
+                    extraArguments: ["--count", String(count), "--limit", String(limit)])
+                for index in [0, count / 2, count - 1] {
+                    let file = directory.appendingPathComponent("\(index).bin")
+                    if let mismatch = try body.firstMismatch(inFileAt: file) {
+                        throw BenchmarkError("\(engine) wrote a wrong \(file.lastPathComponent) (byte \(mismatch))")
+                    }
+                }
+                try FileManager.default.removeItem(at: directory)
+                pair[engine] = sample
+                samples[engine, default: []].append(sample)
+            }
+            for baseline in engines where baseline != "downstream" {
+                wallRatios[baseline, default: []].append(pair["downstream"]!.wall / pair[baseline]!.wall)
+                cpuRatios[baseline, default: []].append(pair["downstream"]!.cpu / pair[baseline]!.cpu)
+            }
+        }
+        print("engine                    wall s   files/s   CPU s   peak MiB")
+        for engine in engines {
+            let wall = Benchmark.middle(samples[engine]!.map(\.wall))
+            let cpu = Benchmark.middle(samples[engine]!.map(\.cpu))
+            let peak = Benchmark.middle(samples[engine]!.map { Double($0.peakKiB) }) / 1024
+            print(
+                pad(Benchmark.names[engine] ?? engine, 26) + pad(Benchmark.format(wall), 9)
+                    + pad(String(Int(Double(count) / wall)), 10) + pad(Benchmark.format(cpu), 8)
+                    + Benchmark.format(peak))
+        }
+        var pass = true
+        let overURLSession = 1 / Benchmark.middle(wallRatios["downstream-urlsession"]!)
+        pass = pass && overURLSession >= 1.25
+        print(
+            "Downstream's throughput / Downstream over URLSession: \(Benchmark.format(overURLSession))x"
+                + " (target >= 1.25x)")
+        if let curlWall = wallRatios["curl"], let curlCPU = cpuRatios["curl"] {
+            let wall = Benchmark.middle(curlWall)
+            let cpu = Benchmark.middle(curlCPU)
+            pass = pass && wall <= 2 && cpu <= 3
+            print(
+                "Downstream / curl -Z --parallel-max \(limit): wall \(Benchmark.format(wall))x  CPU \(Benchmark.format(cpu))x"
+                    + " (targets wall <= 2x, CPU <= 3x)")
+        }
+        print("targets " + (pass ? "met" : "MISSED"))
+        return pass ? 0 : 3
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+}
