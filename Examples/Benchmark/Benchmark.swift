@@ -53,32 +53,17 @@ struct Benchmark {
             // curl writes at the disk's own speed: it is the baseline of the fast disk only.
             var engines = ["urlsession", "downstream", "downstream-urlsession"]
             if rate == 0, CurlCommand.path != nil { engines.append("curl") }
-            // Runs alternate between the engines (in a rotating order), so that a machine that
-            // gets faster or slower during the benchmark weighs on all alike; each run gives
-            // ratios, and the ratios' median is the figure.
-            var samples: [String: [Sample]] = [:]
-            var wallRatios: [String: [Double]] = [:]
-            var cpuRatios: [String: [Double]] = [:]
-            for run in 0..<runs {
-                let shift = run % engines.count
-                let order = Array(engines[shift...]) + Array(engines[..<shift])
-                var pair: [String: Sample] = [:]
-                for engine in order {
-                    let destination = directory.appendingPathComponent("\(engine).bin")
-                    let sample = try await Self.measure(
-                        engine, url: server.url("/file.bin"), destination: destination, rate: rate)
-                    if let mismatch = try body.firstMismatch(inFileAt: destination) {
-                        throw BenchmarkError("\(engine) wrote a wrong file (first difference at byte \(mismatch))")
-                    }
-                    try FileManager.default.removeItem(at: destination)
-                    pair[engine] = sample
-                    samples[engine, default: []].append(sample)
+            let measured = try await RotatingRuns(engines: engines, runs: runs) { engine, _ in
+                let destination = directory.appendingPathComponent("\(engine).bin")
+                let sample = try await Self.measure(
+                    engine, url: server.url("/file.bin"), destination: destination, rate: rate)
+                if let mismatch = try body.firstMismatch(inFileAt: destination) {
+                    throw BenchmarkError("\(engine) wrote a wrong file (first difference at byte \(mismatch))")
                 }
-                for baseline in engines where baseline != "downstream" {
-                    wallRatios[baseline, default: []].append(pair["downstream"]!.wall / pair[baseline]!.wall)
-                    cpuRatios[baseline, default: []].append(pair["downstream"]!.cpu / pair[baseline]!.cpu)
-                }
+                try FileManager.default.removeItem(at: destination)
+                return sample
             }
+            let samples = measured.samples
             for engine in engines {
                 let median = Self.median(samples[engine]!)
                 print(
@@ -88,21 +73,21 @@ struct Benchmark {
             }
             let peakMiB = Double(samples["downstream"]!.map(\.peakKiB).max()!) / 1024
             func ratios(_ baseline: String) -> String {
-                "wall \(Self.format(Self.middle(wallRatios[baseline]!)))x  CPU \(Self.format(Self.middle(cpuRatios[baseline]!)))x"
+                let (wall, cpu) = measured.ratios(to: baseline)
+                return "wall \(Self.format(wall))x  CPU \(Self.format(cpu))x"
             }
             let plainPeakMiB = Double(samples["urlsession"]!.map(\.peakKiB).max()!) / 1024
-            let pass =
-                Self.middle(wallRatios["urlsession"]!) <= 1.1 && Self.middle(cpuRatios["urlsession"]!) <= 1.1
-                && peakMiB < 64
+            let plain = measured.ratios(to: "urlsession")
+            let pass = plain.wall <= 1.1 && plain.cpu <= 1.1 && peakMiB < 64
             allPass = allPass && pass
             print(
                 "  \(disk): Downstream / URLSession  \(ratios("urlsession")) (medians of per-run ratios); Downstream"
                     + " peak \(Self.format(peakMiB)) MiB at most (URLSession \(Self.format(plainPeakMiB)) MiB)"
                     + "  targets wall, CPU <= 1.1x, peak < 64 MiB: " + (pass ? "met" : "MISSED"))
             print("  \(disk): Downstream / Downstream over URLSession  \(ratios("downstream-urlsession"))")
-            if rate == 0, wallRatios["curl"] != nil {
-                let curlPass =
-                    Self.middle(wallRatios["curl"]!) <= 0.9 && Self.middle(cpuRatios["curl"]!) <= 0.9 && peakMiB <= 40
+            if rate == 0, engines.contains("curl") {
+                let curl = measured.ratios(to: "curl")
+                let curlPass = curl.wall <= 0.9 && curl.cpu <= 0.9 && peakMiB <= 40
                 allPass = allPass && curlPass
                 print(
                     "  \(disk): Downstream / curl  \(ratios("curl"))  targets wall, CPU <= 0.9x, peak <= 40 MiB: "

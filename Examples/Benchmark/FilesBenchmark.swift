@@ -43,33 +43,22 @@ struct FilesBenchmark {
         } else {
             print("curl is not installed: no curl baseline (install curl to compare with it)")
         }
-        var samples: [String: [Benchmark.Sample]] = [:]
-        var wallRatios: [String: [Double]] = [:]
-        var cpuRatios: [String: [Double]] = [:]
-        for run in 0..<runs {
-            let shift = run % engines.count
-            var pair: [String: Benchmark.Sample] = [:]
-            for engine in Array(engines[shift...]) + Array(engines[..<shift]) {
-                let directory = root.appendingPathComponent("\(engine)-\(run)", isDirectory: true)
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                let sample = try await Benchmark.measure(
-                    engine, url: server.url("/small"), destination: directory, rate: 0,
-                    extraArguments: ["--count", String(count), "--limit", String(limit)])
-                for index in [0, count / 2, count - 1] {
-                    let file = directory.appendingPathComponent("\(index).bin")
-                    if let mismatch = try body.firstMismatch(inFileAt: file) {
-                        throw BenchmarkError("\(engine) wrote a wrong \(file.lastPathComponent) (byte \(mismatch))")
-                    }
+        let measured = try await RotatingRuns(engines: engines, runs: runs) { engine, run in
+            let directory = root.appendingPathComponent("\(engine)-\(run)", isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let sample = try await Benchmark.measure(
+                engine, url: server.url("/small"), destination: directory, rate: 0,
+                extraArguments: ["--count", String(count), "--limit", String(limit)])
+            for index in [0, count / 2, count - 1] {
+                let file = directory.appendingPathComponent("\(index).bin")
+                if let mismatch = try body.firstMismatch(inFileAt: file) {
+                    throw BenchmarkError("\(engine) wrote a wrong \(file.lastPathComponent) (byte \(mismatch))")
                 }
-                try FileManager.default.removeItem(at: directory)
-                pair[engine] = sample
-                samples[engine, default: []].append(sample)
             }
-            for baseline in engines where baseline != "downstream" {
-                wallRatios[baseline, default: []].append(pair["downstream"]!.wall / pair[baseline]!.wall)
-                cpuRatios[baseline, default: []].append(pair["downstream"]!.cpu / pair[baseline]!.cpu)
-            }
+            try FileManager.default.removeItem(at: directory)
+            return sample
         }
+        let samples = measured.samples
         print("engine                    wall s   files/s   CPU s   peak MiB")
         for engine in engines {
             let wall = Benchmark.middle(samples[engine]!.map(\.wall))
@@ -81,14 +70,13 @@ struct FilesBenchmark {
                     + Benchmark.format(peak))
         }
         var pass = true
-        let overURLSession = 1 / Benchmark.middle(wallRatios["downstream-urlsession"]!)
+        let overURLSession = 1 / measured.ratios(to: "downstream-urlsession").wall
         pass = pass && overURLSession >= 1.25
         print(
             "Downstream's throughput / Downstream over URLSession: \(Benchmark.format(overURLSession))x"
                 + " (target >= 1.25x)")
-        if let curlWall = wallRatios["curl"], let curlCPU = cpuRatios["curl"] {
-            let wall = Benchmark.middle(curlWall)
-            let cpu = Benchmark.middle(curlCPU)
+        if engines.contains("curl") {
+            let (wall, cpu) = measured.ratios(to: "curl")
             pass = pass && wall <= 2 && cpu <= 3
             print(
                 "Downstream / curl -Z --parallel-max \(limit): wall \(Benchmark.format(wall))x  CPU \(Benchmark.format(cpu))x"
