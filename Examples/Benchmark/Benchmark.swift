@@ -67,8 +67,10 @@ struct Benchmark {
             for engine in engines {
                 let median = Self.median(samples[engine]!)
                 print(
-                    pad(disk, 14) + pad(Self.names[engine] ?? engine, 26) + pad(Self.format(median.wall), 9)
-                        + pad(String(Int(Double(body.count) / median.wall / 1e6)), 7) + pad(Self.format(median.cpu), 8)
+                    Self.pad(disk, 14) + Self.pad(Self.names[engine] ?? engine, 26)
+                        + Self.pad(Self.format(median.wall), 9)
+                        + Self.pad(String(Int(Double(body.count) / median.wall / 1e6)), 7)
+                        + Self.pad(Self.format(median.cpu), 8)
                         + Self.format(Double(median.peakKiB) / 1024))
             }
             let peakMiB = Double(samples["downstream"]!.map(\.peakKiB).max()!) / 1024
@@ -176,9 +178,11 @@ struct Benchmark {
         String(format: "%.2f", value)
     }
 
-    private func pad(_ text: String, _ width: Int) -> String {
+    /// `text` followed by spaces up to `width` (at least one), for the columns of a table.
+    static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
+
 }
 
 struct BenchmarkError: Error, CustomStringConvertible {

@@ -125,7 +125,11 @@ enum ChildRun {
 
     /// User plus system CPU time of this process so far.
     static func cpuSeconds() -> Double {
-        let usage = selfUsage()
+        cpuSeconds(of: usage(RUSAGE_SELF))
+    }
+
+    /// User plus system CPU time of `usage`.
+    static func cpuSeconds(of usage: rusage) -> Double {
         func value(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
         return value(usage.ru_utime) + value(usage.ru_stime)
     }
@@ -133,7 +137,7 @@ enum ChildRun {
     /// This process's peak resident memory in KiB, as the kernel counts it.
     static func peakResidentKiB() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
-            return Int(selfUsage().ru_maxrss) / 1024  // Darwin reports bytes
+            return Int(usage(RUSAGE_SELF).ru_maxrss) / 1024  // Darwin reports bytes
         }
         for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
             return Int(line.split(separator: " ")[1]) ?? -1
@@ -141,13 +145,19 @@ enum ChildRun {
         return -1
     }
 
-    static func selfUsage() -> rusage {
-        var usage = rusage()
-        #if os(Linux)
-            getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        #else
-            getrusage(RUSAGE_SELF, &usage)
-        #endif
-        return usage
-    }
+    /// The resources used by this process (`RUSAGE_SELF`) or its waited-for children
+    /// (`RUSAGE_CHILDREN`).
+    #if os(Linux)
+        static func usage(_ who: __rusage_who) -> rusage {
+            var usage = rusage()
+            getrusage(__rusage_who_t(who.rawValue), &usage)
+            return usage
+        }
+    #else
+        static func usage(_ who: Int32) -> rusage {
+            var usage = rusage()
+            getrusage(who, &usage)
+            return usage
+        }
+    #endif
 }

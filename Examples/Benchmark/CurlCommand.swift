@@ -35,15 +35,12 @@ enum CurlCommand {
         guard process.terminationStatus == 0 else {
             throw BenchmarkError("curl exited with \(process.terminationStatus)")
         }
-        var usage = rusage()
+        let usage = ChildRun.usage(RUSAGE_CHILDREN)
         #if os(Linux)
-            getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
             let peakKiB = Int(usage.ru_maxrss)
         #else
-            getrusage(RUSAGE_CHILDREN, &usage)
-            let peakKiB = Int(usage.ru_maxrss) / 1024
+            let peakKiB = Int(usage.ru_maxrss) / 1024  // Darwin reports bytes
         #endif
-        func value(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return (value(usage.ru_utime) + value(usage.ru_stime), peakKiB)
+        return (ChildRun.cpuSeconds(of: usage), peakKiB)
     }
 }

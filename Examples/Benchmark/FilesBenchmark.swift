@@ -65,8 +65,8 @@ struct FilesBenchmark {
             let cpu = Benchmark.middle(samples[engine]!.map(\.cpu))
             let peak = Benchmark.middle(samples[engine]!.map { Double($0.peakKiB) }) / 1024
             print(
-                pad(Benchmark.names[engine] ?? engine, 26) + pad(Benchmark.format(wall), 9)
-                    + pad(String(Int(Double(count) / wall)), 10) + pad(Benchmark.format(cpu), 8)
+                Benchmark.pad(Benchmark.names[engine] ?? engine, 26) + Benchmark.pad(Benchmark.format(wall), 9)
+                    + Benchmark.pad(String(Int(Double(count) / wall)), 10) + Benchmark.pad(Benchmark.format(cpu), 8)
                     + Benchmark.format(peak))
         }
         var pass = true
@@ -86,7 +86,4 @@ struct FilesBenchmark {
         return pass ? 0 : 3
     }
 
-    private func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-    }
 }

@@ -62,9 +62,10 @@ struct OverlapBenchmark {
             let extra = extraBytes[overlap] ?? 0
             let perResume = continuations > 0 ? (wall - baseline) / Double(continuations) * 1000 : 0
             print(
-                pad(overlap == 0 ? "off" : "\(overlap >> 10) KiB", 12) + pad(Benchmark.format(wall), 9)
-                    + pad(Benchmark.format(wall / baseline) + "x", 8) + pad(String(extra), 14)
-                    + pad(String(continuations > 0 ? extra / Int64(continuations) : 0), 26)
+                Benchmark.pad(overlap == 0 ? "off" : "\(overlap >> 10) KiB", 12)
+                    + Benchmark.pad(Benchmark.format(wall), 9)
+                    + Benchmark.pad(Benchmark.format(wall / baseline) + "x", 8) + Benchmark.pad(String(extra), 14)
+                    + Benchmark.pad(String(continuations > 0 ? extra / Int64(continuations) : 0), 26)
                     + Benchmark.format(perResume))
         }
         return 0
@@ -91,9 +92,6 @@ struct OverlapBenchmark {
         return wall
     }
 
-    private func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-    }
 }
 
 extension Duration {

@@ -93,7 +93,8 @@ final class RecordWriteStall: @unchecked Sendable {
         lock.unlock()
         guard stalls else { return }
         FileHandle.standardOutput.write(Data("stalled in record write\n".utf8))
-        while true { Thread.sleep(forTimeInterval: 3600) }
+        // Parked for good, inside the write: the test kills the process here.
+        DispatchSemaphore(value: 0).wait()
     }
 }
 

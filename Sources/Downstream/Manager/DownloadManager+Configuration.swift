@@ -260,6 +260,16 @@ extension DownloadManager.Configuration.Network {
 }
 
 extension DownloadManager.Configuration {
+    /// Whether ``Network-swift.struct/TransportChoice/automatic`` asks for libcurl in this process:
+    /// on Linux, unless `DOWNSTREAM_TRANSPORT=urlsession`.
+    static var automaticMeansLibcurl: Bool {
+        #if os(Linux)
+            ProcessInfo.processInfo.environment["DOWNSTREAM_TRANSPORT"]?.lowercased() != "urlsession"
+        #else
+            false
+        #endif
+    }
+
     /// The transport of the ranged engine: libcurl when chosen (automatically) and loadable, else
     /// URLSession; with why libcurl was not used when it would have been.
     func makeTransport() -> (transport: any Transport, fallbackReason: String?) {
@@ -269,8 +279,7 @@ extension DownloadManager.Configuration {
                 pendingCallbackLimit: pendingCallbackLimit)
         }
         #if os(Linux)
-            let environment = ProcessInfo.processInfo.environment["DOWNSTREAM_TRANSPORT"]?.lowercased()
-            guard network.transport == .automatic, environment != "urlsession" else { return (urlSession(), nil) }
+            guard network.transport == .automatic, Self.automaticMeansLibcurl else { return (urlSession(), nil) }
             let settings = CurlTransport.Settings(
                 requestTimeout: network.requestTimeout, maximumConnectionsPerHost: network.maximumConnectionsPerHost,
                 additionalHeaders: network.additionalHeaders)

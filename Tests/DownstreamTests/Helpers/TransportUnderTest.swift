@@ -4,11 +4,13 @@ import Foundation
 /// The transport the tests' managers use: libcurl on Linux unless `DOWNSTREAM_TRANSPORT=urlsession`
 /// (CI runs the suite both ways), as ``DownloadManager/Configuration/Network-swift.struct/TransportChoice/automatic`` decides.
 enum TransportUnderTest {
-    static let isCurl: Bool = {
-        let environment = ProcessInfo.processInfo.environment["DOWNSTREAM_TRANSPORT"]?.lowercased()
-        guard environment != "urlsession", case .success = CurlLibrary.availability else { return false }
+    static let isCurl: Bool = DownloadManager.Configuration.automaticMeansLibcurl && isLibcurlAvailable
+
+    /// Whether libcurl loads in this process.
+    static var isLibcurlAvailable: Bool {
+        guard case .success = CurlLibrary.availability else { return false }
         return true
-    }()
+    }
 
     /// The `URLError` code each transport reports for a connection closed before the body's end:
     /// libcurl says the connection was lost (`CURLE_PARTIAL_FILE`), Linux URLSession says nothing

@@ -44,7 +44,7 @@ struct CurlTransportEndTests {
             settings: .init(requestTimeout: .seconds(30), maximumConnectionsPerHost: 4, additionalHeaders: [:]))
     }
 
-    @Test(.enabled(if: CurlTransportEndTests.transport() != nil, "libcurl is not available"))
+    @Test(.enabled(if: TransportUnderTest.isLibcurlAvailable, "libcurl is not available"))
     func aRequestFollowsARedirectAndDeliversTheBody() async throws {
         let transport = try #require(Self.transport())
         defer { transport.invalidate() }
@@ -60,7 +60,7 @@ struct CurlTransportEndTests {
         #expect(receiver.bytes.withLock { $0 } == 100_000)
     }
 
-    @Test(.enabled(if: CurlTransportEndTests.transport() != nil, "libcurl is not available"))
+    @Test(.enabled(if: TransportUnderTest.isLibcurlAvailable, "libcurl is not available"))
     func aCancelledRequestEndsOnceAsCancelled() async throws {
         let transport = try #require(Self.transport())
         defer { transport.invalidate() }
@@ -79,7 +79,7 @@ struct CurlTransportEndTests {
         server.release("/held.bin")
     }
 
-    @Test(.enabled(if: CurlTransportEndTests.transport() != nil, "libcurl is not available"))
+    @Test(.enabled(if: TransportUnderTest.isLibcurlAvailable, "libcurl is not available"))
     func aRequestStartedAsTheTransportEndsEndsCancelled() async throws {
         let transport = try #require(Self.transport())
         transport.invalidate()

@@ -33,6 +33,8 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         var headers: [String: String] = [:]
         var isComplete = false
         var isDelivered = false
+        /// Where a complete redirect response points; decided once, as its head ends.
+        var redirect: URL?
     }
 
     init(_ request: URLRequest, receiver: any TransportReceiver, driver: CurlTransport.Driver) {
@@ -59,9 +61,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
     private var isCancelled: Bool { cancelled.withLock { $0 } }
 
     /// Whether the response read is a redirect to follow (the receiver decides).
-    var isRedirect: Bool {
-        head.isComplete && [301, 302, 303, 307, 308].contains(head.status) && location != nil
-    }
+    var isRedirect: Bool { head.redirect != nil }
 
     // MARK: - The driver's thread
 
@@ -166,7 +166,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
 
     /// Asks the receiver about the redirect read; `answer` gets its decision, from any thread.
     func askAboutRedirect(_ answer: @escaping @Sendable (URLRequest?) -> Void) {
-        guard let location, let currentURL else { return endWithRedirect() }
+        guard let location = head.redirect, let currentURL else { return endWithRedirect() }
         var proposed = request
         proposed.url = location
         if head.status == 303 || ([301, 302].contains(head.status) && request.httpMethod == "POST") {
@@ -201,6 +201,9 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         } else if line.isEmpty {
             if !(100..<200).contains(head.status) {
                 head.isComplete = true
+                if [301, 302, 303, 307, 308].contains(head.status) {
+                    head.redirect = location
+                }
                 if !isRedirect { deliverHead() }
             }
         } else if let colon = line.firstIndex(of: ":") {
