@@ -20,66 +20,68 @@ final class DLChild: Sendable {
         case terminal(width: Int, height: Int)
     }
 
-    let process: Process
+    let child: SpawnedProcess
     /// Standard output (and error, on a terminal).
     let output: OutputReader
     /// Standard error, from a pipe.
     let errors: OutputReader?
     /// The pseudo-terminal's side that reads, for a child on a terminal.
     private let terminal: Int32?
-    private let exits: AsyncStream<Int32>
 
     /// Starts `dl` with `arguments`; `input` is written to its standard input.
     init(_ arguments: [String], in fixture: Fixture, output kind: Output = .pipe, input: String? = nil) throws {
-        process = Process()
-        process.executableURL = try ChildProcess.executable("dl")
-        process.arguments = arguments
-        process.currentDirectoryURL = fixture.directory
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_DATA_HOME"] = Self.dataDirectory(fixture).path
         // The size comes from the terminal, not from the test runner's environment.
         environment["COLUMNS"] = nil
         environment["LINES"] = nil
         environment["TERM"] = "xterm"
-        process.environment = environment
 
-        let inputPipe = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-        var terminalSide: Int32?
+        // The child's sides of its streams: closed here once it has them (or could not start).
+        var childSides: [Int32] = []
+        defer { for descriptor in childSides { close(descriptor) } }
+        let inputPipe = try input.map { _ in try SpawnedProcess.pipe() }
+        if let inputPipe { childSides.append(inputPipe.read) }
+        let (outputSide, errorSide): (Int32, Int32)
         switch kind {
         case .pipe:
-            let (outputPipe, errorPipe) = (Pipe(), Pipe())
-            process.standardOutput = outputPipe
-            process.standardError = errorPipe
-            output = OutputReader(dup(outputPipe.fileHandleForReading.fileDescriptor))
-            errors = OutputReader(dup(errorPipe.fileHandleForReading.fileDescriptor))
+            let (outputPipe, errorPipe) = (try SpawnedProcess.pipe(), try SpawnedProcess.pipe())
+            childSides += [outputPipe.write, errorPipe.write]
+            (outputSide, errorSide) = (outputPipe.write, errorPipe.write)
+            output = OutputReader(outputPipe.read)
+            errors = OutputReader(errorPipe.read)
             terminal = nil
         case .terminal(let width, let height):
             let terminal = try PseudoTerminal(width: width, height: height)
-            let handle = FileHandle(fileDescriptor: terminal.child, closeOnDealloc: false)
-            process.standardOutput = handle
-            process.standardError = handle
-            terminalSide = terminal.child
+            // Only the child keeps the terminal's other side open: its end is the reader's end.
+            childSides.append(terminal.child)
+            (outputSide, errorSide) = (terminal.child, terminal.child)
             output = OutputReader(terminal.parent)
             errors = nil
             self.terminal = terminal.parent
         }
-        let (exits, continuation) = AsyncStream<Int32>.makeStream()
-        self.exits = exits
-        process.terminationHandler = {
-            continuation.yield($0.terminationStatus)
-            continuation.finish()
+        do {
+            child = try SpawnedProcess(
+                try ChildProcess.executable("dl"), arguments, environment: environment,
+                directory: fixture.directory, input: inputPipe?.read, output: outputSide, errors: errorSide)
+        } catch {
+            output.start()
+            errors?.start()
+            if let inputPipe { close(inputPipe.write) }
+            throw error
         }
-        defer {
-            // Only the child keeps the terminal's other side open: its end is the reader's end.
-            if let terminalSide { close(terminalSide) }
-        }
-        try process.run()
         output.start()
         errors?.start()
-        if let input {
-            inputPipe.fileHandleForWriting.write(Data(input.utf8))
-            try inputPipe.fileHandleForWriting.close()
+        if let inputPipe, let input {
+            let bytes = Array(input.utf8)
+            var written = 0
+            while written < bytes.count {
+                let count = bytes[written...].withUnsafeBytes { write(inputPipe.write, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                written += count
+            }
+            close(inputPipe.write)
         }
     }
 
@@ -105,7 +107,7 @@ final class DLChild: Sendable {
 
     /// Sends Ctrl-C.
     func interrupt() {
-        kill(process.processIdentifier, SIGINT)
+        child.send(SIGINT)
     }
 
     /// Gives the child's terminal a new size and tells the child, as a terminal tells the
@@ -114,20 +116,17 @@ final class DLChild: Sendable {
         guard let terminal else { return }
         var size = winsize(ws_row: UInt16(height), ws_col: UInt16(width), ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(terminal, UInt(TIOCSWINSZ), &size)
-        kill(process.processIdentifier, SIGWINCH)
+        child.send(SIGWINCH)
     }
 
     /// Kills the child if it still runs.
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-        }
+        child.send(SIGKILL)
     }
 
-    /// Waits for the child to end; returns its exit status.
+    /// Waits for the child to end; returns its exit status (or the signal's number).
     func exitStatus() async -> Int32 {
-        for await status in exits { return status }
-        return process.terminationStatus
+        await child.ending().status
     }
 }
 

@@ -14,53 +14,42 @@ struct ChildProcess {
     }
 
     /// A started child process.
-    struct Running {
-        let process: Process
-        private let output: Pipe?
-        private let exits: AsyncStream<Int32>
+    struct Running: Sendable {
+        let child: SpawnedProcess
+        private let output: Int32?
 
         init(
             _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
             capturingOutput: Bool = false
         ) throws {
-            process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            if let environment {
-                process.environment = environment
+            let pipe = capturingOutput ? try SpawnedProcess.pipe() : nil
+            defer { if let pipe { close(pipe.write) } }
+            do {
+                // Its errors go where the test runner's go: seen when a test fails.
+                child = try SpawnedProcess(
+                    executable, arguments, environment: environment, output: pipe?.write, errors: STDERR_FILENO)
+            } catch {
+                if let pipe { close(pipe.read) }
+                throw error
             }
-            output = capturingOutput ? Pipe() : nil
-            process.standardOutput = output ?? FileHandle.nullDevice
-            let (exits, continuation) = AsyncStream<Int32>.makeStream()
-            self.exits = exits
-            process.terminationHandler = {
-                continuation.yield($0.terminationStatus)
-                continuation.finish()
-            }
-            try process.run()
+            output = pipe?.read
         }
 
         /// Kills the process with SIGKILL: no cleanup, no flushing, as a crash or the system would.
         func kill() {
-            _ = Foundation.kill(process.processIdentifier, SIGKILL)
+            child.send(SIGKILL)
         }
 
-        /// Reads the output (see `capturingOutput`) until it contains `text` or ends; returns
-        /// what it read.
-        func readOutput(until text: String) async -> String {
+        /// Reads the output (see `capturingOutput`) until it contains `text` (if given) or ends;
+        /// returns what it read. Call it once.
+        func readOutput(until text: String? = nil) async -> String {
             guard let output else { return "" }
-            return await ChildProcess.readOutput(until: text, in: output)
+            return await ChildProcess.readOutput(until: text, from: output)
         }
 
-        /// Whether the process ended by SIGKILL.
-        var wasKilled: Bool {
-            !process.isRunning && process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
-        }
-
-        /// Waits for the process to end; returns its exit status (or signal number).
-        func exitStatus() async -> Int32 {
-            for await status in exits { return status }
-            return process.terminationStatus
+        /// Waits for the process to end; returns how.
+        func ending() async -> SpawnedProcess.Ending {
+            await child.ending()
         }
     }
 
@@ -68,43 +57,29 @@ struct ChildProcess {
     static func run(
         _ executable: URL, _ arguments: [String], environment: [String: String]? = nil
     ) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment {
-            process.environment = environment
-        }
-        let output = Pipe()
-        process.standardOutput = output
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        return (status, String(decoding: data, as: UTF8.self))
+        let running = try Running(executable, arguments, environment: environment, capturingOutput: true)
+        let output = await running.readOutput()
+        return (await running.ending().status, output)
     }
 
-    /// Reads `pipe` until its text contains `text` or it ends, on a thread of its own (the reads
-    /// block); returns what it read.
-    static func readOutput(until text: String, in pipe: Pipe) async -> String {
+    /// Reads `descriptor` until its text contains `text` (if given) or it ends, on a thread of
+    /// its own (the reads block), and closes it; returns what it read.
+    static func readOutput(until text: String?, from descriptor: Int32) async -> String {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                var output = ""
+                defer { close(descriptor) }
+                var bytes: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 65_536)
                 while true {
-                    let data = pipe.fileHandleForReading.availableData
-                    output += String(decoding: data, as: UTF8.self)
-                    if data.isEmpty || output.contains(text) { return continuation.resume(returning: output) }
+                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0, errno == EINTR { continue }
+                    if count > 0 { bytes += buffer[0..<count] }
+                    let output = String(decoding: bytes, as: UTF8.self)
+                    if count <= 0 || text.map(output.contains) == true {
+                        return continuation.resume(returning: output)
+                    }
                 }
             }
         }
-    }
-
-    /// Reads `pipe` until its text contains `text` (true) or it ends (false).
-    static func waitForOutput(containing text: String, in pipe: Pipe) async -> Bool {
-        await readOutput(until: text, in: pipe).contains(text)
     }
 }

@@ -62,7 +62,7 @@ struct DigestTests {
     /// Lengths around the padding boundary (55, 56 and 64 bytes), and larger random files, agree
     /// with the system's tools.
     @Test(arguments: [("sha256sum", 0), ("sha1sum", 1), ("md5sum", 2)])
-    func digestsAgreeWithTheSystemTools(tool: String, algorithm: Int) throws {
+    func digestsAgreeWithTheSystemTools(tool: String, algorithm: Int) async throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("digests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -78,7 +78,7 @@ struct DigestTests {
                 case 1: Self.digest(SHA1Compression.self, of: bytes)
                 default: Self.digest(MD5Compression.self, of: bytes)
                 }
-            #expect(try Self.run(tool, file) == ours, "\(tool), \(length) bytes")
+            #expect(try await Self.run(tool, file) == ours, "\(tool), \(length) bytes")
         }
     }
 
@@ -89,15 +89,8 @@ struct DigestTests {
     }
 
     /// The hexadecimal digest that `tool` prints for `file`.
-    static func run(_ tool: String, _ file: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool, file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+    static func run(_ tool: String, _ file: URL) async throws -> String {
+        let (_, output) = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [tool, file.path])
+        return output.split(separator: " ").first.map(String.init) ?? ""
     }
 }

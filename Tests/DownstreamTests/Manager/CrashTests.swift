@@ -44,28 +44,27 @@ struct CrashTests {
         for (index, threshold) in thresholds.enumerated() {
             let expectedStarts = Self.expectedStarts(paths: paths, files: files, store: store)
             let logged = server.requests().count
-            let run: ChildProcess.Running
+            let ending: SpawnedProcess.Ending
             if index % 3 == 2 {
                 // A run writes at least three records (the download's state, the response, the
                 // end) while a file is unfinished: stop in one of them.
                 let stallAt = String(Int.random(in: 1...3))
-                run = try ChildProcess.Running(
+                let run = try ChildProcess.Running(
                     client, arguments + ["--stall-in-record-write", stallAt], capturingOutput: true)
                 let output = await run.readOutput(until: "stalled in record write")
                 #expect(output.contains("stalled in record write"), "the client said: \(output)")
                 run.kill()
-                _ = await run.exitStatus()
+                ending = await run.ending()
                 #expect(Self.hasTornRecord(store), "the kill came in the middle of a record write")
                 killsDuringRecordWrites += 1
             } else {
-                run = try ChildProcess.Running(client, arguments)
+                let run = try ChildProcess.Running(client, arguments)
                 // Killed by the server's thread the moment it has sent that much: on time however
                 // loaded the machine is.
-                let pid = run.process.processIdentifier
-                server.whenBodyBytesReach(threshold) { _ = kill(pid, SIGKILL) }
-                _ = await run.exitStatus()
+                server.whenBodyBytesReach(threshold) { run.kill() }
+                ending = await run.ending()
             }
-            #expect(run.wasKilled)
+            #expect(ending == .signalled(SIGKILL))
             kills += 1
 
             // Every launch asked each unfinished file for exactly the bytes missing on disk.

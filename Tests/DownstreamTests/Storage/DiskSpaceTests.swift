@@ -10,13 +10,8 @@ import Testing
 struct DiskSpaceTests {
     /// Whether this machine lets an unprivileged process mount a tmpfs of its own.
     static let canMountPrivateFileSystems: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-rm", "true"]
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        let child = try? SpawnedProcess(URL(fileURLWithPath: "/usr/bin/unshare"), ["-rm", "true"])
+        return child?.waitForEnding() == .exited(0)
     }()
 
     @Test(.enabled(if: canMountPrivateFileSystems, "needs unprivileged user and mount namespaces"))
