@@ -190,7 +190,7 @@ extension DownloadManager.Configuration {
             transfer: RangedTransfer.Settings(
                 writeBufferCapacity: storage.writeBufferCapacity, checkpoints: storage.checkpoints,
                 synchronizesToDisk: storage.synchronizesToDisk,
-                diskThrottle: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
+                disk: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
                 redirects: redirects),
             authentication: authentication,
             overlapLength: max(0, resumption.overlapLength), urlRefresh: urlRefresh,

@@ -1,12 +1,20 @@
 import Foundation
 
+/// What a simulated disk does to the writes of a partial file: it holds the writing thread as
+/// long as that disk would. For tests and benchmarks of backpressure.
+protocol DiskSimulation: Sendable {
+    /// Accounts for a write of `bytes` that the real disk took, returning when the simulated disk
+    /// would have.
+    func account(_ bytes: Int)
+}
+
 /// A simulated slow disk, for tests and benchmarks of memory under backpressure.
 ///
 /// ``account(_:)`` blocks the writing thread as long as the writes so far would have kept a disk
 /// of `bytesPerSecond` busy, as a slow disk's `write` does. Time owed is carried over between
 /// writes, so sleeping's coarse granularity does not change the average rate; an idle disk does
 /// not bank more than 10 ms of credit.
-@_spi(Testing) public final class DiskThrottle: Sendable {
+@_spi(Testing) public final class DiskThrottle: DiskSimulation {
     private let bytesPerSecond: Double
     private let busyUntil = Locked<ContinuousClock.Instant?>(nil)
 

@@ -2,28 +2,55 @@ import Foundation
 
 /// The bytes of a download received so far, appended in the order they arrive.
 ///
-/// Small chunks (URLSession delivers at most 16 KiB at a time on Linux) are gathered in a fixed
-/// buffer and written with one `pwrite` per buffer, so the per-chunk cost is a `memcpy`.
-/// A `PartialFile` is used from one serial queue at a time (the session's delegate queue).
-final class PartialFile {
+/// Small chunks (16 KiB at a time, from either transport) are gathered in a buffer, and a full
+/// buffer goes to a queue of the file's own, which writes it with one `pwrite` while the receiving
+/// thread fills the next one. At most ``maximumBuffers`` buffers exist: when they are all full,
+/// the disk is behind, and ``hasRoom(for:)`` says so rather than letting bytes pile up
+/// (the transfer then waits: libcurl pauses it). The last buffer (at a checkpoint, at the end) is
+/// written on the calling thread when no other is waiting, so a small file never changes thread.
+///
+/// One thread at a time appends (the transport's); ``writtenLength`` may be read from any.
+final class PartialFile: @unchecked Sendable {
+    // Safe: `current`, `bufferedCount`, `submittedLength`, `length` and `queue` belong to the one
+    // thread that appends at a time; what the writer queue shares with it is in `shared`, locked;
+    // a buffer handed to the queue is only touched by it until it comes back as spare.
     let path: String
     /// Bytes accepted so far, written or buffered.
     private(set) var length: Int64
-    /// Bytes handed to the file system.
-    private(set) var writtenLength: Int64
 
-    private var descriptor: Int32?
-    private let buffer: UnsafeMutableRawBufferPointer
+    /// How many buffers a file may fill before the disk must catch up.
+    static let maximumBuffers = 4
+
+    private let capacity: Int
+    private let disk: (any DiskSimulation)?
+    private var current: UnsafeMutableRawBufferPointer
     private var bufferedCount = 0
-    private let throttle: DiskThrottle?
+    /// Where the next buffer handed to the queue goes in the file.
+    private var submittedLength: Int64
+    private var queue: DispatchQueue?
+    private let shared: Locked<Shared>
+
+    private struct Shared {
+        var descriptor: Int32?
+        /// Bytes handed to the file system, in order.
+        var writtenLength: Int64
+        var failure: DownloadError?
+        /// Buffers written and free again.
+        var spare: [UnsafeMutableRawBufferPointer] = []
+        var allocated = 1
+        /// Buffers handed to the queue and not written yet.
+        var pending = 0
+        /// Called once when a buffer is free again, for an appender told to wait.
+        var whenRoom: (@Sendable () -> Void)?
+    }
 
     /// Opens the partial file at `path`, keeping its first `keptLength` bytes and discarding the
     /// rest (a partial is only ever appended to from a known good length).
     init(
-        path: String, keepingFirst keptLength: Int64, bufferCapacity: Int, throttle: DiskThrottle?
+        path: String, keepingFirst keptLength: Int64, bufferCapacity: Int, disk: (any DiskSimulation)? = nil
     ) throws(DownloadError) {
         self.path = path
-        self.throttle = throttle
+        self.disk = disk
         let descriptor = try POSIXFile.openForWriting(atPath: path)
         do {
             try POSIXFile.truncate(descriptor, to: keptLength, path: path)
@@ -31,69 +58,178 @@ final class PartialFile {
             POSIXFile.close(descriptor)
             throw error
         }
-        self.descriptor = descriptor
-        self.length = keptLength
-        self.writtenLength = keptLength
-        self.buffer = .allocate(byteCount: max(bufferCapacity, 1), alignment: 16)
+        length = keptLength
+        submittedLength = keptLength
+        capacity = max(bufferCapacity, 1)
+        current = .allocate(byteCount: capacity, alignment: 16)
+        shared = Locked(Shared(descriptor: descriptor, writtenLength: keptLength))
     }
 
     deinit {
         close()
-        buffer.deallocate()
+        current.deallocate()
+        shared.withLock { shared in
+            for buffer in shared.spare { buffer.deallocate() }
+            shared.spare = []
+        }
     }
 
-    /// Appends `bytes`. On failure, the bytes that did not reach the file are dropped and
-    /// ``writtenLength`` says how far the file is good.
+    /// Bytes handed to the file system.
+    var writtenLength: Int64 {
+        shared.withLock { $0.writtenLength }
+    }
+
+    /// Whether `count` more bytes can be appended without waiting for the disk.
+    func hasRoom(for count: Int) -> Bool {
+        bufferedCount + count <= capacity || count >= capacity || shared.withLock { Self.hasSpareBuffer($0) }
+    }
+
+    /// Calls `body` once a buffer is free: at once if one is, else on the writer's thread when
+    /// the disk has written one (or the file was closed). One call waits at a time.
+    func whenRoom(_ body: @escaping @Sendable () -> Void) {
+        let isFree = shared.withLock { shared in
+            let isFree = Self.hasSpareBuffer(shared) || shared.descriptor == nil
+            if !isFree { shared.whenRoom = body }
+            return isFree
+        }
+        if isFree { body() }
+    }
+
+    private static func hasSpareBuffer(_ shared: Shared) -> Bool {
+        !shared.spare.isEmpty || shared.allocated < maximumBuffers || shared.failure != nil
+    }
+
+    /// Appends `bytes`, waiting for the disk if every buffer is full (see ``hasRoom(for:)``). On failure, the bytes that did not reach the file are dropped
+    /// and ``writtenLength`` says how far the file is good.
     func append(_ bytes: UnsafeRawBufferPointer) throws(DownloadError) {
         guard !bytes.isEmpty else { return }
-        if bufferedCount + bytes.count > buffer.count {
-            try flush()
+        if bufferedCount + bytes.count > capacity {
+            try handOff()
         }
-        if bytes.count >= buffer.count {
-            try writeThrough(bytes)
+        if bytes.count >= capacity {
+            try flush()
+            try write(bytes, at: submittedLength)
+            submittedLength += Int64(bytes.count)
         } else {
-            UnsafeMutableRawBufferPointer(rebasing: buffer[bufferedCount...]).copyMemory(from: bytes)
+            UnsafeMutableRawBufferPointer(rebasing: current[bufferedCount...]).copyMemory(from: bytes)
             bufferedCount += bytes.count
         }
         length += Int64(bytes.count)
     }
 
-    /// Hands the buffered bytes to the file system.
+    /// Hands every byte appended to the file system and returns once they are there.
     func flush() throws(DownloadError) {
-        guard bufferedCount > 0 else { return }
-        let pending = UnsafeRawBufferPointer(rebasing: buffer[..<bufferedCount])
-        bufferedCount = 0
-        try writeThrough(pending)
+        let pending = shared.withLock { $0.pending }
+        if pending == 0, bufferedCount > 0 {
+            // Nothing waits before it: written here, without a change of thread.
+            let last = UnsafeRawBufferPointer(rebasing: current[..<bufferedCount])
+            bufferedCount = 0
+            try write(last, at: submittedLength)
+            submittedLength += Int64(last.count)
+        } else if pending > 0 {
+            try handOff()
+            queue?.sync {}
+        }
+        try throwFailure()
     }
 
     /// Flushes and puts the bytes on the disk (`fsync`).
     func synchronize() throws(DownloadError) {
         try flush()
-        if let descriptor {
+        if let descriptor = shared.withLock({ $0.descriptor }) {
             try POSIXFile.synchronize(descriptor, path: path)
         }
     }
 
-    /// Closes the file. Buffered bytes that were not flushed are dropped.
+    /// Closes the file once the buffers handed to the disk are written. Bytes still in the buffer
+    /// being filled are dropped.
     func close() {
+        queue?.sync {}
+        let (descriptor, whenRoom) = shared.withLock { shared in
+            defer {
+                shared.descriptor = nil
+                shared.whenRoom = nil
+            }
+            return (shared.descriptor, shared.whenRoom)
+        }
         if let descriptor {
             POSIXFile.close(descriptor)
         }
-        descriptor = nil
+        whenRoom?()
         length = writtenLength
+        submittedLength = length
         bufferedCount = 0
     }
 
-    private func writeThrough(_ bytes: UnsafeRawBufferPointer) throws(DownloadError) {
-        guard let descriptor else {
+    /// Hands the buffer being filled to the writer queue and takes an empty one: a spare, a new
+    /// one, or, when the disk is behind, the first one written.
+    private func handOff() throws(DownloadError) {
+        try throwFailure()
+        guard bufferedCount > 0 else { return }
+        // Only the queue touches it until it is spare again.
+        nonisolated(unsafe) let full = current
+        let count = bufferedCount
+        let offset = submittedLength
+        let next: UnsafeMutableRawBufferPointer? = shared.withLock { shared in
+            shared.pending += 1
+            if let spare = shared.spare.popLast() { return spare }
+            guard shared.allocated < Self.maximumBuffers else { return nil }
+            shared.allocated += 1
+            return .allocate(byteCount: capacity, alignment: 16)
+        }
+        submittedLength += Int64(count)
+        bufferedCount = 0
+        let queue = writerQueue()
+        queue.async { [self] in
+            let isFailed = shared.withLock { $0.failure != nil }
+            if !isFailed {
+                try? write(UnsafeRawBufferPointer(rebasing: full[..<count]), at: offset)
+            }
+            let whenRoom = shared.withLock { shared in
+                shared.pending -= 1
+                shared.spare.append(full)
+                defer { shared.whenRoom = nil }
+                return shared.whenRoom
+            }
+            whenRoom?()
+        }
+        if let next {
+            current = next
+        } else {
+            queue.sync {}
+            current = shared.withLock { $0.spare.removeLast() }
+        }
+    }
+
+    private func writerQueue() -> DispatchQueue {
+        if let queue { return queue }
+        let queue = DispatchQueue(label: "Downstream.partial-file")
+        self.queue = queue
+        return queue
+    }
+
+    /// Writes `bytes` at `offset` (the calling thread's, or the queue's: never both at once).
+    private func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) {
+        guard let descriptor = shared.withLock({ $0.descriptor }) else {
             throw .fileSystem(path: path, reason: "the partial file is closed")
         }
-        let (written, errorNumber) = POSIXFile.write(descriptor, bytes, at: writtenLength)
-        writtenLength += Int64(written)
-        throttle?.account(written)
-        if let errorNumber {
-            length = writtenLength
-            throw POSIXFile.failure(path, "cannot write", errorNumber: errorNumber)
+        let (written, errorNumber) = POSIXFile.write(descriptor, bytes, at: offset)
+        disk?.account(written)
+        let failure = errorNumber.map { POSIXFile.failure(path, "cannot write", errorNumber: $0) }
+        shared.withLock { shared in
+            shared.writtenLength += Int64(written)
+            if let failure, shared.failure == nil { shared.failure = failure }
         }
+        if let failure { throw failure }
+    }
+
+    /// The first write that failed, if one did: then nothing more is written, and ``length``
+    /// comes back to ``writtenLength``.
+    private func throwFailure() throws(DownloadError) {
+        guard let failure = shared.withLock({ $0.failure }) else { return }
+        length = writtenLength
+        submittedLength = length
+        bufferedCount = 0
+        throw failure
     }
 }

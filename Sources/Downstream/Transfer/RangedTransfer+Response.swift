@@ -32,7 +32,7 @@ extension RangedTransfer {
             if length == 0 {
                 // An empty file: there is no range to ask for, and nothing to write.
                 do {
-                    try PartialFile(path: setup.partialPath, keepingFirst: 0, bufferCapacity: 0, throttle: nil)
+                    try PartialFile(path: setup.partialPath, keepingFirst: 0, bufferCapacity: 0)
                         .close()
                 } catch {
                     return reject(.failed(error))
@@ -65,7 +65,7 @@ extension RangedTransfer {
             }
             sink.file = try PartialFile(
                 path: setup.partialPath, keepingFirst: kept, bufferCapacity: capacity,
-                throttle: settings.diskThrottle)
+                disk: settings.disk)
         } catch {
             return reject(.failed(error))
         }

@@ -25,7 +25,7 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         var checkpoints: CheckpointSettings
         /// Whether checkpoints and ends put the bytes on the disk (`fsync`), not only in the file.
         var synchronizesToDisk: Bool
-        var diskThrottle: DiskThrottle?
+        var disk: (any DiskSimulation)?
         var redirects: RedirectSettings
     }
 
@@ -144,12 +144,18 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
 
     // MARK: - Transport events
 
-    func didReceive(_ bytes: UnsafeRawBufferPointer) {
-        guard sink.decidedEnd == nil, let file = sink.file else { return }
+    func didReceive(_ bytes: UnsafeRawBufferPointer, of task: any TransportTask) -> BodyReception {
+        guard sink.decidedEnd == nil, let file = sink.file else { return .taken }
+        // The disk is behind: the transfer waits for it rather than bytes piling up.
+        guard file.hasRoom(for: bytes.count) else {
+            file.whenRoom { task.resumeBody() }
+            return .later
+        }
         receive(bytes, into: file)
         if sink.decidedEnd != nil {
             cancelTask()
         }
+        return .taken
     }
 
     /// Decides how the request ends, whatever the server sends next, and stops it.

@@ -15,7 +15,8 @@ protocol Transport: Sendable {
     var name: String { get }
 
     /// Sends `request`. Its events reach `receiver` one at a time and in order, on a queue of the
-    /// transport; a slow receiver holds the transfer back rather than letting bytes pile up. The
+    /// transport. A receiver that cannot take body bytes yet says so (``BodyReception/later``)
+    /// and the transfer waits, reading nothing more, until it is resumed: bytes never pile up. The
     /// last event is always ``TransportReceiver/didComplete(_:)``, also when the request is
     /// cancelled.
     func start(_ request: URLRequest, receiver: any TransportReceiver) -> any TransportTask
@@ -30,6 +31,20 @@ protocol TransportTask: AnyObject, Sendable {
     /// however it ended if it ended first. May be called from any thread, any number of times,
     /// before or after the request's first event; never waits for the network.
     func cancel()
+
+    /// Delivers again the body bytes the receiver answered ``BodyReception/later`` to, and goes on
+    /// with the transfer. May be called from any thread, also before the receiver's answer has
+    /// reached the transport, or after the request ended (then it does nothing).
+    func resumeBody()
+}
+
+/// What a receiver did with body bytes.
+enum BodyReception: Sendable {
+    /// It took them (kept, or dropped on purpose).
+    case taken
+    /// It took none of them and cannot yet (its disk is behind). The transport holds the transfer
+    /// and delivers the same bytes again after ``TransportTask/resumeBody()``.
+    case later
 }
 
 /// What a transport tells the owner of a request, in this order: any number of redirects, then a
@@ -46,8 +61,8 @@ protocol TransportReceiver: AnyObject, Sendable {
     /// The head of the response whose body follows.
     func didReceive(_ response: ServerResponse)
 
-    /// The next bytes of the body, valid only during the call.
-    func didReceive(_ bytes: UnsafeRawBufferPointer)
+    /// The next bytes of the body of `task`'s request, valid only during the call.
+    func didReceive(_ bytes: UnsafeRawBufferPointer, of task: any TransportTask) -> BodyReception
 
     /// The request ended: completely, if `failure` is nil (the body may still be shorter than
     /// announced: that is for the receiver to judge).

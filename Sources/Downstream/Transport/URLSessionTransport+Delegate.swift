@@ -40,8 +40,8 @@ extension URLSessionTransport {
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            guard let receiver = task(for: dataTask)?.receiver else { return }
-            data.withUnsafeBytes { receiver.didReceive($0) }
+            guard let task = task(for: dataTask) else { return }
+            data.withUnsafeBytes { task.deliver($0) }
         }
 
         func urlSession(

@@ -67,6 +67,8 @@ extension URLSessionTransport {
         let receiver: any TransportReceiver
         private let controlQueue: DispatchQueue
         private let state = Locked(State())
+        /// Signalled to deliver bytes the receiver could not take yet again (or by a cancel).
+        private let resumption = DispatchSemaphore(value: 0)
 
         init(receiver: any TransportReceiver, controlQueue: DispatchQueue) {
             self.receiver = receiver
@@ -95,13 +97,28 @@ extension URLSessionTransport {
             }
             // The answer reaches URLSession before the cancel does.
             pendingRedirect?(nil)
+            resumption.signal()
             guard let task else { return }  // `attach` cancels it.
             controlQueue.async {
                 task.cancel()
             }
         }
 
+        func resumeBody() {
+            resumption.signal()
+        }
+
         // MARK: - Delegate queue
+
+        /// Hands body bytes to the receiver. URLSession cannot be paused: while the receiver
+        /// cannot take them, the delegate queue waits here, and URLSession, whose queue is
+        /// bounded, stops reading (``BoundedDelegateQueue``).
+        func deliver(_ bytes: UnsafeRawBufferPointer) {
+            while receiver.didReceive(bytes, of: self) == .later {
+                resumption.wait()
+                if state.withLock({ $0.isCancelled }) { return }
+            }
+        }
 
         func willRedirect(
             _ response: HTTPURLResponse, to proposed: URLRequest,

@@ -69,11 +69,13 @@ struct TestServerLifecycleTests {
         defer { server.shutdown() }
         let port = server.port
 
-        let client = Task.detached {
-            for _ in 0..<3 {
-                let connection = try RawHTTPConnection(port: port)
-                try connection.sendRequest("/file")
-                _ = try connection.readResponse()
+        let client = Task {
+            try await onOwnThread {
+                for _ in 0..<3 {
+                    let connection = try RawHTTPConnection(port: port)
+                    try connection.sendRequest("/file")
+                    _ = try connection.readResponse()
+                }
             }
         }
         #expect(await server.waitForRequests(3, path: "/file"))
@@ -90,10 +92,12 @@ struct TestServerLifecycleTests {
         defer { server.shutdown() }
         let port = server.port
 
-        let client = Task.detached {
-            let connection = try RawHTTPConnection(port: port)
-            try connection.sendRequest("/file")
-            return try connection.readResponse()
+        let client = Task {
+            try await onOwnThread {
+                let connection = try RawHTTPConnection(port: port)
+                try connection.sendRequest("/file")
+                return try connection.readResponse()
+            }
         }
         #expect(await server.waitForBodyBytes(100_000))
         #expect(server.totalBodyBytesSent >= 100_000)
@@ -112,11 +116,11 @@ struct TestServerLifecycleTests {
         let sentWhenActed = LockedBox<Int64>(-1)
         server.whenBodyBytesReach(300_000) { [server] in sentWhenActed.value = server.totalBodyBytesSent }
 
-        let response = try await Task.detached {
+        let response = try await onOwnThread {
             let connection = try RawHTTPConnection(port: port)
             try connection.sendRequest("/file")
             return try connection.readResponse()
-        }.value
+        }
         #expect(response.body.count == 1_000_000)
         // The action ran as the write that crossed 300,000 bytes was counted, before the next one.
         #expect(sentWhenActed.value >= 300_000)

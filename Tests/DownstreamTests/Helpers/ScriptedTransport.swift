@@ -30,6 +30,7 @@ final class ScriptedRequest: TransportTask {
     let request: URLRequest
     private let receiver: any TransportReceiver
     private let cancels = Locked(0)
+    private let (resumes, resumption) = AsyncStream<Void>.makeStream()
 
     init(_ request: URLRequest, receiver: any TransportReceiver) {
         self.request = request
@@ -48,9 +49,19 @@ final class ScriptedRequest: TransportTask {
         receiver.didReceive(ServerResponse(url: request.url, statusCode: status, headers: headers))
     }
 
-    /// The next bytes of the body, in one chunk.
-    func send(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { receiver.didReceive($0) }
+    /// Returns once the owner asked for the body again after answering `.later`.
+    func resumed() async {
+        for await _ in resumes { return }
+    }
+
+    func resumeBody() {
+        resumption.yield()
+    }
+
+    /// The next bytes of the body, in one chunk; returns what the receiver did with them.
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> BodyReception {
+        bytes.withUnsafeBytes { receiver.didReceive($0, of: self) }
     }
 
     /// The request ends: completely, or with `failure`.

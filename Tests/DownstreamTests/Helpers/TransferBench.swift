@@ -47,7 +47,7 @@ final class TransferBench {
     /// Settings as a manager's configuration gives them, changed by `change`.
     static func settings(_ change: (inout RangedTransfer.Settings) -> Void = { _ in }) -> RangedTransfer.Settings {
         var settings = RangedTransfer.Settings(
-            writeBufferCapacity: 4096, checkpoints: .init(), synchronizesToDisk: false, diskThrottle: nil,
+            writeBufferCapacity: 4096, checkpoints: .init(), synchronizesToDisk: false, disk: nil,
             redirects: .init())
         // Checkpoints only where a test asks for them: never by the clock.
         settings.checkpoints.interval = .seconds(3600)

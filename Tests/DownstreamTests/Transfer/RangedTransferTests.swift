@@ -144,6 +144,40 @@ import Testing
         #expect(bench.ends == [.finished])
     }
 
+    @Test func aBodyWaitsWhileTheDiskIsBehindAndTakesTheSameBytesWhenItCatchesUp() async throws {
+        let bench = try TransferBench()
+        let disk = GatedDisk()
+        defer { disk.open() }
+        let settings = TransferBench.settings { $0.disk = disk }
+        let body = patternBytes(64 * 1024)
+        let (_, request) = bench.start(TransferBench.wholeFile(), settings: settings)
+        request.respond(200, ["Content-Length": "\(body.count)"])
+        // The disk writes nothing: the buffers fill (4096 bytes each, in this bench), then the
+        // transfer is asked to wait, with nothing of the refused chunk taken.
+        var sent = 0
+        while request.send(Array(body[sent..<sent + 1024])) == .taken {
+            sent += 1024
+            guard sent <= PartialFile.maximumBuffers * 4096 else { break }
+        }
+        #expect(sent == PartialFile.maximumBuffers * 4096)
+        #expect(bench.progress.added == sent)
+
+        disk.allow(1)
+        await request.resumed()
+        // The disk writes as fast as it can now, which may still be slower than this loop sends.
+        disk.open()
+        while sent < body.count {
+            if request.send(Array(body[sent..<sent + 1024])) == .taken {
+                sent += 1024
+            } else {
+                await request.resumed()
+            }
+        }
+        request.complete()
+        #expect(bench.ends == [.finished])
+        #expect(bench.partial.map { $0 == body } == true, "the file is the body")
+    }
+
     @Test func theDigestCoversExactlyTheBytesWritten() throws {
         let bench = try TransferBench { $0.digest = RunningDigest(.sha256) }
         let (_, request) = bench.start(TransferBench.wholeFile())

@@ -28,7 +28,10 @@ struct CurlTransportEndTests {
             answer(proposed)
         }
         func didReceive(_ response: ServerResponse) { heads.withLock { $0.append(response.statusCode) } }
-        func didReceive(_ bytes: UnsafeRawBufferPointer) { self.bytes.withLock { $0 += bytes.count } }
+        func didReceive(_ bytes: UnsafeRawBufferPointer, of task: any TransportTask) -> BodyReception {
+            self.bytes.withLock { $0 += bytes.count }
+            return .taken
+        }
         func didComplete(_ failure: TransportFailure?) { continuation.yield(failure) }
 
         /// The first end the request reported.

@@ -56,3 +56,11 @@ enum CurlCode {
     static let badContentEncoding: Int32 = 61
     static let http2Stream: Int32 = 92
 }
+
+/// `curl_easy_pause` bitmasks, and what a write callback returns to pause.
+enum CurlPause {
+    /// `CURLPAUSE_CONT`: receive and send again.
+    static let resume: Int32 = 0
+    /// `CURL_WRITEFUNC_PAUSE`, returned by the write callback.
+    static let fromWriteCallback = 0x1000_0001
+}

@@ -58,6 +58,10 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         }
     }
 
+    func resumeBody() {
+        driver?.enqueue(.resume(self))
+    }
+
     private var isCancelled: Bool { cancelled.withLock { $0 } }
 
     /// Whether the response read is a redirect to follow (the receiver decides).
@@ -223,7 +227,9 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
             head.isComplete = true
             deliverHead()
         }
-        receiver?.didReceive(bytes)
+        // Paused: libcurl reads nothing more for this transfer until `resumeBody()`, then
+        // calls again with the same bytes.
+        guard receiver?.didReceive(bytes, of: self) != .later else { return CurlPause.fromWriteCallback }
         return bytes.count
     }
 

@@ -7,9 +7,9 @@ import Foundation
 
 /// The libcurl transport (Linux): one multi handle driven by one thread of ours. Each request's
 /// body bytes reach its receiver on that thread, straight from libcurl's receive buffer: no hop
-/// to another queue and no allocation per chunk. A receiver that takes its time (a slow disk)
-/// holds the thread, so libcurl stops reading and TCP pushes back on the servers: memory stays
-/// bounded.
+/// to another queue and no allocation per chunk. A receiver whose disk is behind answers
+/// ``BodyReception/later``: that transfer pauses in libcurl (which then reads nothing more for it,
+/// so TCP pushes back on its server) while the others go on, and resumes when the receiver says.
 ///
 /// Redirects are never followed by libcurl: the receiver decides (``TransportReceiver``).
 final class CurlTransport: Transport {
@@ -57,6 +57,8 @@ extension CurlTransport {
         case cancel(CurlRequest)
         /// The receiver answered a redirect: follow `request`, or nil to end with the redirect.
         case answerRedirect(CurlRequest, URLRequest?)
+        /// The receiver can take body bytes again: unpause the transfer.
+        case resume(CurlRequest)
         case invalidate
     }
 
@@ -108,7 +110,7 @@ extension CurlTransport {
             switch command {
             case .start(let request), .answerRedirect(let request, _):
                 request.complete(TransportFailure(code: .cancelled, reason: "the transport was invalidated"))
-            case .cancel, .invalidate:
+            case .cancel, .resume, .invalidate:
                 break
             }
         }
@@ -181,6 +183,9 @@ extension CurlTransport {
                 } else {
                     request.endWithRedirect()
                 }
+            case .resume(let request):
+                // The write callback may run inside this call, with the bytes held back.
+                if let easy = request.easy { _ = ds_curl_easy_pause(easy, CurlPause.resume) }
             case .invalidate:
                 isInvalidated = true
             }

@@ -1,0 +1,80 @@
+@testable import Downstream
+import Foundation
+import Testing
+
+/// The partial file gathers chunks in buffers and hands full ones to the disk on a queue of its
+/// own: the bytes land in order, and when the disk is behind it says so instead of piling up.
+@Suite(.timeLimit(.minutes(1)))
+struct PartialFileTests {
+    @Test func theFileHoldsExactlyTheBytesAppendedInOrder() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("file.partial").path
+        let file = try PartialFile(path: path, keepingFirst: 0, bufferCapacity: 4096)
+        var appended: [UInt8] = []
+        var generator = SystemRandomNumberGenerator()
+        // Chunks smaller than a buffer, and now and then one larger (written through).
+        for index in 0..<600 {
+            let count = index % 97 == 0 ? 10_000 : Int.random(in: 1...3000, using: &generator)
+            let chunk = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            try chunk.withUnsafeBytes { try file.append($0) }
+            appended += chunk
+        }
+        try file.flush()
+        #expect(file.length == Int64(appended.count))
+        #expect(file.writtenLength == Int64(appended.count))
+        file.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(appended))
+    }
+
+    @Test func whenEveryBufferWaitsForTheDiskThereIsNoRoomUntilOneIsWritten() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("file.partial").path
+        let disk = GatedDisk()
+        defer { disk.open() }
+        let file = try PartialFile(path: path, keepingFirst: 0, bufferCapacity: 4096, disk: disk)
+        let chunk = [UInt8](repeating: 7, count: 1024)
+        var appended = 0
+        while file.hasRoom(for: chunk.count) {
+            try chunk.withUnsafeBytes { try file.append($0) }
+            appended += chunk.count
+            #expect(appended <= PartialFile.maximumBuffers * 4096, "bytes pile up while the disk writes none")
+            if appended > PartialFile.maximumBuffers * 4096 { return }
+        }
+        // Every buffer is full: one at the disk, the others waiting, the last being filled.
+        #expect(appended == PartialFile.maximumBuffers * 4096)
+        #expect(file.writtenLength == 0)
+
+        let (rooms, room) = AsyncStream<Void>.makeStream()
+        file.whenRoom { room.yield() }
+        disk.allow(1)
+        for await _ in rooms { break }
+        #expect(file.writtenLength == 4096)
+        #expect(file.hasRoom(for: chunk.count))
+
+        disk.open()
+        try chunk.withUnsafeBytes { try file.append($0) }
+        try file.flush()
+        #expect(file.writtenLength == Int64(appended + chunk.count))
+        file.close()
+        #expect(FileManager.default.contents(atPath: path) == Data(repeating: 7, count: appended + chunk.count))
+    }
+
+    @Test func aFileWithRoomCallsAtOnce() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try PartialFile(
+            path: directory.appendingPathComponent("file.partial").path, keepingFirst: 0, bufferCapacity: 4096)
+        let called = Locked(false)
+        file.whenRoom { called.withLock { $0 = true } }
+        #expect(called.withLock { $0 })
+    }
+
+    static func directory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("partial-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+}
