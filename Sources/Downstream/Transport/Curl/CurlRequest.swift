@@ -212,7 +212,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
             }
         } else if let colon = line.firstIndex(of: ":") {
             let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = String(line[line.index(after: colon)...].trimmingWhitespace)
             head.headers[name] = head.headers[name].map { "\($0), \(value)" } ?? value
         }
         return bytes.count
