@@ -124,6 +124,9 @@ public actor Download {
         let settings = context.settings
         self.recordFile = recordFile
         self.requestError = requestError
+        if let limit = request.maximumBytesPerSecond {
+            settings.transfer.limiter?.setLimit(limit, for: id)
+        }
         let authentication = settings.authentication
         machine = StateMachine(
             state: startsPaused ? .paused : .queued,

@@ -96,6 +96,13 @@ extension DownloadManager.Configuration {
         public var requestTimeout: Duration = .seconds(60)
         /// How many connections to one host may be open at once. Default: 6.
         public var maximumConnectionsPerHost = 6
+        /// The most bytes per second all downloads of the manager may receive together; nil
+        /// (the default) for no limit. Change it at run time with
+        /// ``DownloadManager/setBandwidthLimit(_:)``; a download can have a limit of its own
+        /// (``DownloadRequest/maximumBytesPerSecond``). Downloads that share the limit take turns,
+        /// each getting a fair share. Downloads of a background session are not limited (the system
+        /// runs them).
+        public var maximumBytesPerSecond: Int?
         /// Headers sent with every request, below the request's own headers.
         public var additionalHeaders: [String: String] = [:]
         /// Which library puts ranged requests on the wire. Default: ``TransportChoice/automatic``.
@@ -191,7 +198,9 @@ extension DownloadManager.Configuration {
                 writeBufferCapacity: storage.writeBufferCapacity, checkpoints: storage.checkpoints,
                 synchronizesToDisk: storage.synchronizesToDisk,
                 disk: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
-                redirects: redirects),
+                redirects: redirects,
+                limiter: BandwidthLimiter(
+                    overall: network.maximumBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }, clock: clock)),
             authentication: authentication,
             overlapLength: max(0, resumption.overlapLength), urlRefresh: urlRefresh,
             maximumNetworkWait: connectivity.maximumWait,

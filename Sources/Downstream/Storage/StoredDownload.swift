@@ -51,6 +51,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
         var expectedDigest: String?
         var onRejectedFile: DownloadRequest.RejectedFilePolicy.Code?
         var mirrors: [URL]?
+        var maximumBytesPerSecond: Int?
     }
 
     struct StoredDestination: Codable, Equatable, Sendable {
@@ -70,7 +71,8 @@ struct StoredDownload: Codable, Equatable, Sendable {
             priority: request.priority.value, metadata: request.metadata,
             expectedDigest: request.expectedDigest.map { "\($0.algorithm.code.rawValue):\($0.hexValue)" },
             onRejectedFile: request.onRejectedFile == .discard ? nil : request.onRejectedFile.code,
-            mirrors: request.mirrors.isEmpty ? nil : request.mirrors)
+            mirrors: request.mirrors.isEmpty ? nil : request.mirrors,
+            maximumBytesPerSecond: request.maximumBytesPerSecond)
         switch request.destination.location {
         case .file(let file):
             destination = StoredDestination(
@@ -109,6 +111,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
             downloadRequest.onRejectedFile = .init(code: code)
         }
         downloadRequest.mirrors = request.mirrors ?? []
+        downloadRequest.maximumBytesPerSecond = request.maximumBytesPerSecond
         return downloadRequest
     }
 
@@ -142,6 +145,7 @@ extension StoredDownload {
                 writer.string("expectedDigest", request.expectedDigest)
                 writer.string("onRejectedFile", request.onRejectedFile?.rawValue)
                 writer.urls("mirrors", request.mirrors)
+                writer.integer("maximumBytesPerSecond", request.maximumBytesPerSecond)
             }
             writer.object("destination") { writer in
                 writer.bool("isDirectory", destination.isDirectory)

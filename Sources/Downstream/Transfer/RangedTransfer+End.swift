@@ -4,6 +4,7 @@ extension RangedTransfer {
     /// The request ended: puts the bytes on disk, saves the record, and tells how it ended.
     func didComplete(_ failure: TransportFailure?) {
         endControl()
+        setup.settings.limiter?.transferEnded(setup.downloadID)
         var end = sink.decidedEnd ?? endOfRequest(failure)
         if let file = sink.file {
             do {

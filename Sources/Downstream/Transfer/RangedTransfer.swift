@@ -27,6 +27,8 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         var synchronizesToDisk: Bool
         var disk: (any DiskSimulation)?
         var redirects: RedirectSettings
+        /// The manager's bandwidth limits (one object for all its transfers).
+        var limiter: BandwidthLimiter?
     }
 
     /// What one request is for.
@@ -149,6 +151,10 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         // The disk is behind: the transfer waits for it rather than bytes piling up.
         guard file.hasRoom(for: bytes.count) else {
             file.whenRoom { task.resumeBody() }
+            return .later
+        }
+        // A bandwidth limit says wait: the limiter resumes the task in its turn.
+        if let limiter = setup.settings.limiter, !limiter.admit(bytes.count, for: setup.downloadID, task: task) {
             return .later
         }
         receive(bytes, into: file)

@@ -50,6 +50,11 @@ public struct DownloadRequest: Sendable {
     /// When every URL failed, the download fails with ``DownloadError/Kind/allURLsFailed``.
     public var mirrors: [URL] = []
 
+    /// The most bytes per second this download may receive; nil (the default) for no limit of
+    /// its own (the manager's, ``DownloadManager/Configuration/Network-swift.struct/maximumBytesPerSecond``,
+    /// still applies). Change it while the download runs with ``Download/setBandwidthLimit(_:)``.
+    public var maximumBytesPerSecond: Int?
+
     /// A request for `urlRequest`, saved at `destination`.
     public init(
         _ urlRequest: URLRequest, to destination: Destination,

@@ -1,0 +1,15 @@
+extension DownloadManager {
+    /// The most bytes per second all the manager's downloads may receive together; nil when
+    /// there is no limit. Starts as ``Configuration-swift.struct/Network-swift.struct/maximumBytesPerSecond``.
+    public nonisolated var bandwidthLimit: Int? {
+        context.settings.transfer.limiter?.overall
+    }
+
+    /// Limits all the manager's downloads together to `bytesPerSecond` (nil: no limit), from
+    /// their next chunks on. Downloads take turns under the limit, each getting a fair share,
+    /// whatever their transport. Not kept across launches: the configuration's value is the
+    /// limit at each start.
+    public nonisolated func setBandwidthLimit(_ bytesPerSecond: Int?) {
+        context.settings.transfer.limiter?.setOverall(bytesPerSecond.flatMap { $0 > 0 ? $0 : nil })
+    }
+}

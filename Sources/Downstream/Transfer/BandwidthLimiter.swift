@@ -1,0 +1,209 @@
+/// A manager's bandwidth limits: one for all its downloads together and one per download, each
+/// a ``TokenBucket`` on the manager's clock, changeable at any time.
+///
+/// A transfer asks before it takes a chunk (``admit(_:for:task:)``). When a limit says wait, the
+/// chunk is not taken (the transfer answers `.later`, so nothing piles up) and the limiter
+/// resumes the task when its turn comes. Downloads that share the overall limit take turns in
+/// the order they started waiting, one chunk each: each gets a fair share, whichever transport
+/// or chunk size it has.
+final class BandwidthLimiter: Sendable {
+    private struct Waiter {
+        let id: DownloadID
+        let task: any TransportTask
+    }
+
+    private struct State {
+        var overall: TokenBucket?
+        var perDownload: [DownloadID: TokenBucket] = [:]
+        /// Downloads waiting for the overall limit, in turn.
+        var queue: [Waiter] = []
+        /// The download resumed for its turn of the overall limit, until it takes its chunk.
+        var granted: DownloadID?
+        /// Downloads waiting for their own limit, and until when.
+        var ownWaits: [DownloadID: (task: any TransportTask, until: Duration)] = [:]
+        /// When the timer that runs next is due.
+        var armedFor: Duration?
+
+        var isIdle: Bool { overall == nil && perDownload.isEmpty }
+    }
+
+    private let state: Locked<State>
+    private let now: @Sendable () -> Duration
+    private let sleep: @Sendable (Duration) async throws -> Void
+
+    /// Limits on `clock`: `overall` bytes per second for all downloads together (nil: none).
+    init(overall: Int?, clock: any Clock<Duration>) {
+        (now, sleep) = Self.readings(of: clock)
+        let start = now()
+        state = Locked(State(overall: overall.map { TokenBucket(rate: $0, at: start) }))
+    }
+
+    private static func readings<C: Clock<Duration>>(
+        of clock: C
+    ) -> (@Sendable () -> Duration, @Sendable (Duration) async throws -> Void) {
+        let origin = clock.now
+        return (
+            { origin.duration(to: clock.now) },
+            { try await clock.sleep(until: origin.advanced(by: $0), tolerance: nil) }
+        )
+    }
+
+    /// The limit for all downloads together, in bytes per second (nil: none).
+    var overall: Int? {
+        state.withLock { $0.overall?.rate }
+    }
+
+    /// Changes the limit for all downloads together; takes effect for the next chunk.
+    func setOverall(_ rate: Int?) {
+        let at = now()
+        let wakes = state.withLock { state -> [any TransportTask] in
+            if let rate {
+                if state.overall == nil {
+                    state.overall = TokenBucket(rate: rate, at: at)
+                } else {
+                    state.overall?.change(rate: rate, at: at)
+                }
+            } else {
+                state.overall = nil
+            }
+            return due(&state, at: at)
+        }
+        for task in wakes { task.resumeBody() }
+    }
+
+    /// Changes the limit of one download (nil: none); takes effect for its next chunk.
+    func setLimit(_ rate: Int?, for id: DownloadID) {
+        let at = now()
+        let wakes = state.withLock { state -> [any TransportTask] in
+            if let rate {
+                if state.perDownload[id] == nil {
+                    state.perDownload[id] = TokenBucket(rate: rate, at: at)
+                } else {
+                    state.perDownload[id]?.change(rate: rate, at: at)
+                }
+                // A download waiting for its limit waits as long as the new rate says.
+                if let waiting = state.ownWaits[id] {
+                    let wait = state.perDownload[id]?.wait(at: at) ?? .zero
+                    state.ownWaits[id] = (waiting.task, at + wait)
+                }
+            } else {
+                state.perDownload[id] = nil
+                if let wait = state.ownWaits.removeValue(forKey: id) {
+                    return [wait.task] + due(&state, at: at)
+                }
+            }
+            return due(&state, at: at)
+        }
+        for task in wakes { task.resumeBody() }
+    }
+
+    /// The limit of one download, if it has one.
+    func limit(for id: DownloadID) -> Int? {
+        state.withLock { $0.perDownload[id]?.rate }
+    }
+
+    /// Whether `id` may take a chunk of `count` bytes now; if so, it is counted. If not, nothing
+    /// is counted and `task` is resumed (``TransportTask/resumeBody()``) when it may.
+    func admit(_ count: Int, for id: DownloadID, task: any TransportTask) -> Bool {
+        guard !state.withLock({ $0.isIdle }) else { return true }
+        let at = now()
+        return state.withLock { state in
+            if let wait = state.perDownload[id]?.wait(at: at) {
+                state.ownWaits[id] = (task, at + wait)
+                if state.granted == id {
+                    // Its turn goes on to the next download while it waits for its own limit.
+                    state.granted = nil
+                }
+                arm(&state, for: at + wait)
+                return false
+            }
+            if state.overall != nil {
+                let isTurn = state.granted == id || (state.granted == nil && state.queue.first?.id ?? id == id)
+                let wait = isTurn ? state.overall?.wait(at: at) : nil
+                if !isTurn || wait != nil {
+                    if !state.queue.contains(where: { $0.id == id }) {
+                        state.queue.append(Waiter(id: id, task: task))
+                    }
+                    if let wait { arm(&state, for: at + wait) }
+                    return false
+                }
+                _ = state.overall?.take(count, at: at)
+                if state.granted == id { state.granted = nil }
+                state.queue.removeAll { $0.id == id }
+                if !state.queue.isEmpty {
+                    // The next in turn is resumed once the bucket allows.
+                    arm(&state, for: at + (state.overall?.wait(at: at) ?? .zero))
+                }
+            }
+            _ = state.perDownload[id]?.take(count, at: at)
+            return true
+        }
+    }
+
+    /// A transfer of `id` ended: it waits for nothing any more, and its turn passes on.
+    func transferEnded(_ id: DownloadID) {
+        let at = now()
+        let wakes = state.withLock { state -> [any TransportTask] in
+            state.ownWaits[id] = nil
+            state.queue.removeAll { $0.id == id }
+            if state.granted == id { state.granted = nil }
+            return due(&state, at: at)
+        }
+        for task in wakes { task.resumeBody() }
+    }
+
+    /// The download is gone: its limit too.
+    func forget(_ id: DownloadID) {
+        transferEnded(id)
+        state.withLock { $0.perDownload[id] = nil }
+    }
+
+    // MARK: - Timer
+
+    /// Takes from `state` the tasks to resume at `at`, and arms the timer for the next.
+    private func due(_ state: inout State, at: Duration) -> [any TransportTask] {
+        var wakes: [any TransportTask] = []
+        for (id, wait) in state.ownWaits where wait.until <= at {
+            state.ownWaits[id] = nil
+            wakes.append(wait.task)
+        }
+        if state.overall == nil {
+            // No overall limit any more: everyone waiting for it goes.
+            wakes += state.queue.map(\.task)
+            state.queue = []
+            state.granted = nil
+        } else if state.granted == nil, let head = state.queue.first {
+            if let wait = state.overall?.wait(at: at) {
+                arm(&state, for: at + wait)
+            } else {
+                state.granted = head.id
+                state.queue.removeFirst()
+                wakes.append(head.task)
+            }
+        }
+        if let next = state.ownWaits.values.map(\.until).min() {
+            arm(&state, for: next)
+        }
+        return wakes
+    }
+
+    /// Makes sure a timer runs at `deadline` (or sooner).
+    private func arm(_ state: inout State, for deadline: Duration) {
+        if let armed = state.armedFor, armed <= deadline { return }
+        state.armedFor = deadline
+        let sleep = self.sleep
+        Task { [weak self] in
+            try? await sleep(deadline)
+            self?.timerFired(deadline)
+        }
+    }
+
+    private func timerFired(_ deadline: Duration) {
+        let at = now()
+        let wakes = state.withLock { state -> [any TransportTask] in
+            if state.armedFor == deadline { state.armedFor = nil }
+            return due(&state, at: at)
+        }
+        for task in wakes { task.resumeBody() }
+    }
+}
