@@ -13,3 +13,10 @@ extension DownloadManager {
         context.settings.transfer.limiter?.setOverall(bytesPerSecond.flatMap { $0 > 0 ? $0 : nil })
     }
 }
+
+extension DownloadManager {
+    /// The limiter of the manager's transfers.
+    nonisolated var bandwidthLimiter: BandwidthLimiter? {
+        context.settings.transfer.limiter
+    }
+}

@@ -23,6 +23,8 @@ final class BandwidthLimiter: Sendable {
         var ownWaits: [DownloadID: (task: any TransportTask, until: Duration)] = [:]
         /// When the timer that runs next is due.
         var armedFor: Duration?
+        /// Bytes let through while a limit was set, by download.
+        var admitted: [DownloadID: Int64] = [:]
 
         var isIdle: Bool { overall == nil && perDownload.isEmpty }
     }
@@ -136,8 +138,14 @@ final class BandwidthLimiter: Sendable {
                 }
             }
             _ = state.perDownload[id]?.take(count, at: at)
+            state.admitted[id, default: 0] += Int64(count)
             return true
         }
+    }
+
+    /// The bytes of `id` let through while a limit was set.
+    func bytesAdmitted(for id: DownloadID) -> Int64 {
+        state.withLock { $0.admitted[id] ?? 0 }
     }
 
     /// A transfer of `id` ended: it waits for nothing any more, and its turn passes on.
@@ -155,7 +163,10 @@ final class BandwidthLimiter: Sendable {
     /// The download is gone: its limit too.
     func forget(_ id: DownloadID) {
         transferEnded(id)
-        state.withLock { $0.perDownload[id] = nil }
+        state.withLock { state in
+            state.perDownload[id] = nil
+            state.admitted[id] = nil
+        }
     }
 
     // MARK: - Timer

@@ -1,0 +1,107 @@
+@_spi(Testing) @testable import Downstream
+import DownstreamTesting
+import Foundation
+import Testing
+
+/// Bandwidth limits through a manager, on a manual clock: a download gets no more than its limit
+/// allows in the clock's time, downloads share the manager's limit, and limits change while they
+/// run. No test sleeps: the clock moves only when the limiter waits on it.
+@Suite(.timeLimit(.minutes(2)))
+struct BandwidthLimitTests {
+    /// Advances `clock` by every sleep that starts on it, and adds up the time.
+    final class Advancer: Sendable {
+        private let elapsed = Locked(Duration.zero)
+        private let task: Task<Void, Never>
+
+        init(_ clock: ManualClock) {
+            let elapsed = self.elapsed
+            task = Task {
+                for await sleep in clock.sleeps {
+                    elapsed.withLock { $0 += sleep }
+                    clock.advance(by: sleep)
+                }
+            }
+        }
+
+        /// The clock's time so far.
+        var time: Duration { elapsed.withLock { $0 } }
+
+        func stop() { task.cancel() }
+    }
+
+    static func limited(_ clock: ManualClock, overall: Int?) -> (inout DownloadManager.Configuration) -> Void {
+        { configuration in
+            configuration.clock = clock
+            configuration.network.maximumBytesPerSecond = overall
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    @Test func aLimitedDownloadTakesTheTimeItsLimitSaysOnTheClock() async throws {
+        let clock = ManualClock()
+        try await withFixture(Self.limited(clock, overall: 200_000)) { fixture in
+            let body = Body.pattern(count: 1_000_000, seed: 810)
+            let url = fixture.serve("/limited.bin", body)
+            let advancer = Advancer(clock)
+            defer { advancer.stop() }
+            let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
+            try body.expectMatches(try await download.fileURL)
+            // The first 16 KiB go at once (the burst); the rest at 200,000 bytes/s, to within a
+            // chunk (16 KiB) either way.
+            let expected = Double(1_000_000 - 16_384) / 200_000
+            let slack = 16_384.0 / 200_000
+            let time = Self.seconds(advancer.time)
+            #expect(time >= expected - slack, "\(time) s on the clock")
+            #expect(time <= expected + slack, "\(time) s on the clock")
+            #expect(fixture.manager.bandwidthLimit == 200_000)
+        }
+    }
+
+    @Test func downloadsSharingTheManagersLimitGetNoMoreTogether() async throws {
+        let clock = ManualClock()
+        try await withFixture(Self.limited(clock, overall: 100_000)) { fixture in
+            let body = Body.pattern(count: 400_000, seed: 811)
+            let urls = [fixture.serve("/a.bin", body), fixture.serve("/b.bin", body)]
+            let limiter = try #require(fixture.manager.bandwidthLimiter)
+            let advancer = Advancer(clock)
+            defer { advancer.stop() }
+            var downloads: [Download] = []
+            for url in urls {
+                downloads.append(await fixture.manager.download(from: url, to: .directory(fixture.directory)))
+            }
+            for download in downloads {
+                try body.expectMatches(try await download.fileURL)
+                #expect(limiter.bytesAdmitted(for: download.id) == 400_000)
+            }
+            // 800,000 bytes at 100,000 bytes/s together, less the burst and a chunk. (Turns are
+            // fair between downloads that both wait: BandwidthLimiterTests; here one may start
+            // receiving later than the other on the real clock.)
+            let time = Self.seconds(advancer.time)
+            #expect(time >= Double(800_000 - 2 * 16_384) / 100_000, "\(time) s on the clock")
+        }
+    }
+
+    @Test func aLimitChangedWhileTheDownloadWaitsTakesEffect() async throws {
+        let clock = ManualClock()
+        try await withFixture(Self.limited(clock, overall: nil)) { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 812)
+            let url = fixture.serve("/changing.bin", body)
+            var request = DownloadRequest(url: url, to: .directory(fixture.directory))
+            request.maximumBytesPerSecond = 50_000
+            let download = await fixture.manager.download(request)
+            #expect(download.bandwidthLimit == 50_000)
+            #expect(fixture.storedRecord(download.id)?.request.maximumBytesPerSecond == 50_000)
+            // At 50,000 bytes/s the file would take 40 s on the clock; it waits for the first time.
+            var sleeps = clock.sleeps.makeAsyncIterator()
+            let first = try #require(await sleeps.next())
+            #expect(first <= .milliseconds(400), "a chunk's wait, not the whole file's")
+            // No limit any more: the waiting chunk goes at once and the rest without waiting.
+            download.setBandwidthLimit(nil)
+            try body.expectMatches(try await download.fileURL)
+            #expect(download.bandwidthLimit == nil)
+        }
+    }
+}
