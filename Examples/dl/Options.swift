@@ -42,6 +42,8 @@ struct Options: Equatable {
     var outputDirectory: String?
     var outputDocument: String?
     var maximumConcurrentDownloads: Int?
+    /// The most bytes per second all downloads may receive together; nil for no limit.
+    var limitRate: Int?
     var digest: Digest?
     var mirrors: [String] = []
     var existingFiles = ExistingFiles.fail
@@ -103,6 +105,14 @@ struct Options: Equatable {
                 options.maximumConcurrentDownloads = try UsageError.positiveInteger(value, for: "-j")
             },
             section: "Downloads", help: "download at most N files at once (default: 4)"),
+        OptionSpec(
+            names: ["--limit-rate"],
+            action: .value("RATE") { options, value throws(UsageError) in
+                options.limitRate = try Options.rate(value, for: "--limit-rate")
+            },
+            section: "Downloads",
+            help: "receive at most RATE bytes per second, all downloads together (k or K: 1024, m or M:"
+                + " 1048576; e.g. 500k, 2M)"),
         digestOption("--sha256", .sha256, help: "the file's expected SHA-256; a mismatch fails it (one URL only)"),
         digestOption("--sha1", .sha1, help: "the file's expected SHA-1 (one URL only)"),
         digestOption("--md5", .md5, help: "the file's expected MD5 (one URL only)"),
@@ -145,6 +155,24 @@ struct Options: Equatable {
             options.urls.append(url)
         }
         return options
+    }
+
+    /// `value` as bytes per second: digits, with an optional `k`/`K` (1024) or `m`/`M`
+    /// (1048576) suffix, as wget's and curl's `--limit-rate` take it.
+    static func rate(_ value: String, for option: String) throws(UsageError) -> Int {
+        let expected = "bytes per second, at least 1, with an optional k or M suffix (500k, 2M)"
+        var digits = Substring(value)
+        var multiplier = 1
+        switch digits.last {
+        case "k", "K": multiplier = 1 << 10
+        case "m", "M": multiplier = 1 << 20
+        default: break
+        }
+        if multiplier > 1 { digits = digits.dropLast() }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let number = Int(digits), number >= 1,
+            number <= Int.max / multiplier
+        else { throw .invalidValue(option: option, value: value, expected: expected) }
+        return number * multiplier
     }
 
     private mutating func setExistingFiles(_ choice: ExistingFiles, by option: String) throws(UsageError) {

@@ -17,6 +17,8 @@ struct Job: Equatable {
 struct Plan: Equatable {
     var jobs: [Job]
     var maximumConcurrentDownloads: Int
+    /// The most bytes per second all downloads may receive together; nil for no limit.
+    var limitRate: Int?
     var existingFiles: Options.ExistingFiles
     var mode: Options.Mode
     /// How often plain and JSON output print progress.
@@ -62,7 +64,8 @@ struct Plan: Equatable {
         }
         return Plan(
             jobs: jobs, maximumConcurrentDownloads: options.maximumConcurrentDownloads ?? defaultConcurrentDownloads,
-            existingFiles: options.existingFiles, mode: options.mode, progressInterval: options.progressInterval)
+            limitRate: options.limitRate, existingFiles: options.existingFiles, mode: options.mode,
+            progressInterval: options.progressInterval)
     }
 
     /// Options that name one file make sense with one URL only.

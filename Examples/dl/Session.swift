@@ -127,6 +127,7 @@ final class Session {
             $0.progress.interval = .milliseconds(plan.progressInterval == .zero ? 100 : 200)
             $0.scheduling.maximumConcurrentDownloads = plan.maximumConcurrentDownloads
             $0.scheduling.maximumConcurrentDownloadsPerHost = plan.maximumConcurrentDownloads
+            $0.network.maximumBytesPerSecond = plan.limitRate
         }
     }
 

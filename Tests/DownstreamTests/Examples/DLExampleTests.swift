@@ -31,6 +31,24 @@ struct DLExampleTests {
         }
     }
 
+    @Test func aRateLimitHoldsForAllTheFilesTogether() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let bodies = [Body.pattern(count: 300_000, seed: 5), Body.pattern(count: 300_000, seed: 6)]
+            let urls = [fixture.serve("/r/a.bin", bodies[0]), fixture.serve("/r/b.bin", bodies[1])]
+            let started = ContinuousClock.now
+            let (status, output, errors) = try await DLChild.run(
+                ["--limit-rate", "200k"] + urls.map(\.absoluteString), in: fixture)
+            let elapsed = ContinuousClock.now - started
+            #expect(status == 0, "\(output)\(errors)")
+            try bodies[0].expectMatches(fixture.file("a.bin"))
+            try bodies[1].expectMatches(fixture.file("b.bin"))
+            // 600,000 bytes at 204,800 bytes/s, less the burst (16 KiB) and one chunk (16 KiB) that
+            // may go ahead: at least 2.77 s. (A lower bound only: a loaded machine makes it
+            // slower, never faster.)
+            #expect(elapsed >= .milliseconds(2_700), "\(elapsed)")
+        }
+    }
+
     @Test func plainOutputHasALinePerEventAndProgressLines() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 3_000_000, seed: 3)

@@ -71,6 +71,18 @@ import Testing
         (["-nc", "--overwrite"], "--no-clobber and --overwrite cannot be used together"),
         (["-q", "--json"], "--quiet and --json cannot be used together"),
         (["-O", "-"], "dl cannot write a download to standard output (-O -)"),
+        (
+            ["--limit-rate", "0"],
+            "bad value '0' for '--limit-rate': bytes per second, at least 1, with an optional k or M suffix (500k, 2M)"
+        ),
+        (
+            ["--limit-rate", "5G"],
+            "bad value '5G' for '--limit-rate': bytes per second, at least 1, with an optional k or M suffix (500k, 2M)"
+        ),
+        (
+            ["--limit-rate=k"],
+            "bad value 'k' for '--limit-rate': bytes per second, at least 1, with an optional k or M suffix (500k, 2M)"
+        ),
     ])
     func mistakesAreTypedErrorsThatSayWhat(_ arguments: [String], _ message: String) {
         #expect(throws: UsageError.self) { try Options.parse(arguments) }
@@ -79,6 +91,18 @@ import Testing
         } catch {
             #expect(error.description == message)
         }
+    }
+
+    @Test(arguments: [
+        ("1000", 1000), ("500k", 512_000), ("500K", 512_000), ("2M", 2_097_152), ("2m", 2_097_152),
+    ])
+    func aRateTakesKAndMSuffixes(_ value: String, _ bytesPerSecond: Int) throws {
+        #expect(try Options.parse(["--limit-rate", value]).limitRate == bytesPerSecond)
+        #expect(try Options.parse(["--limit-rate=\(value)"]).limitRate == bytesPerSecond)
+        let plan = try Plan.make(
+            try Options.parse(["--limit-rate", value, "https://example.com/a"]),
+            currentDirectory: URL(fileURLWithPath: "/tmp"))
+        #expect(plan.limitRate == bytesPerSecond)
     }
 
     @Test func theParserIsTableDriven() throws {
