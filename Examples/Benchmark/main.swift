@@ -22,6 +22,10 @@
 //         SHA-256 speed next to the system's sha256sum on the same file, and a download of that
 //         size with and without an expected digest: wall time, CPU time, peak memory.
 //
+//     swift run -c release downstream-benchmark limit [--rate 5000000] [--seconds 10] [--count 8]
+//         Whether a bandwidth limit holds: one download under a manager limit, then several
+//         sharing it; the rate over a window, and each download's part of its fair share.
+//
 //     swift run -c release downstream-benchmark overlap [--mib 256] [--range-mib 4] [--mbps 100]
 //         What overlap verification costs per resume: a download from a server without validators
 //         in consecutive ranges, with overlaps of 0, 64 KiB and 1 MiB; extra bytes and time.
@@ -43,6 +47,9 @@ if arguments.first == "digest" {
 }
 if arguments.first == "overlap" {
     exit(await OverlapBenchmark(arguments: Array(arguments.dropFirst())).run())
+}
+if arguments.first == "limit" {
+    exit(await LimitBenchmark(arguments: Array(arguments.dropFirst())).run())
 }
 if arguments.first == "store" {
     exit(await StoreBenchmark(arguments: Array(arguments.dropFirst())).run())

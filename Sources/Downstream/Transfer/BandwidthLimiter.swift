@@ -3,9 +3,11 @@
 ///
 /// A transfer asks before it takes a chunk (``admit(_:for:task:)``). When a limit says wait, the
 /// chunk is not taken (the transfer answers `.later`, so nothing piles up) and the limiter
-/// resumes the task when its turn comes. Downloads that share the overall limit take turns in
-/// the order they started waiting, one chunk each: each gets a fair share, whichever transport
-/// or chunk size it has.
+/// resumes the task when it may go on. On libcurl, where a waiting transfer holds back no other,
+/// downloads that share the overall limit take turns in the order they started waiting, one chunk
+/// each: each gets a fair share. On URLSession a waiting chunk holds back every delivery of the
+/// session, so turns would deadlock: there each waits only until the bucket allows, and the
+/// session's own interleaving shares it.
 final class BandwidthLimiter: Sendable {
     private struct Waiter {
         let id: DownloadID
@@ -19,8 +21,9 @@ final class BandwidthLimiter: Sendable {
         var queue: [Waiter] = []
         /// The download resumed for its turn of the overall limit, until it takes its chunk.
         var granted: DownloadID?
-        /// Downloads waiting for their own limit, and until when.
-        var ownWaits: [DownloadID: (task: any TransportTask, until: Duration)] = [:]
+        /// Downloads waiting until a time: for their own limit, or for the overall one when their
+        /// transport cannot take turns (``TransportTask/waitsAlone``).
+        var timedWaits: [DownloadID: (task: any TransportTask, until: Duration)] = [:]
         /// When the timer that runs next is due.
         var armedFor: Duration?
         /// Bytes let through while a limit was set, by download.
@@ -68,7 +71,10 @@ final class BandwidthLimiter: Sendable {
             } else {
                 state.overall = nil
             }
-            return due(&state, at: at)
+            // Those waiting for a time ask again under the new limit.
+            let waiting = state.timedWaits.values.map(\.task)
+            state.timedWaits = [:]
+            return waiting + due(&state, at: at)
         }
         for task in wakes { task.resumeBody() }
     }
@@ -83,18 +89,12 @@ final class BandwidthLimiter: Sendable {
                 } else {
                     state.perDownload[id]?.change(rate: rate, at: at)
                 }
-                // A download waiting for its limit waits as long as the new rate says.
-                if let waiting = state.ownWaits[id] {
-                    let wait = state.perDownload[id]?.wait(at: at) ?? .zero
-                    state.ownWaits[id] = (waiting.task, at + wait)
-                }
             } else {
                 state.perDownload[id] = nil
-                if let wait = state.ownWaits.removeValue(forKey: id) {
-                    return [wait.task] + due(&state, at: at)
-                }
             }
-            return due(&state, at: at)
+            // A download waiting for a time asks again under the new limit.
+            let waiting = state.timedWaits.removeValue(forKey: id).map { [$0.task] } ?? []
+            return waiting + due(&state, at: at)
         }
         for task in wakes { task.resumeBody() }
     }
@@ -111,7 +111,7 @@ final class BandwidthLimiter: Sendable {
         let at = now()
         return state.withLock { state in
             if let wait = state.perDownload[id]?.wait(at: at) {
-                state.ownWaits[id] = (task, at + wait)
+                state.timedWaits[id] = (task, at + wait)
                 if state.granted == id {
                     // Its turn goes on to the next download while it waits for its own limit.
                     state.granted = nil
@@ -119,7 +119,14 @@ final class BandwidthLimiter: Sendable {
                 arm(&state, for: at + wait)
                 return false
             }
-            if state.overall != nil {
+            if state.overall != nil, !task.waitsAlone {
+                if let wait = state.overall?.wait(at: at) {
+                    state.timedWaits[id] = (task, at + wait)
+                    arm(&state, for: at + wait)
+                    return false
+                }
+                _ = state.overall?.take(count, at: at)
+            } else if state.overall != nil {
                 let isTurn = state.granted == id || (state.granted == nil && state.queue.first?.id ?? id == id)
                 let wait = isTurn ? state.overall?.wait(at: at) : nil
                 if !isTurn || wait != nil {
@@ -152,7 +159,7 @@ final class BandwidthLimiter: Sendable {
     func transferEnded(_ id: DownloadID) {
         let at = now()
         let wakes = state.withLock { state -> [any TransportTask] in
-            state.ownWaits[id] = nil
+            state.timedWaits[id] = nil
             state.queue.removeAll { $0.id == id }
             if state.granted == id { state.granted = nil }
             return due(&state, at: at)
@@ -174,8 +181,8 @@ final class BandwidthLimiter: Sendable {
     /// Takes from `state` the tasks to resume at `at`, and arms the timer for the next.
     private func due(_ state: inout State, at: Duration) -> [any TransportTask] {
         var wakes: [any TransportTask] = []
-        for (id, wait) in state.ownWaits where wait.until <= at {
-            state.ownWaits[id] = nil
+        for (id, wait) in state.timedWaits where wait.until <= at {
+            state.timedWaits[id] = nil
             wakes.append(wait.task)
         }
         if state.overall == nil {
@@ -192,7 +199,7 @@ final class BandwidthLimiter: Sendable {
                 wakes.append(head.task)
             }
         }
-        if let next = state.ownWaits.values.map(\.until).min() {
+        if let next = state.timedWaits.values.map(\.until).min() {
             arm(&state, for: next)
         }
         return wakes

@@ -36,6 +36,10 @@ protocol TransportTask: AnyObject, Sendable {
     /// with the transfer. May be called from any thread, also before the receiver's answer has
     /// reached the transport, or after the request ended (then it does nothing).
     func resumeBody()
+
+    /// Whether a ``BodyReception/later`` holds back this request alone (libcurl pauses it) or every
+    /// request of the transport (URLSession's delegate queue waits, and with it every delivery).
+    var waitsAlone: Bool { get }
 }
 
 /// What a receiver did with body bytes.

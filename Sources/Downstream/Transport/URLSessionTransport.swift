@@ -108,6 +108,9 @@ extension URLSessionTransport {
             resumption.signal()
         }
 
+        /// The delegate queue, which every task of the session shares, waits.
+        var waitsAlone: Bool { false }
+
         // MARK: - Delegate queue
 
         /// Hands body bytes to the receiver. URLSession cannot be paused: while the receiver

@@ -54,6 +54,8 @@ final class ScriptedRequest: TransportTask {
         for await _ in resumes { return }
     }
 
+    var waitsAlone: Bool { true }
+
     func resumeBody() {
         resumption.yield()
     }

@@ -11,10 +11,13 @@ struct BandwidthLimiterTests {
         private let resume: AsyncStream<Void>.Continuation
         private let shared: (id: DownloadID, into: AsyncStream<DownloadID>.Continuation)?
 
-        init(_ shared: (id: DownloadID, into: AsyncStream<DownloadID>.Continuation)? = nil) {
+        init(_ shared: (id: DownloadID, into: AsyncStream<DownloadID>.Continuation)? = nil, waitsAlone: Bool = true) {
             (resumes, resume) = AsyncStream.makeStream()
             self.shared = shared
+            self.waitsAlone = waitsAlone
         }
+
+        let waitsAlone: Bool
 
         func cancel() {}
         func resumeBody() {
@@ -79,6 +82,25 @@ struct BandwidthLimiterTests {
         #expect(order == [second, third, first, second, third, first])
     }
 
+    @Test func transfersThatCannotWaitAloneWaitForTheBucketNotForTurns() async {
+        // URLSession's: a chunk that waits holds back the whole session, so the next in turn could
+        // never come. Each waits only until the bucket allows.
+        let clock = ManualClock()
+        let limiter = BandwidthLimiter(overall: 100_000, clock: clock)
+        let (first, second) = (DownloadID(), DownloadID())
+        let (one, two) = (Task(waitsAlone: false), Task(waitsAlone: false))
+        #expect(limiter.admit(26_384, for: first, task: one))
+        #expect(!limiter.admit(10_000, for: second, task: two))
+        var sleeps = clock.sleeps.makeAsyncIterator()
+        #expect(await sleeps.next() == .milliseconds(100))
+        clock.advance(by: .milliseconds(100))
+        await two.resumed()
+        // The first, not waiting in any turn, may take the bucket's next chunk: no deadlock.
+        #expect(limiter.admit(10_000, for: first, task: one))
+        #expect(!limiter.admit(10_000, for: second, task: two))
+        #expect(await sleeps.next() == .milliseconds(100))
+    }
+
     @Test func removingTheLimitResumesEveryoneWaitingAtOnce() async {
         let clock = ManualClock()
         let limiter = BandwidthLimiter(overall: 100_000, clock: clock)
@@ -106,7 +128,9 @@ struct BandwidthLimiterTests {
         var sleeps = clock.sleeps.makeAsyncIterator()
         #expect(await sleeps.next() == .seconds(1))
         limiter.setLimit(100_000, for: id)
-        // The new rate pays the debt in a tenth of the time: the limiter wakes sooner.
+        // The waiting chunk asks again: the new rate pays the debt in a tenth of the time.
+        await task.resumed()
+        #expect(!limiter.admit(1, for: id, task: task))
         #expect(await sleeps.next() == .milliseconds(100))
         clock.advance(by: .milliseconds(100))
         await task.resumed()

@@ -62,6 +62,9 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         driver?.enqueue(.resume(self))
     }
 
+    /// libcurl pauses this transfer alone.
+    var waitsAlone: Bool { true }
+
     private var isCancelled: Bool { cancelled.withLock { $0 } }
 
     /// Whether the response read is a redirect to follow (the receiver decides).
