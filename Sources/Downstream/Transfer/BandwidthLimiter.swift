@@ -34,22 +34,35 @@ final class BandwidthLimiter: Sendable {
 
     private let state: Locked<State>
     private let now: @Sendable () -> Duration
-    private let sleep: @Sendable (Duration) async throws -> Void
+    /// Runs an action at a time on the clock.
+    private let schedule: @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
 
     /// Limits on `clock`: `overall` bytes per second for all downloads together (nil: none).
     init(overall: Int?, clock: any Clock<Duration>) {
-        (now, sleep) = Self.readings(of: clock)
+        (now, schedule) = Self.readings(of: clock)
         let start = now()
         state = Locked(State(overall: overall.map { TokenBucket(rate: $0, at: start) }))
     }
 
     private static func readings<C: Clock<Duration>>(
         of clock: C
-    ) -> (@Sendable () -> Duration, @Sendable (Duration) async throws -> Void) {
+    ) -> (@Sendable () -> Duration, @Sendable (Duration, @escaping @Sendable () -> Void) -> Void) {
         let origin = clock.now
+        let now: @Sendable () -> Duration = { origin.duration(to: clock.now) }
+        if C.self == ContinuousClock.self {
+            // The real clock's timers run on the timer thread, not in Swift's concurrency pool: a
+            // URLSession transfer that waits for one holds every URLSession call of the process,
+            // and pool threads making such calls would then wait for the timer that frees them.
+            return (now, { deadline, action in TimerThread.shared.schedule(after: deadline - now(), action) })
+        }
         return (
-            { origin.duration(to: clock.now) },
-            { try await clock.sleep(until: origin.advanced(by: $0), tolerance: nil) }
+            now,
+            { deadline, action in
+                Task {
+                    try? await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil)
+                    action()
+                }
+            }
         )
     }
 
@@ -209,11 +222,7 @@ final class BandwidthLimiter: Sendable {
     private func arm(_ state: inout State, for deadline: Duration) {
         if let armed = state.armedFor, armed <= deadline { return }
         state.armedFor = deadline
-        let sleep = self.sleep
-        Task { [weak self] in
-            try? await sleep(deadline)
-            self?.timerFired(deadline)
-        }
+        schedule(deadline) { [weak self] in self?.timerFired(deadline) }
     }
 
     private func timerFired(_ deadline: Duration) {

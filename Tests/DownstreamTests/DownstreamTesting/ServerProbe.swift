@@ -22,7 +22,10 @@ enum ServerProbe {
     }
 
     /// A simple URLSession request, with a completion handler: the async URLSession methods
-    /// can deadlock on Linux when cancelled (a test that times out is cancelled).
+    /// can deadlock on Linux when cancelled (a test that times out is cancelled). URLSession is
+    /// called from a thread of its own: on Linux its calls wait for one queue shared by every
+    /// session of the process, which a download held back by a slow disk or a bandwidth limit
+    /// holds too; a thread of Swift's concurrency pool (one per core) must not wait there.
     static func fetch(
         _ url: URL,
         method: String = "GET",
@@ -33,16 +36,18 @@ enum ServerProbe {
         for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
         }
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
         let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
-            session.dataTask(with: request) { data, response, error in
-                if let data, let response {
-                    continuation.resume(returning: (data, response))
-                } else {
-                    continuation.resume(throwing: error ?? URLError(.badServerResponse))
-                }
-            }.resume()
+            Thread.detachNewThread { [request] in
+                let session = URLSession(configuration: .ephemeral)
+                session.dataTask(with: request) { data, response, error in
+                    if let data, let response {
+                        continuation.resume(returning: (data, response))
+                    } else {
+                        continuation.resume(throwing: error ?? URLError(.badServerResponse))
+                    }
+                }.resume()
+                session.finishTasksAndInvalidate()
+            }
         }
         return (data, try #require(response as? HTTPURLResponse))
     }
