@@ -53,8 +53,9 @@ struct NetworkFailureTests {
             let partial = destination.appendingPathExtension("partial")
             let kept = try #require(fileLength(partial))
             if breakage == .reset {
-                // A reset discards what the client's kernel received but curl had not read yet.
-                #expect(kept > 0 && kept <= 777_777)
+                // A reset discards what the client's kernel received but curl had not read yet:
+                // on a busy machine that can be all of it.
+                #expect(kept >= 0 && kept <= 777_777)
             } else {
                 #expect(kept == 777_777)
             }
@@ -63,6 +64,7 @@ struct NetworkFailureTests {
             await download.resume()
             try body.expectMatches(try await download.fileURL)
             let requests = fixture.server.requests("/b")
+            // The resume asks for exactly the bytes missing on disk.
             #expect(requests.map(\.rangeStart) == [0, kept])
             #expect(requests[1].bodyBytesSent == body.count - kept)
         }
