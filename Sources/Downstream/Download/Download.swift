@@ -111,6 +111,11 @@ public actor Download {
     /// `Proxy-Authorization`); sent with every request of the download in this process.
     var credentials: [String: String] = [:]
 
+    deinit {
+        // Its limit, and what the limiter counted for it, go with it.
+        context.settings.transfer.limiter?.forget(id)
+    }
+
     /// - Parameter startsPaused: whether the download starts paused (restored from the store at
     ///   launch, or asked for so) instead of queued.
     init(

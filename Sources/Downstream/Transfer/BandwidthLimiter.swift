@@ -128,6 +128,9 @@ final class BandwidthLimiter: Sendable {
                 if state.granted == id {
                     // Its turn goes on to the next download while it waits for its own limit.
                     state.granted = nil
+                    if !state.queue.isEmpty {
+                        arm(&state, for: at + (state.overall?.wait(at: at) ?? .zero))
+                    }
                 }
                 arm(&state, for: at + wait)
                 return false
