@@ -129,7 +129,7 @@ public actor Download {
         let settings = context.settings
         self.recordFile = recordFile
         self.requestError = requestError
-        if let limit = request.maximumBytesPerSecond {
+        if let limit = request.maximumBytesPerSecond, limit > 0 {
             settings.transfer.limiter?.setLimit(limit, for: id)
         }
         let authentication = settings.authentication

@@ -5,10 +5,11 @@ extension DownloadManager {
         context.settings.transfer.limiter?.overall
     }
 
-    /// Limits all the manager's downloads together to `bytesPerSecond` (nil: no limit), from
-    /// their next chunks on. Downloads take turns under the limit, each getting a fair share,
-    /// whatever their transport. Not kept across launches: the configuration's value is the
-    /// limit at each start.
+    /// Limits all the manager's downloads together to `bytesPerSecond` (nil or 0: no limit), from
+    /// their next chunks on. On libcurl the downloads take turns under the limit, each getting a
+    /// fair share; on URLSession the total holds but the session decides who gets it (see the
+    /// article Managing many downloads). Not kept across launches: the configuration's value is
+    /// the limit at each start.
     public nonisolated func setBandwidthLimit(_ bytesPerSecond: Int?) {
         context.settings.transfer.limiter?.setOverall(bytesPerSecond.flatMap { $0 > 0 ? $0 : nil })
     }

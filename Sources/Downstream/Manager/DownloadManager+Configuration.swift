@@ -99,9 +99,9 @@ extension DownloadManager.Configuration {
         /// The most bytes per second all downloads of the manager may receive together; nil
         /// (the default) for no limit. Change it at run time with
         /// ``DownloadManager/setBandwidthLimit(_:)``; a download can have a limit of its own
-        /// (``DownloadRequest/maximumBytesPerSecond``). Downloads that share the limit take turns,
-        /// each getting a fair share. Downloads of a background session are not limited (the system
-        /// runs them).
+        /// (``DownloadRequest/maximumBytesPerSecond``). On libcurl, downloads that share the limit
+        /// take turns, each getting a fair share. Downloads of a background session are not limited
+        /// (the system runs them).
         public var maximumBytesPerSecond: Int?
         /// Headers sent with every request, below the request's own headers.
         public var additionalHeaders: [String: String] = [:]

@@ -181,6 +181,7 @@ import Foundation
     private func keepUnclaimed(_ task: any SystemTask, finished: Bool, file: URL?, reason: String, isReported: Bool) {
         var kept: URL?
         var outcome: String
+        var cancels = false
         if let file {
             let name = FileName.suggested(contentDisposition: nil, url: task.response?.url ?? file)
             let destination = unclaimedDirectory.appendingPathComponent(
@@ -194,8 +195,8 @@ import Foundation
                 POSIXFile.remove(file)
                 outcome = "its file could not be kept (\(error.reason)) and was deleted"
             }
-        } else if !finished, let session {
-            session.cancel(task, producingResumeData: false) { _ in }
+        } else if !finished, session != nil {
+            cancels = true
             outcome = "it was cancelled"
         } else {
             outcome = "it ended"
@@ -213,6 +214,10 @@ import Foundation
                         taskIdentifier: task.taskIdentifier, taskDescription: task.taskDescription,
                         url: task.response?.url, keptFile: kept, reason: "\(reason): \(outcome)"))
             }
+        }
+        // Reported before it is cancelled: whoever sees the cancel finds the report.
+        if cancels {
+            session?.cancel(task, producingResumeData: false) { _ in }
         }
     }
 }

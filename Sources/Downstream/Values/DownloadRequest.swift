@@ -50,7 +50,7 @@ public struct DownloadRequest: Sendable {
     /// When every URL failed, the download fails with ``DownloadError/Kind/allURLsFailed``.
     public var mirrors: [URL] = []
 
-    /// The most bytes per second this download may receive; nil (the default) for no limit of
+    /// The most bytes per second this download may receive; nil (the default) or 0 for no limit of
     /// its own (the manager's, ``DownloadManager/Configuration/Network-swift.struct/maximumBytesPerSecond``,
     /// still applies). Change it while the download runs with ``Download/setBandwidthLimit(_:)``.
     public var maximumBytesPerSecond: Int?

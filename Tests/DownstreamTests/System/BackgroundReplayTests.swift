@@ -106,7 +106,7 @@ struct BackgroundReplayTests {
             // The running task is cancelled once the session lists it.
             #expect(await replay.cancellation(0) == .init(taskIdentifier: 11, producingResumeData: false))
             let reports = await manager.unclaimedTasks.sorted { $0.taskIdentifier < $1.taskIdentifier }
-            #expect(reports.map(\.taskIdentifier) == [11, 12])
+            try #require(reports.map(\.taskIdentifier) == [11, 12])
             #expect(replay.cancellations == [.init(taskIdentifier: 11, producingResumeData: false)])
             #expect(reports[0].reason.contains("cancelled"))
             let kept = try #require(reports[1].keptFile)
