@@ -46,23 +46,40 @@ final class PartialFile: @unchecked Sendable {
 
     /// Opens the partial file at `path`, keeping its first `keptLength` bytes and discarding the
     /// rest (a partial is only ever appended to from a known good length).
-    init(
+    convenience init(
         path: String, keepingFirst keptLength: Int64, bufferCapacity: Int, disk: (any DiskSimulation)? = nil
+    ) throws(DownloadError) {
+        try self.init(path: path, appendingAt: keptLength, truncating: true, bufferCapacity: bufferCapacity, disk: disk)
+    }
+
+    /// Opens the partial file at `path` to write one segment of it, from byte `offset` on,
+    /// leaving every other byte of the file as it is (other segments write there). ``length``
+    /// and ``writtenLength`` are offsets in the whole file.
+    convenience init(
+        path: String, segmentFrom offset: Int64, bufferCapacity: Int, disk: (any DiskSimulation)? = nil
+    ) throws(DownloadError) {
+        try self.init(path: path, appendingAt: offset, truncating: false, bufferCapacity: bufferCapacity, disk: disk)
+    }
+
+    private init(
+        path: String, appendingAt offset: Int64, truncating: Bool, bufferCapacity: Int, disk: (any DiskSimulation)?
     ) throws(DownloadError) {
         self.path = path
         self.disk = disk
         let descriptor = try POSIXFile.openForWriting(atPath: path)
-        do {
-            try POSIXFile.truncate(descriptor, to: keptLength, path: path)
-        } catch {
-            POSIXFile.close(descriptor)
-            throw error
+        if truncating {
+            do {
+                try POSIXFile.truncate(descriptor, to: offset, path: path)
+            } catch {
+                POSIXFile.close(descriptor)
+                throw error
+            }
         }
-        length = keptLength
-        submittedLength = keptLength
+        length = offset
+        submittedLength = offset
         capacity = max(bufferCapacity, 1)
         current = .allocate(byteCount: capacity, alignment: 16)
-        shared = Locked(Shared(descriptor: descriptor, writtenLength: keptLength))
+        shared = Locked(Shared(descriptor: descriptor, writtenLength: offset))
     }
 
     deinit {

@@ -61,6 +61,29 @@ struct PartialFileTests {
         #expect(FileManager.default.contents(atPath: path) == Data(repeating: 7, count: appended + chunk.count))
     }
 
+    @Test func segmentsWriteTheirOwnBytesAndLeaveTheOthersAlone() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("file.partial").path
+        let whole = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        // The first third is on disk already, from an earlier run.
+        try Data(whole[0..<100_000]).write(to: URL(fileURLWithPath: path))
+        let second = try PartialFile(path: path, segmentFrom: 100_000, bufferCapacity: 4096)
+        let third = try PartialFile(path: path, segmentFrom: 200_000, bufferCapacity: 4096)
+        // Chunks of both segments, interleaved, as two connections deliver them.
+        for start in stride(from: 0, to: 100_000, by: 1000) {
+            try whole[(200_000 + start)..<(200_000 + start + 1000)].withUnsafeBytes { try third.append($0) }
+            try whole[(100_000 + start)..<(100_000 + start + 1000)].withUnsafeBytes { try second.append($0) }
+        }
+        try second.flush()
+        try third.flush()
+        #expect(second.writtenLength == 200_000)
+        #expect(third.writtenLength == 300_000)
+        second.close()
+        third.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(whole))
+    }
+
     @Test func aFileWithRoomCallsAtOnce() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
