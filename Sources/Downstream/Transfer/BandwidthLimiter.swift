@@ -120,9 +120,10 @@ final class BandwidthLimiter: Sendable {
     /// Whether `id` may take a chunk of `count` bytes now; if so, it is counted. If not, nothing
     /// is counted and `task` is resumed (``TransportTask/resumeBody()``) when it may.
     func admit(_ count: Int, for id: DownloadID, task: any TransportTask) -> Bool {
-        guard !state.withLock({ $0.isIdle }) else { return true }
-        let at = now()
-        return state.withLock { state in
+        // Once per chunk: one lock, and no clock read when there is no limit.
+        state.withLock { state in
+            guard !state.isIdle else { return true }
+            let at = now()
             if let wait = state.perDownload[id]?.wait(at: at) {
                 state.timedWaits[id] = (task, at + wait)
                 if state.granted == id {

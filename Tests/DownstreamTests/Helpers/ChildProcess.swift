@@ -16,7 +16,7 @@ struct ChildProcess {
     /// A started child process.
     struct Running: Sendable {
         let child: SpawnedProcess
-        private let output: Int32?
+        private let output: OutputReader?
 
         init(
             _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
@@ -32,7 +32,8 @@ struct ChildProcess {
                 if let pipe { close(pipe.read) }
                 throw error
             }
-            output = pipe?.read
+            output = pipe.map { OutputReader($0.read) }
+            output?.start()
         }
 
         /// Kills the process with SIGKILL: no cleanup, no flushing, as a crash or the system would.
@@ -41,10 +42,11 @@ struct ChildProcess {
         }
 
         /// Reads the output (see `capturingOutput`) until it contains `text` (if given) or ends;
-        /// returns what it read. Call it once.
+        /// returns what it read.
         func readOutput(until text: String? = nil) async -> String {
             guard let output else { return "" }
-            return await ChildProcess.readOutput(until: text, from: output)
+            guard let text else { return await output.text() }
+            return await output.wait { $0.contains(text) } ?? output.current
         }
 
         /// Waits for the process to end; returns how.
@@ -60,26 +62,5 @@ struct ChildProcess {
         let running = try Running(executable, arguments, environment: environment, capturingOutput: true)
         let output = await running.readOutput()
         return (await running.ending().status, output)
-    }
-
-    /// Reads `descriptor` until its text contains `text` (if given) or it ends, on a thread of
-    /// its own (the reads block), and closes it; returns what it read.
-    static func readOutput(until text: String?, from descriptor: Int32) async -> String {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                defer { close(descriptor) }
-                var bytes: [UInt8] = []
-                var buffer = [UInt8](repeating: 0, count: 65_536)
-                while true {
-                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                    if count < 0, errno == EINTR { continue }
-                    if count > 0 { bytes += buffer[0..<count] }
-                    let output = String(decoding: bytes, as: UTF8.self)
-                    if count <= 0 || text.map(output.contains) == true {
-                        return continuation.resume(returning: output)
-                    }
-                }
-            }
-        }
     }
 }
