@@ -141,10 +141,9 @@ struct PseudoTerminal {
 
     init(width: Int, height: Int) throws {
         // Glibc's module hides posix_openpt and its companions behind _XOPEN_SOURCE: look them up.
-        let library = dlopen(nil, RTLD_NOW)
         func function<F>(_ name: String, as type: F.Type) throws -> F {
-            guard let symbol = dlsym(library, name) else { throw Failure(description: "no \(name)") }
-            return unsafeBitCast(symbol, to: type)
+            guard let function = cFunction(name, as: type) else { throw Failure(description: "no \(name)") }
+            return function
         }
         typealias Open = @convention(c) (Int32) -> Int32
         typealias Prepare = @convention(c) (Int32) -> Int32

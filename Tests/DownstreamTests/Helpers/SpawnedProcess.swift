@@ -180,12 +180,8 @@ final class SpawnedProcess: Sendable {
             @convention(c) (
                 UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>
             ) -> Int32
-        private static let closeFrom = symbol("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self)
-        private static let changeDirectory = symbol(
+        private static let closeFrom = cFunction("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self)
+        private static let changeDirectory = cFunction(
             "posix_spawn_file_actions_addchdir_np", as: ChangeDirectory.self)
-
-        private static func symbol<F>(_ name: String, as type: F.Type) -> F? {
-            dlsym(dlopen(nil, RTLD_NOW), name).map { unsafeBitCast($0, to: type) }
-        }
     #endif
 }
