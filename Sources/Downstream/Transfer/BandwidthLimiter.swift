@@ -26,8 +26,8 @@ final class BandwidthLimiter: Sendable {
         var timedWaits: [DownloadID: (task: any TransportTask, until: Duration)] = [:]
         /// When the timer that runs next is due.
         var armedFor: Duration?
-        /// Bytes let through while a limit was set, by download.
-        var admitted: [DownloadID: Int64] = [:]
+        /// Bytes let through while a limit was set, by download, and the largest chunk of them.
+        var admitted: [DownloadID: (bytes: Int64, largestChunk: Int)] = [:]
 
         var isIdle: Bool { overall == nil && perDownload.isEmpty }
     }
@@ -162,14 +162,21 @@ final class BandwidthLimiter: Sendable {
                 }
             }
             _ = state.perDownload[id]?.take(count, at: at)
-            state.admitted[id, default: 0] += Int64(count)
+            let before = state.admitted[id] ?? (0, 0)
+            state.admitted[id] = (before.bytes + Int64(count), max(before.largestChunk, count))
             return true
         }
     }
 
     /// The bytes of `id` let through while a limit was set.
     func bytesAdmitted(for id: DownloadID) -> Int64 {
-        state.withLock { $0.admitted[id] ?? 0 }
+        state.withLock { $0.admitted[id]?.bytes ?? 0 }
+    }
+
+    /// The largest chunk of `id` let through while a limit was set: how far one chunk may put a
+    /// bucket in debt.
+    func largestChunkAdmitted(for id: DownloadID) -> Int {
+        state.withLock { $0.admitted[id]?.largestChunk ?? 0 }
     }
 
     /// A transfer of `id` ended: it waits for nothing any more, and its turn passes on.
