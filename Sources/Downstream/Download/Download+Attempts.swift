@@ -36,6 +36,12 @@ extension Download {
             startSystemAttempt(attempt, kind, on: system)
             return
         }
+        if let recordFile, requestError == nil,
+            let map = segmentMap(for: recordFile.record.resume, url: sources.current, kind: kind)
+        {
+            startSegmentedAttempt(attempt, kind, map)
+            return
+        }
         let setup: RangedTransfer.Setup
         let urlRequest: URLRequest
         do {
@@ -103,6 +109,15 @@ extension Download {
         handle(machine.challengeAnswered(attempt, challenge, authorized: decision.authorization != nil))
     }
 
+    /// Makes sure the destination's and the partial file's directories are there.
+    func preparePlaces() throws(DownloadError) {
+        try FilePlacement.prepare(request.destination)
+        let partialDirectory = location.path.parentPath
+        if partialDirectory != request.destination.directoryPath {
+            try FilePlacement.createDirectory(atPath: partialDirectory)
+        }
+    }
+
     /// Decides where the request starts (the partial file's real length, if its record says
     /// it can be continued), which bytes before that it asks for again to compare them (when no
     /// validator of the same URL can guard the range), and where it ends; and builds it.
@@ -112,16 +127,17 @@ extension Download {
         if let requestError { throw requestError }
         guard let recordFile else { throw .invalidRequest("the request has no URL") }
         let url = sources.current
-        try FilePlacement.prepare(request.destination)
-        let partialDirectory = location.path.parentPath
-        if partialDirectory != request.destination.directoryPath {
-            try FilePlacement.createDirectory(atPath: partialDirectory)
-        }
+        try preparePlaces()
 
         var record = recordFile.record.resume
         var offset: Int64 = 0
         if kind != .restart, record.isResumable {
-            offset = POSIXFile.length(atPath: location.path) ?? 0
+            if record.segments != nil {
+                offset = try abandonSegments(of: record)
+                record.segments = nil
+            } else {
+                offset = POSIXFile.length(atPath: location.path) ?? 0
+            }
             if let expected = record.expectedLength, offset > expected { offset = 0 }
         }
         if offset == 0 {
@@ -143,6 +159,11 @@ extension Download {
             if record.expectedLength.map({ candidate < $0 }) ?? true {
                 end = candidate
             }
+        }
+        let (connections, minimumSize) = segmentation
+        if connections > 1, offset == 0, !recoveryMemory.rangesRefused {
+            // The first segment only: its answer tells whether the rest can be split.
+            end = min(end ?? minimumSize, minimumSize)
         }
         // A validator guards a range only on the server that gave it (`If-Range`); elsewhere, or
         // without a strong one, the bytes before the resume point are asked for again and

@@ -56,7 +56,7 @@ extension Download {
     var hasBytesToContinue: Bool {
         guard let record = recordFile?.record else { return false }
         return record.systemResumeData != nil
-            || (record.resume.isResumable && (POSIXFile.length(atPath: location.path) ?? 0) > 0)
+            || (record.resume.isResumable && Self.bytesOnDisk(record.resume, partialPath: location.path) > 0)
     }
 
     /// What the conflict policy makes of the existing file; `isKnownWrong` when it does not have

@@ -21,6 +21,8 @@ extension RangedTransfer: AttemptTransfer {
     }
 }
 
+extension SegmentedTransfer: AttemptTransfer {}
+
 extension SystemTransfer: AttemptTransfer {
     var attemptNumber: Int? { attempt }
 }
@@ -74,7 +76,7 @@ extension Download {
         guard let session = engines.system?.router.session, kind != .continuation, let record = recordFile?.record
         else { return false }
         if kind == .restart || (record.systemResumeData != nil && session.supportsResumeData) { return true }
-        let bytesOnDisk = record.resume.isResumable ? (POSIXFile.length(atPath: location.path) ?? 0) : 0
+        let bytesOnDisk = record.resume.isResumable ? Self.bytesOnDisk(record.resume, partialPath: location.path) : 0
         return bytesOnDisk == 0
     }
 

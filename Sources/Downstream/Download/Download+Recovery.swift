@@ -13,6 +13,9 @@ extension Download {
         var refreshesWithoutProgress = 0
         /// The bytes the download had when it last asked for a fresh URL.
         var bytesAtLastRefresh: Int64 = -1
+        /// A server answered a segment's range with its whole file: the file comes over one
+        /// connection.
+        var rangesRefused = false
     }
 
     /// The `URLError` codes that may mean there is no network at all, not a problem of the server.

@@ -39,6 +39,11 @@ public actor Download {
         /// How long to wait for the network before failing; nil for no limit.
         var maximumNetworkWait: Duration?
         var networkMonitor: any NetworkMonitor
+        /// How many connections one file may come over, unless its request says otherwise.
+        var connectionsPerFile = 1
+        var minimumSegmentSize: Int64 = 4 << 20
+        /// The transport's limit of connections to one host: a file never uses more.
+        var connectionsPerHost = 6
     }
 
     /// The download's identity.
@@ -146,7 +151,7 @@ public actor Download {
         let resume = recordFile?.record.resume
         if let resume, resume.isResumable {
             // The partial file's real length wins over the record's: bytes are only appended.
-            initialBytes = POSIXFile.length(atPath: location.path) ?? 0
+            initialBytes = Self.bytesOnDisk(resume, partialPath: location.path)
         }
         progressReporter = ProgressReporter(
             interval: settings.progressInterval, bytesReceived: initialBytes, expectedBytes: resume?.expectedLength,

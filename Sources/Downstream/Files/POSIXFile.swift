@@ -84,6 +84,29 @@ enum POSIXFile {
         }
     }
 
+    /// Reserves the disk space of a file of `length` bytes, where the file system can do it
+    /// without writing (Linux `fallocate`); the file is then `length` bytes long. Elsewhere it
+    /// does nothing: later writes take their space as they go.
+    static func reserve(_ descriptor: Int32, length: Int64, path: String) throws(DownloadError) {
+        #if os(Linux)
+            guard let fallocate = linuxFallocate,
+                retryingOnInterrupt({ fallocate(descriptor, 0, 0, off_t(length)) }) != 0
+            else { return }
+            if errno == ENOSPC {
+                throw .insufficientSpace(path: path, reason: "no room for the file's \(length) bytes")
+            }
+        #endif
+    }
+
+    #if os(Linux)
+        /// Linux's `fallocate`, which Glibc's module does not show (it is a GNU extension); unlike
+        /// `posix_fallocate` it never falls back to writing zeros.
+        private static let linuxFallocate: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32)? = {
+            guard let symbol = dlsym(nil, "fallocate") else { return nil }
+            return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32).self)
+        }()
+    #endif
+
     /// Creates `directory` (and its parents) if needed; a directory it creates is readable by
     /// its owner only.
     static func createPrivateDirectory(_ directory: URL) throws(DownloadError) {

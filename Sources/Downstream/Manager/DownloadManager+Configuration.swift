@@ -103,6 +103,14 @@ extension DownloadManager.Configuration {
         /// take turns, each getting a fair share. Downloads of a background session are not limited
         /// (the system runs them).
         public var maximumBytesPerSecond: Int?
+        /// How many connections one file may come over at once (a request can say otherwise:
+        /// ``DownloadRequest/maximumConnections``). Many servers and CDNs limit the speed of each
+        /// connection; several connections then add up. No more than
+        /// ``maximumConnectionsPerHost`` are used. Default: 1.
+        public var maximumConnectionsPerFile = 1
+        /// The smallest part of a file worth a connection of its own, in bytes (see
+        /// ``maximumConnectionsPerFile``). Default: 4 MiB.
+        public var minimumSegmentSize: Int64 = 4 << 20
         /// Headers sent with every request, below the request's own headers.
         public var additionalHeaders: [String: String] = [:]
         /// Which library puts ranged requests on the wire. Default: ``TransportChoice/automatic``.
@@ -204,7 +212,10 @@ extension DownloadManager.Configuration {
             authentication: authentication,
             overlapLength: max(0, resumption.overlapLength), urlRefresh: urlRefresh,
             maximumNetworkWait: connectivity.maximumWait,
-            networkMonitor: connectivity.monitor ?? ProbingNetworkMonitor.system(clock: clock))
+            networkMonitor: connectivity.monitor ?? ProbingNetworkMonitor.system(clock: clock),
+            connectionsPerFile: max(1, network.maximumConnectionsPerFile),
+            minimumSegmentSize: max(1, network.minimumSegmentSize),
+            connectionsPerHost: max(1, network.maximumConnectionsPerHost))
     }
 
     /// The store directory: the configured one, else `Downstream/<identifier>` in the

@@ -25,6 +25,11 @@ struct ResumeRecord: Codable, Equatable, Sendable {
     var digest: RunningDigest?
     /// The response whose body the partial file holds, for validators.
     var response: ServerResponse?
+    /// For a file downloaded over several connections, each part's range and its bytes on the
+    /// disk; the partial file may then be longer than its bytes (other parts' places), and a
+    /// relaunch continues each part, not the file's end. ``durableLength`` is then the bytes
+    /// on disk from the first byte with no gap (what ``digest`` may cover).
+    var segments: [SavedSegment]?
 
     init(url: URL) {
         self.url = url
@@ -37,4 +42,12 @@ struct ResumeRecord: Codable, Equatable, Sendable {
         record.isResumable = false
         return record
     }
+}
+
+/// What a record keeps of one part of a file downloaded over several connections: the part's
+/// range (`start..<end`) and how many of its bytes from `start` on are on the disk.
+struct SavedSegment: Codable, Equatable, Sendable {
+    var start: Int64
+    var end: Int64
+    var durable: Int64
 }

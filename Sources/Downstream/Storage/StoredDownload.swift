@@ -52,6 +52,8 @@ struct StoredDownload: Codable, Equatable, Sendable {
         var onRejectedFile: DownloadRequest.RejectedFilePolicy.Code?
         var mirrors: [URL]?
         var maximumBytesPerSecond: Int?
+        var maximumConnections: Int?
+        var minimumSegmentSize: Int64?
     }
 
     struct StoredDestination: Codable, Equatable, Sendable {
@@ -72,7 +74,8 @@ struct StoredDownload: Codable, Equatable, Sendable {
             expectedDigest: request.expectedDigest.map { "\($0.algorithm.code.rawValue):\($0.hexValue)" },
             onRejectedFile: request.onRejectedFile == .discard ? nil : request.onRejectedFile.code,
             mirrors: request.mirrors.isEmpty ? nil : request.mirrors,
-            maximumBytesPerSecond: request.maximumBytesPerSecond)
+            maximumBytesPerSecond: request.maximumBytesPerSecond, maximumConnections: request.maximumConnections,
+            minimumSegmentSize: request.minimumSegmentSize)
         switch request.destination.location {
         case .file(let file):
             destination = StoredDestination(
@@ -112,6 +115,8 @@ struct StoredDownload: Codable, Equatable, Sendable {
         }
         downloadRequest.mirrors = request.mirrors ?? []
         downloadRequest.maximumBytesPerSecond = request.maximumBytesPerSecond
+        downloadRequest.maximumConnections = request.maximumConnections
+        downloadRequest.minimumSegmentSize = request.minimumSegmentSize
         return downloadRequest
     }
 
@@ -146,6 +151,8 @@ extension StoredDownload {
                 writer.string("onRejectedFile", request.onRejectedFile?.rawValue)
                 writer.urls("mirrors", request.mirrors)
                 writer.integer("maximumBytesPerSecond", request.maximumBytesPerSecond)
+                writer.integer("maximumConnections", request.maximumConnections)
+                writer.integer("minimumSegmentSize", request.minimumSegmentSize)
             }
             writer.object("destination") { writer in
                 writer.bool("isDirectory", destination.isDirectory)
@@ -165,6 +172,11 @@ extension StoredDownload {
                 writer.string("suggestedFileName", resume.suggestedFileName)
                 writer.bool("isResumable", resume.isResumable)
                 writer.string("digest", resume.digest?.serialized)
+                writer.objects("segments", resume.segments) { writer, segment in
+                    writer.integer("start", segment.start)
+                    writer.integer("end", segment.end)
+                    writer.integer("durable", segment.durable)
+                }
                 if let response = resume.response {
                     writer.object("response") { writer in
                         writer.integer("statusCode", response.statusCode)

@@ -68,6 +68,18 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// Writes an array of objects, one per value, whose members `body` writes.
+    mutating func objects<Value>(_ key: String, _ values: [Value]?, _ body: (inout JSONWriter, Value) -> Void) {
+        guard let values else { return }
+        member(key)
+        bytes.append(UInt8(ascii: "["))
+        for (position, value) in values.enumerated() {
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            object { body(&$0, value) }
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     mutating func dictionary(_ key: String, _ value: [String: String]) {
         object(key) { writer in
             for (name, text) in value.sorted(by: { $0.key < $1.key }) {

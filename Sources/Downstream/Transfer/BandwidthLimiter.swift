@@ -12,18 +12,22 @@ final class BandwidthLimiter: Sendable {
     private struct Waiter {
         let id: DownloadID
         let task: any TransportTask
+        /// When a timed wait ends.
+        var until: Duration = .zero
+
+        var key: ObjectIdentifier { ObjectIdentifier(task) }
     }
 
     private struct State {
         var overall: TokenBucket?
         var perDownload: [DownloadID: TokenBucket] = [:]
-        /// Downloads waiting for the overall limit, in turn.
+        /// Transfers waiting for the overall limit, in turn (a segmented download has several).
         var queue: [Waiter] = []
-        /// The download resumed for its turn of the overall limit, until it takes its chunk.
-        var granted: DownloadID?
-        /// Downloads waiting until a time: for their own limit, or for the overall one when their
-        /// transport cannot take turns (``TransportTask/waitsAlone``).
-        var timedWaits: [DownloadID: (task: any TransportTask, until: Duration)] = [:]
+        /// The transfer resumed for its turn of the overall limit, until it takes its chunk.
+        var granted: Waiter?
+        /// Transfers waiting until a time: for their download's own limit, or for the overall one
+        /// when their transport cannot take turns (``TransportTask/waitsAlone``).
+        var timedWaits: [ObjectIdentifier: Waiter] = [:]
         /// When the timer that runs next is due.
         var armedFor: Duration?
         /// Bytes let through while a limit was set, by download, and the largest chunk of them.
@@ -105,9 +109,10 @@ final class BandwidthLimiter: Sendable {
             } else {
                 state.perDownload[id] = nil
             }
-            // A download waiting for a time asks again under the new limit.
-            let waiting = state.timedWaits.removeValue(forKey: id).map { [$0.task] } ?? []
-            return waiting + due(&state, at: at)
+            // The download's transfers waiting for a time ask again under the new limit.
+            let waiting = state.timedWaits.values.filter { $0.id == id }
+            for waiter in waiting { state.timedWaits[waiter.key] = nil }
+            return waiting.map(\.task) + due(&state, at: at)
         }
         for task in wakes { task.resumeBody() }
     }
@@ -124,9 +129,10 @@ final class BandwidthLimiter: Sendable {
         state.withLock { state in
             guard !state.isIdle else { return true }
             let at = now()
+            let key = ObjectIdentifier(task)
             if let wait = state.perDownload[id]?.wait(at: at) {
-                state.timedWaits[id] = (task, at + wait)
-                if state.granted == id {
+                state.timedWaits[key] = Waiter(id: id, task: task, until: at + wait)
+                if state.granted?.key == key {
                     // Its turn goes on to the next download while it waits for its own limit.
                     state.granted = nil
                     if !state.queue.isEmpty {
@@ -138,24 +144,24 @@ final class BandwidthLimiter: Sendable {
             }
             if state.overall != nil, !task.waitsAlone {
                 if let wait = state.overall?.wait(at: at) {
-                    state.timedWaits[id] = (task, at + wait)
+                    state.timedWaits[key] = Waiter(id: id, task: task, until: at + wait)
                     arm(&state, for: at + wait)
                     return false
                 }
                 _ = state.overall?.take(count, at: at)
             } else if state.overall != nil {
-                let isTurn = state.granted == id || (state.granted == nil && state.queue.first?.id ?? id == id)
+                let isTurn = state.granted?.key == key || (state.granted == nil && state.queue.first?.key ?? key == key)
                 let wait = isTurn ? state.overall?.wait(at: at) : nil
                 if !isTurn || wait != nil {
-                    if !state.queue.contains(where: { $0.id == id }) {
+                    if !state.queue.contains(where: { $0.key == key }) {
                         state.queue.append(Waiter(id: id, task: task))
                     }
                     if let wait { arm(&state, for: at + wait) }
                     return false
                 }
                 _ = state.overall?.take(count, at: at)
-                if state.granted == id { state.granted = nil }
-                state.queue.removeAll { $0.id == id }
+                if state.granted?.key == key { state.granted = nil }
+                state.queue.removeAll { $0.key == key }
                 if !state.queue.isEmpty {
                     // The next in turn is resumed once the bucket allows.
                     arm(&state, for: at + (state.overall?.wait(at: at) ?? .zero))
@@ -179,13 +185,23 @@ final class BandwidthLimiter: Sendable {
         state.withLock { $0.admitted[id]?.largestChunk ?? 0 }
     }
 
-    /// A transfer of `id` ended: it waits for nothing any more, and its turn passes on.
-    func transferEnded(_ id: DownloadID) {
+    /// The transfer running `task` ended: it waits for nothing any more, and its turn passes on.
+    func transferEnded(_ task: any TransportTask) {
+        let key = ObjectIdentifier(task)
+        ended { $0.key == key }
+    }
+
+    /// The transfers that `matches` selects wait for nothing any more; turns pass on.
+    private func ended(where matches: (Waiter) -> Bool) {
         let at = now()
         let wakes = state.withLock { state -> [any TransportTask] in
-            state.timedWaits[id] = nil
-            state.queue.removeAll { $0.id == id }
-            if state.granted == id { state.granted = nil }
+            for waiter in state.timedWaits.values where matches(waiter) {
+                state.timedWaits[waiter.key] = nil
+            }
+            if let granted = state.granted, matches(granted) {
+                state.granted = nil
+            }
+            state.queue.removeAll(where: matches)
             return due(&state, at: at)
         }
         for task in wakes { task.resumeBody() }
@@ -193,7 +209,7 @@ final class BandwidthLimiter: Sendable {
 
     /// The download is gone: its limit too.
     func forget(_ id: DownloadID) {
-        transferEnded(id)
+        ended { $0.id == id }
         state.withLock { state in
             state.perDownload[id] = nil
             state.admitted[id] = nil
@@ -205,9 +221,9 @@ final class BandwidthLimiter: Sendable {
     /// Takes from `state` the tasks to resume at `at`, and arms the timer for the next.
     private func due(_ state: inout State, at: Duration) -> [any TransportTask] {
         var wakes: [any TransportTask] = []
-        for (id, wait) in state.timedWaits where wait.until <= at {
-            state.timedWaits[id] = nil
-            wakes.append(wait.task)
+        for (key, waiter) in state.timedWaits where waiter.until <= at {
+            state.timedWaits[key] = nil
+            wakes.append(waiter.task)
         }
         if state.overall == nil {
             // No overall limit any more: everyone waiting for it goes.
@@ -218,7 +234,7 @@ final class BandwidthLimiter: Sendable {
             if let wait = state.overall?.wait(at: at) {
                 arm(&state, for: at + wait)
             } else {
-                state.granted = head.id
+                state.granted = head
                 state.queue.removeFirst()
                 wakes.append(head.task)
             }

@@ -3,8 +3,10 @@ import Foundation
 extension RangedTransfer {
     /// The request ended: puts the bytes on disk, saves the record, and tells how it ended.
     func didComplete(_ failure: TransportFailure?) {
-        endControl()
-        setup.settings.limiter?.transferEnded(setup.downloadID)
+        let task = endControl()
+        if let waited = sink.waitedForLimit ?? task {
+            setup.settings.limiter?.transferEnded(waited)
+        }
         var end = sink.decidedEnd ?? endOfRequest(failure)
         if let file = sink.file {
             do {

@@ -90,6 +90,8 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         var nextCheckpointTime = ContinuousClock.now
         /// Redirects followed by this request.
         var redirects = 0
+        /// The task, once a bandwidth limit made it wait: the limiter forgets it at the end.
+        var waitedForLimit: (any TransportTask)?
     }
 
     let setup: Setup
@@ -155,6 +157,7 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         }
         // A bandwidth limit says wait: the limiter resumes the task in its turn.
         if let limiter = setup.settings.limiter, !limiter.admit(bytes.count, for: setup.downloadID, task: task) {
+            sink.waitedForLimit = task
             return .later
         }
         receive(bytes, into: file)
@@ -175,11 +178,13 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         cancelTask()
     }
 
-    /// The request ended: lets the task go.
-    func endControl() {
+    /// The request ended: lets the task go, and returns it.
+    @discardableResult
+    func endControl() -> (any TransportTask)? {
         control.withLock { control in
+            defer { control.task = nil }
             control.hasEnded = true
-            control.task = nil
+            return control.task
         }
     }
 

@@ -57,19 +57,31 @@ struct SegmentMap: Equatable, Sendable {
         self.segments = segments.filter { $0.end > $0.start || length == 0 }
     }
 
-    /// A map restored from saved segments: each continues from its durable bytes.
-    init(length: Int64, minimumSize: Int64, saved: [(start: Int64, end: Int64, durable: Int64)]) {
+    /// A map restored from saved segments: each continues from its durable bytes, of which only
+    /// those within the partial file's `fileLength` count (a file cut shorter since lost the rest).
+    /// Nil when the saved segments do not cover `length` bytes exactly, in order.
+    init?(length: Int64, minimumSize: Int64, saved: [SavedSegment], fileLength: Int64) {
         self.length = length
         self.minimumSize = max(1, minimumSize)
-        segments = saved.sorted { $0.start < $1.start }.map {
-            Segment(start: $0.start, end: $0.end, received: $0.durable, durable: $0.durable)
+        var expectedStart: Int64 = 0
+        var segments: [Segment] = []
+        for saved in saved.sorted(by: { $0.start < $1.start }) {
+            guard saved.start == expectedStart, saved.end >= saved.start, saved.durable >= 0 else { return nil }
+            let durable = max(0, min(saved.durable, saved.end - saved.start, fileLength - saved.start))
+            segments.append(Segment(start: saved.start, end: saved.end, received: durable, durable: durable))
+            expectedStart = saved.end
         }
+        guard expectedStart == length else { return nil }
+        self.segments = segments
     }
 
     /// What is saved: each segment's range and durable bytes.
-    var saved: [(start: Int64, end: Int64, durable: Int64)] {
-        segments.map { ($0.start, $0.end, $0.durable) }
+    var saved: [SavedSegment] {
+        segments.map { SavedSegment(start: $0.start, end: $0.end, durable: $0.durable) }
     }
+
+    /// Bytes durable in all.
+    var durable: Int64 { segments.reduce(0) { $0 + $1.durable } }
 
     /// Whether every byte was received.
     var isComplete: Bool { segments.allSatisfy(\.isComplete) }
@@ -135,11 +147,25 @@ struct SegmentMap: Equatable, Sendable {
         return taken
     }
 
+    /// The segment starting at `start` has its bytes up to file offset `offset` on the disk.
+    mutating func markDurable(upTo offset: Int64, inSegmentAt start: Int64) {
+        guard let index = segments.firstIndex(where: { $0.start == start }) else { return }
+        let durable = min(max(0, offset - start), segments[index].received)
+        segments[index].durable = max(segments[index].durable, durable)
+    }
+
     /// The bytes received so far are on the disk: every segment's received bytes become durable.
     mutating func checkpoint() {
         for index in segments.indices {
             segments[index].durable = segments[index].received
         }
+    }
+
+    /// The segment at `start` lost its bytes past the durable ones (a write failed): they are
+    /// asked for again.
+    mutating func rewind(segmentAt start: Int64) {
+        guard let index = segments.firstIndex(where: { $0.start == start }) else { return }
+        segments[index].received = segments[index].durable
     }
 
     /// Bytes lost since the last checkpoint are forgotten (the process died, or a write failed):

@@ -24,6 +24,8 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
         case completed(URL)
         case failed(DownloadError)
         case cancelled
+        case segmentStarted(Range<Int64>)
+        case segmentFinished(Range<Int64>)
     }
 
     let code: Code
@@ -66,6 +68,17 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
     }
     /// The download was cancelled.
     public static let cancelled = DownloadEvent(code: .cancelled)
+    /// A connection of a download over several connections started on the file's bytes `range`
+    /// (``DownloadRequest/maximumConnections``): a segment of its own, the rest of one a failed
+    /// or paused connection left, or half of the largest remaining one (then the other
+    /// connection's segment ends where this one starts).
+    public static func segmentStarted(_ range: Range<Int64>) -> DownloadEvent {
+        DownloadEvent(code: .segmentStarted(range))
+    }
+    /// A connection of a download over several connections has every byte of `range` on disk.
+    public static func segmentFinished(_ range: Range<Int64>) -> DownloadEvent {
+        DownloadEvent(code: .segmentFinished(range))
+    }
 
     /// The state the download is in after this event, for events that change it.
     public var state: DownloadState? {
@@ -78,7 +91,15 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
         case .completed: .completed
         case .failed: .failed
         case .cancelled: .cancelled
-        case .resumed, .restarted, .switchedURL: nil
+        case .resumed, .restarted, .switchedURL, .segmentStarted, .segmentFinished: nil
+        }
+    }
+
+    /// The file's bytes, for ``segmentStarted(_:)`` and ``segmentFinished(_:)``.
+    public var segment: Range<Int64>? {
+        switch code {
+        case .segmentStarted(let range), .segmentFinished(let range): range
+        default: nil
         }
     }
 
@@ -123,6 +144,8 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
         case .completed(let url): "completed \(url.path)"
         case .failed(let error): "failed: \(error)"
         case .cancelled: "cancelled"
+        case .segmentStarted(let range): "segment \(range.lowerBound)..<\(range.upperBound) started"
+        case .segmentFinished(let range): "segment \(range.lowerBound)..<\(range.upperBound) finished"
         }
     }
 }

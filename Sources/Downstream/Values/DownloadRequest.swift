@@ -55,6 +55,20 @@ public struct DownloadRequest: Sendable {
     /// still applies). Change it while the download runs with ``Download/setBandwidthLimit(_:)``.
     public var maximumBytesPerSecond: Int?
 
+    /// How many connections this file may come over at once; nil (the default) takes the
+    /// manager's ``DownloadManager/Configuration/Network-swift.struct/maximumConnectionsPerFile``.
+    ///
+    /// With more than one, the first request asks for the first ``minimumSegmentSize`` bytes; when
+    /// the server answers it with a range, a validator that can guard ranges (`If-Range`) and the
+    /// file's length, the rest is split into segments, one per connection, each written at its
+    /// own place in the partial file. A connection that finishes its segment takes over half of
+    /// the largest remaining one. Otherwise the file comes over one connection, silently.
+    public var maximumConnections: Int?
+
+    /// The smallest segment worth a connection of its own, in bytes; nil (the default) takes the
+    /// manager's ``DownloadManager/Configuration/Network-swift.struct/minimumSegmentSize``.
+    public var minimumSegmentSize: Int64?
+
     /// A request for `urlRequest`, saved at `destination`.
     public init(
         _ urlRequest: URLRequest, to destination: Destination,

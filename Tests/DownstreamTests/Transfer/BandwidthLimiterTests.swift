@@ -145,7 +145,7 @@ struct BandwidthLimiterTests {
         #expect(limiter.admit(26_384, for: gone, task: goneTask))
         #expect(!limiter.admit(1, for: gone, task: goneTask))
         #expect(!limiter.admit(1, for: waiting, task: waitingTask))
-        limiter.transferEnded(gone)
+        limiter.transferEnded(goneTask)
         var sleeps = clock.sleeps.makeAsyncIterator()
         let sleep = await sleeps.next() ?? .zero
         clock.advance(by: sleep)

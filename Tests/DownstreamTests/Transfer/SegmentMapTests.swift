@@ -81,7 +81,7 @@ struct SegmentMapTests {
         #expect(again?.next == Self.mebibyte)
     }
 
-    @Test func whatIsSavedIsTheDurableBytesAndARelaunchContinuesFromThem() {
+    @Test func whatIsSavedIsTheDurableBytesAndARelaunchContinuesFromThem() throws {
         var map = SegmentMap(length: 30 * Self.mebibyte, connections: 3, minimumSize: Self.mebibyte)
         for connection in 1...3 { _ = map.assign(connection) }
         _ = map.receive(10 * Self.mebibyte, inSegmentAt: 0)
@@ -90,7 +90,8 @@ struct SegmentMapTests {
         _ = map.receive(2 * Self.mebibyte, inSegmentAt: 20 * Self.mebibyte)
         // The first segment is whole and the second has 3 MiB: the prefix stops at the gap.
         #expect(map.durablePrefix == 13 * Self.mebibyte)
-        let restored = SegmentMap(length: map.length, minimumSize: map.minimumSize, saved: map.saved)
+        let restored = try #require(
+            SegmentMap(length: map.length, minimumSize: map.minimumSize, saved: map.saved, fileLength: map.length))
         #expect(restored.segments.map(\.next) == [10, 13, 20].map { $0 * Self.mebibyte })
         #expect(restored.segments.allSatisfy { $0.connection == nil })
         map.rewindToDurable()

@@ -1,0 +1,116 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension Download {
+    /// How many connections the file may come over, and the smallest segment worth one.
+    var segmentation: (connections: Int, minimumSize: Int64) {
+        let asked = request.maximumConnections ?? settings.connectionsPerFile
+        let connections = max(1, min(asked, settings.connectionsPerHost))
+        return (connections, max(1, request.minimumSegmentSize ?? settings.minimumSegmentSize))
+    }
+
+    /// The bytes of the partial file that count, whatever the number of connections: the durable
+    /// bytes of each segment, or the file's length.
+    nonisolated static func bytesOnDisk(_ record: ResumeRecord, partialPath: String) -> Int64 {
+        let fileLength = POSIXFile.length(atPath: partialPath) ?? 0
+        guard let saved = record.segments, let length = record.expectedLength else { return fileLength }
+        return SegmentMap(length: length, minimumSize: 1, saved: saved, fileLength: fileLength)?.durable ?? 0
+    }
+
+    /// The segments of this attempt when the file may come over several connections now: the
+    /// record's (after a pause or a relaunch), or the rest of the file split anew, once an answer
+    /// to a range showed the file's length and a validator that can guard ranges (`If-Range`).
+    /// Nil for one connection.
+    func segmentMap(for record: ResumeRecord, url: URL, kind: StateMachine.AttemptKind) -> SegmentMap? {
+        guard kind != .restart, !recoveryMemory.rangesRefused, record.isResumable, record.url == url,
+            record.validator.ifRangeValue != nil, let length = record.expectedLength
+        else { return nil }
+        let (connections, minimumSize) = segmentation
+        let fileLength = POSIXFile.length(atPath: location.path) ?? 0
+        if let saved = record.segments {
+            return SegmentMap(length: length, minimumSize: minimumSize, saved: saved, fileLength: fileLength)
+        }
+        guard connections > 1, record.response?.statusCode == 206, fileLength < length,
+            length - fileLength >= 2 * minimumSize
+        else { return nil }
+        return SegmentMap(length: length, from: fileLength, connections: connections, minimumSize: minimumSize)
+    }
+
+    /// Runs the attempt over several connections, one per segment of `map`.
+    func startSegmentedAttempt(_ attempt: Int, _ kind: StateMachine.AttemptKind, _ map: SegmentMap) {
+        guard let recordFile else { return }
+        var record = recordFile.record.resume
+        var urlRequest = request.urlRequest
+        do throws(DownloadError) {
+            try preparePlaces()
+            if let expected = request.expectedDigest {
+                // Only the bytes from the first on, with no gap, can be hashed; the rest as it fills.
+                record.digest = try RunningDigest.resuming(
+                    record.digest, expected.algorithm, fileAt: location.path, length: map.durablePrefix)
+            } else {
+                record.digest = nil
+            }
+        } catch {
+            handle(machine.attemptEnded(attempt, .failed(error)))
+            return
+        }
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        for (name, value) in credentials {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+        let setup = SegmentedTransfer.Setup(
+            attempt: attempt, url: sources.current, request: urlRequest, record: record, recordFile: recordFile,
+            partialPath: location.path, map: map, connections: segmentation.connections,
+            maximumBytesPerRequest: settings.maximumBytesPerRequest, announcesResume: kind == .run,
+            onServerFileChange: request.onServerFileChange, settings: settings.transfer,
+            retryPolicy: settings.retryPolicy, clock: settings.clock, downloadID: id)
+        let observer = context.observer
+        observer.download(self, willSend: urlRequest)
+        let transfer = SegmentedTransfer(
+            setup, transport: engines.ranged, progress: progressReporter,
+            publish: { [weak self] in self?.publishEvent($0) },
+            observeResponse: { [weak self] response in
+                guard let self else { return }
+                observer.download(self, didReceive: response)
+            },
+            onEnd: { [weak self] ending in
+                Task { await self?.segmentedAttemptEnded(attempt, ending) }
+            })
+        self.transfer = transfer
+        transfer.start()
+    }
+
+    private func segmentedAttemptEnded(_ attempt: Int, _ ending: SegmentedTransfer.Ending) {
+        if ending.rangesRefused {
+            recoveryMemory.rangesRefused = true
+        }
+        attemptEnded(attempt, ending.end, response: ending.response)
+    }
+
+    /// One connection continues a file that had segments: from its bytes before the first gap.
+    /// The file is cut there first, then the record forgets the segments (a process killed in
+    /// between finds segments longer than the file, and trusts only the bytes the file has).
+    /// Returns that length.
+    func abandonSegments(of record: ResumeRecord) throws(DownloadError) -> Int64 {
+        guard let saved = record.segments, let length = record.expectedLength else { return 0 }
+        let fileLength = POSIXFile.length(atPath: location.path) ?? 0
+        let prefix =
+            SegmentMap(length: length, minimumSize: 1, saved: saved, fileLength: fileLength)?.durablePrefix ?? 0
+        if fileLength > prefix {
+            let descriptor = try POSIXFile.openForWriting(atPath: location.path)
+            defer { POSIXFile.close(descriptor) }
+            try POSIXFile.truncate(descriptor, to: prefix, path: location.path)
+        }
+        try recordFile?.update { stored in
+            stored.resume.segments = nil
+            stored.resume.durableLength = prefix
+        }
+        return prefix
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One request of a segmented download (``SegmentedTransfer``): a range of one segment, asked for
+/// with `Range` and `If-Range`, written at its own place in the partial file.
+///
+/// It takes a chunk only as far as its segment still reaches (a takeover may have shortened it)
+/// and stops its request there: that end is a success. It checkpoints its own bytes and tells its
+/// transfer how it ended. The transport's events come one at a time, in order; ``cancel()`` may
+/// be called from anywhere.
+final class SegmentRequest: TransportReceiver, @unchecked Sendable {
+    // Safe: `sink` is only touched from the transport's events, which come one at a time;
+    // `control` is locked; the rest is immutable.
+
+    /// How the request ended, for its transfer.
+    enum Outcome: Equatable, Sendable {
+        /// Every byte asked for is on disk, or as many as the segment still wanted.
+        case complete
+        /// Stopped by its transfer (pause, cancel, or another request's end).
+        case stopped
+        /// A failure this request alone may retry, if it is transient.
+        case failed(DownloadError)
+        /// The server answered the range with its whole file: it does not serve ranges here.
+        case rangesRefused
+        /// An answer that ends the whole attempt: the file changed on the server, say.
+        case endsAttempt(TransferEnd)
+    }
+
+    private struct Control {
+        var task: (any TransportTask)?
+        var isCancelRequested = false
+        var isStopRequested = false
+        var hasEnded = false
+    }
+
+    private struct Sink {
+        var file: PartialFile?
+        /// Just past the last byte of the body the server announced.
+        var bodyEnd: Int64 = 0
+        /// Set when this request decided how it ends; later bytes are dropped.
+        var decided: Outcome?
+        var redirects = 0
+        var nextCheckpointLength: Int64 = 0
+        var nextCheckpointTime = ContinuousClock.now
+        var waitedForLimit: (any TransportTask)?
+    }
+
+    /// The connection the request runs on, and the start of its segment (the segment's name).
+    let connection: Int
+    let segmentStart: Int64
+    /// The bytes asked for.
+    let range: Range<Int64>
+    private let owner: SegmentedTransfer
+    private let control = Locked(Control())
+    private var sink = Sink()
+
+    init(connection: Int, segmentStart: Int64, range: Range<Int64>, owner: SegmentedTransfer) {
+        self.connection = connection
+        self.segmentStart = segmentStart
+        self.range = range
+        self.owner = owner
+    }
+
+    /// Sends `request` through `transport`.
+    func start(_ request: URLRequest, on transport: any Transport) {
+        let task = transport.start(request, receiver: self)
+        let isCancelRequested = control.withLock { control in
+            if !control.hasEnded { control.task = task }
+            return control.isCancelRequested
+        }
+        if isCancelRequested { task.cancel() }
+    }
+
+    /// Stops the request; it then ends as ``Outcome/stopped`` (unless it ended first).
+    func cancel() {
+        control.withLock { $0.isStopRequested = true }
+        cancelTask()
+    }
+
+    private func cancelTask() {
+        let task = control.withLock { control in
+            control.isCancelRequested = true
+            return control.task
+        }
+        task?.cancel()
+    }
+
+    // MARK: - Transport events
+
+    func willRedirect(
+        _ response: ServerResponse, to proposed: URLRequest, answer: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        // The first request's redirects went through the redirect handler; a segment's follow
+        // the same rules without asking it again.
+        let previous = sink.redirects
+        sink.redirects += 1
+        switch owner.checkRedirect(proposed, from: response.url, previousCount: previous) {
+        case .success(let request):
+            answer(request)
+        case .failure(let refusal):
+            answer(nil)
+            decide(.endsAttempt(.failed(refusal)))
+        }
+    }
+
+    func didReceive(_ response: ServerResponse) {
+        guard sink.decided == nil else { return }
+        guard sink.file == nil else { return decide(.failed(.unexpectedResponse("a second response to one request"))) }
+        switch owner.verdict(on: response, for: range) {
+        case .write(let bodyEnd):
+            do {
+                sink.file = try owner.openFile(from: range.lowerBound, length: bodyEnd - range.lowerBound)
+            } catch {
+                return decide(.endsAttempt(.failed(error)))
+            }
+            sink.bodyEnd = bodyEnd
+            scheduleCheckpoint(after: range.lowerBound)
+        case .refuse(let outcome):
+            decide(outcome)
+        }
+    }
+
+    func didReceive(_ bytes: UnsafeRawBufferPointer, of task: any TransportTask) -> BodyReception {
+        guard sink.decided == nil, let file = sink.file else { return .taken }
+        guard file.hasRoom(for: bytes.count) else {
+            file.whenRoom { task.resumeBody() }
+            return .later
+        }
+        if let limiter = owner.limiter, !limiter.admit(bytes.count, for: owner.downloadID, task: task) {
+            sink.waitedForLimit = task
+            return .later
+        }
+        let wanted = Int(min(Int64(bytes.count), sink.bodyEnd - file.length))
+        let taken = Int(owner.take(Int64(wanted), inSegmentAt: segmentStart))
+        do throws(DownloadError) {
+            try file.append(UnsafeRawBufferPointer(rebasing: bytes[..<taken]))
+        } catch {
+            decide(.failed(error))
+            return .taken
+        }
+        owner.progress.add(taken)
+        if taken < bytes.count {
+            // The segment ends here (another connection took the rest), or the body went on past
+            // its announced end: this request has what it wanted.
+            decide(.complete)
+        } else if file.length >= sink.nextCheckpointLength || ContinuousClock.now >= sink.nextCheckpointTime {
+            checkpoint(file)
+        }
+        return .taken
+    }
+
+    func didComplete(_ failure: TransportFailure?) {
+        let task = control.withLock { control -> (any TransportTask)? in
+            defer { control.task = nil }
+            control.hasEnded = true
+            return control.task
+        }
+        if let waited = sink.waitedForLimit ?? task {
+            owner.limiter?.transferEnded(waited)
+        }
+        var outcome = sink.decided ?? outcome(of: failure)
+        var durable = range.lowerBound
+        if let file = sink.file {
+            do {
+                try owner.synchronizesToDisk ? file.synchronize() : file.flush()
+            } catch {
+                if outcome == .complete { outcome = .failed(error) }
+            }
+            file.close()
+            durable = file.writtenLength
+        }
+        sink.file = nil
+        owner.requestEnded(self, outcome, durableTo: durable)
+    }
+
+    // MARK: - Private
+
+    private func outcome(of failure: TransportFailure?) -> Outcome {
+        if let failure {
+            if failure.isCancellation, control.withLock({ $0.isStopRequested }) { return .stopped }
+            return .failed(.network(failure.code, reason: failure.reason))
+        }
+        guard let file = sink.file else {
+            return .failed(.unexpectedResponse("the request ended without a response"))
+        }
+        guard file.length >= sink.bodyEnd else {
+            return .failed(
+                .unexpectedResponse(
+                    "the body ended after \(file.length - range.lowerBound) of \(sink.bodyEnd - range.lowerBound) bytes"))
+        }
+        return .complete
+    }
+
+    /// Decides how the request ends and stops it; later bytes are dropped.
+    private func decide(_ outcome: Outcome) {
+        guard sink.decided == nil else { return }
+        sink.decided = outcome
+        cancelTask()
+    }
+
+    private func checkpoint(_ file: PartialFile) {
+        do {
+            try owner.synchronizesToDisk ? file.synchronize() : file.flush()
+            try owner.checkpoint(segmentAt: segmentStart, durableTo: file.writtenLength)
+            scheduleCheckpoint(after: file.writtenLength)
+        } catch {
+            decide(.failed(error))
+        }
+    }
+
+    private func scheduleCheckpoint(after offset: Int64) {
+        let checkpoints = owner.checkpoints
+        sink.nextCheckpointLength = offset + max(checkpoints.bytes, 1)
+        sink.nextCheckpointTime = ContinuousClock.now + checkpoints.interval
+    }
+}

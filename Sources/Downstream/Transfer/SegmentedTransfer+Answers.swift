@@ -1,0 +1,60 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension SegmentedTransfer {
+    /// What a segment's request does with an answer.
+    enum Verdict: Equatable, Sendable {
+        /// Write the body, which ends just before this file offset.
+        case write(bodyEnd: Int64)
+        /// Write nothing: the request ends so.
+        case refuse(SegmentRequest.Outcome)
+    }
+
+    /// Decides on the answer to a request for `range` (see ``ResponseDecision``): a `206` of the
+    /// same file from the first byte asked for is written; a changed file ends the attempt (to
+    /// start over, or to fail, as the request says); a `200` of the same file means the server
+    /// does not serve ranges here; another status fails the request (which retries alone when the
+    /// failure is transient).
+    func verdict(on response: ServerResponse, for range: Range<Int64>) -> Verdict {
+        state.withLock { $0.lastResponse = response }
+        observeResponse?(response)
+        let head = ResponseHead(response)
+        let record = setup.record
+        let plan = AttemptPlan(
+            offset: range.lowerBound, end: range.upperBound, validator: record.validator,
+            expectedLength: record.expectedLength, onServerFileChange: setup.onServerFileChange)
+        switch ResponseDecision.decide(head, for: plan) {
+        case .write(let body) where !body.discardsPartial:
+            guard let end = body.end, body.start == range.lowerBound, end > body.start else {
+                return .refuse(.failed(.unexpectedResponse("206 without the range asked for")))
+            }
+            return .write(bodyEnd: min(end, range.upperBound))
+        case .write:
+            guard !record.validator.differs(from: head.validator) else {
+                let reason = "the server's file changed while its segments were downloaded"
+                return .refuse(
+                    .endsAttempt(
+                        setup.onServerFileChange == .fail
+                            ? .failed(.serverFileChanged(reason)) : .restart(reason: reason)))
+            }
+            return .refuse(.rangesRefused)
+        case .restart(let reason):
+            return .refuse(.endsAttempt(.restart(reason: reason)))
+        case .fail(let error):
+            return .refuse(.failed(error))
+        case .alreadyComplete, .existingCopyIsCurrent:
+            return .refuse(.failed(.unexpectedResponse("status \(head.status) to a request for a segment")))
+        }
+    }
+
+    /// Whether a segment's request may follow a redirect: the redirect rules, without asking the
+    /// redirect handler again (it was asked for the first request of the file).
+    func checkRedirect(_ proposed: URLRequest, from current: URL?, previousCount: Int) -> Result<URLRequest, DownloadError> {
+        RedirectPolicy.check(
+            proposed, from: current, original: setup.url, previousCount: previousCount,
+            settings: setup.settings.redirects)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+extension SegmentedTransfer {
+    /// Saves the segments, then makes the partial file ready for them: cut to the file's length
+    /// if longer, and its space reserved up front where the file system can (the free space must
+    /// hold the whole rest of the file).
+    ///
+    /// The record comes first: once segments write, the partial file is longer than its bytes
+    /// from the first byte on, and only the record says which bytes are there.
+    func prepareFile() throws(DownloadError) {
+        let saved: Result<Void, DownloadError> = state.withLock { state in
+            state.record.isResumable = true
+            return Result { () throws(DownloadError) in try save(&state) }
+        }
+        try saved.get()
+        let path = setup.partialPath
+        let length = setup.map.length
+        let descriptor = try POSIXFile.openForWriting(atPath: path)
+        defer { POSIXFile.close(descriptor) }
+        let existing = POSIXFile.length(atPath: path) ?? 0
+        if existing > length {
+            try POSIXFile.truncate(descriptor, to: length, path: path)
+        } else if existing < length {
+            if let available = POSIXFile.availableBytes(atPath: path.parentPath), length - existing > available {
+                throw .insufficientSpace(
+                    path: path, reason: "the file needs \(length - existing) more bytes and only \(available) are free")
+            }
+            try POSIXFile.reserve(descriptor, length: length, path: path)
+        }
+    }
+
+    /// Opens the partial file to write `length` bytes from `offset` on.
+    func openFile(from offset: Int64, length: Int64) throws(DownloadError) -> PartialFile {
+        let settings = setup.settings
+        return try PartialFile(
+            path: setup.partialPath, segmentFrom: offset,
+            bufferCapacity: Int(min(Int64(settings.writeBufferCapacity), max(1, length))), disk: settings.disk)
+    }
+
+    /// The segment at `start` has its bytes up to file offset `durable` on disk: saves the record.
+    func checkpoint(segmentAt start: Int64, durableTo durable: Int64) throws(DownloadError) {
+        let saved: Result<Void, DownloadError> = state.withLock { state in
+            state.map.markDurable(upTo: durable, inSegmentAt: start)
+            return Result { () throws(DownloadError) in try save(&state) }
+        }
+        try saved.get()
+    }
+
+    /// Writes the record as the map is now: each segment's durable bytes, and the digest of the
+    /// bytes from the first byte on with no gap, read back from the disk as that prefix grows.
+    private func save(_ state: inout State) throws(DownloadError) {
+        let prefix = state.map.durablePrefix
+        state.record.segments = state.map.saved
+        state.record.durableLength = prefix
+        if var digest = state.record.digest, digest.length < prefix {
+            try digest.update(fromFileAt: setup.partialPath, upTo: prefix)
+            state.record.digest = digest
+        }
+        let record = state.record
+        try setup.recordFile.update { $0.resume = record }
+    }
+
+    /// Saves the record for the attempt's end and tells the download. A finished file's record
+    /// has no segments: the partial file is the file.
+    func finish(_ proposed: TransferEnd) {
+        var end = proposed
+        let (response, rangesRefused, failure) = state.withLock {
+            state -> (ServerResponse?, Bool, DownloadError?) in
+            do throws(DownloadError) {
+                if end == .finished {
+                    let length = state.map.length
+                    state.record.segments = nil
+                    state.record.durableLength = length
+                    state.record.expectedLength = length
+                    let record = state.record
+                    try setup.recordFile.update { $0.resume = record }
+                } else {
+                    try save(&state)
+                }
+                return (state.lastResponse, state.rangesRefused, nil)
+            } catch {
+                return (state.lastResponse, state.rangesRefused, error)
+            }
+        }
+        if let failure, end != .finished {
+            // Without its record the partial cannot be resumed; a complete file needs none.
+            end = .failed(failure)
+        }
+        onEnd(Ending(end: end, response: response, rangesRefused: rangesRefused))
+    }
+}
