@@ -5,9 +5,11 @@
 //         kernel counts it).
 //
 //     DownstreamTestClient many --store <dir> --directory <dir> [--checkpoint-bytes N]
-//                               [--stall-in-record-write N] <url>...
+//                               [--stall-in-record-write N] [--connections N]
+//                               [--minimum-segment BYTES] [--sha256 HEX] <url>...
 //         Restores the downloads of its store, then downloads every URL whose file is not in the
-//         directory yet (joining restored downloads); prints `ok`. Tests kill it at random
+//         directory yet (joining restored downloads; over N connections each, expecting the
+//         SHA-256 HEX); prints `ok`. Tests kill it at random
 //         moments and run it again. With --stall-in-record-write, the Nth record write of the run
 //         prints `stalled in record write` and never finishes: the test kills it there.
 //
@@ -113,6 +115,13 @@ func many(_ arguments: Arguments) async throws {
             if let stallAt = arguments.options["stall-in-record-write"].flatMap({ Int($0) }) {
                 $0.storage.recordWriteObserver = RecordWriteStall(at: stallAt).observe
             }
+            if let connections = arguments.options["connections"].flatMap({ Int($0) }) {
+                $0.network.maximumConnectionsPerFile = connections
+                $0.network.maximumConnectionsPerHost = max(connections, 6)
+            }
+            if let minimum = arguments.options["minimum-segment"].flatMap({ Int64($0) }) {
+                $0.network.minimumSegmentSize = minimum
+            }
         })
     let target = URL(fileURLWithPath: directory, isDirectory: true)
     var downloads: [Download] = []
@@ -120,7 +129,9 @@ func many(_ arguments: Arguments) async throws {
         guard let url = URL(string: address) else { continue }
         let file = target.appendingPathComponent(url.lastPathComponent)
         guard !FileManager.default.fileExists(atPath: file.path) else { continue }
-        downloads.append(await manager.download(from: url, to: .file(file)))
+        var request = DownloadRequest(url: url, to: .file(file))
+        request.expectedDigest = arguments.options["sha256"].map { Digest(.sha256, hex: $0) }
+        downloads.append(await manager.download(request))
     }
     for download in downloads {
         _ = try await download.fileURL

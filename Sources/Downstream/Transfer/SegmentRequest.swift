@@ -189,7 +189,8 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
         guard file.length >= sink.bodyEnd else {
             return .failed(
                 .unexpectedResponse(
-                    "the body ended after \(file.length - range.lowerBound) of \(sink.bodyEnd - range.lowerBound) bytes"))
+                    "the body ended after \(file.length - range.lowerBound) of \(sink.bodyEnd - range.lowerBound) bytes"
+                ))
         }
         return .complete
     }

@@ -52,7 +52,9 @@ extension SegmentedTransfer {
 
     /// Whether a segment's request may follow a redirect: the redirect rules, without asking the
     /// redirect handler again (it was asked for the first request of the file).
-    func checkRedirect(_ proposed: URLRequest, from current: URL?, previousCount: Int) -> Result<URLRequest, DownloadError> {
+    func checkRedirect(_ proposed: URLRequest, from current: URL?, previousCount: Int) -> Result<
+        URLRequest, DownloadError
+    > {
         RedirectPolicy.check(
             proposed, from: current, original: setup.url, previousCount: previousCount,
             settings: setup.settings.redirects)

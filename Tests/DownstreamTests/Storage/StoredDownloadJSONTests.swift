@@ -15,6 +15,9 @@ struct StoredDownloadJSONTests {
         request.priority = .high
         request.expectedDigest = .sha256(String(repeating: "a1", count: 32))
         request.onRejectedFile = .keep
+        request.maximumBytesPerSecond = 5_000_000
+        request.maximumConnections = 8
+        request.minimumSegmentSize = 1 << 20
         request.mirrors = [
             URL(string: "https://mirror.example.org/a%20b/file.bin")!, URL(string: "http://[::1]:8080/f")!,
         ]
@@ -36,6 +39,10 @@ struct StoredDownloadJSONTests {
         record.resume.durableLength = 4_000_000_000
         record.resume.suggestedFileName = awkward
         record.resume.isResumable = true
+        record.resume.segments = [
+            SavedSegment(start: 0, end: 4_000_000_000, durable: 4_000_000_000),
+            SavedSegment(start: 4_000_000_000, end: 5_000_000_000, durable: 123_456_789),
+        ]
         record.systemResumeData = Data((0..<300).map { UInt8(truncatingIfNeeded: $0 * 7) })
         var digest = RunningDigest(.sha256)
         Data(awkward.utf8).withUnsafeBytes { digest.update($0) }

@@ -152,4 +152,23 @@ struct BandwidthLimiterTests {
         await waitingTask.resumed()
         #expect(limiter.admit(1, for: waiting, task: waitingTask))
     }
+
+    @Test func everyTransferOfOneDownloadWaitsAndIsResumed() async {
+        // The connections of a segmented download share its limit: each waiting one is resumed.
+        let clock = ManualClock()
+        let limiter = BandwidthLimiter(overall: nil, clock: clock)
+        let id = DownloadID()
+        limiter.setLimit(100_000, for: id)
+        let tasks = [Task(), Task(), Task()]
+        #expect(limiter.admit(26_384, for: id, task: tasks[0]))
+        for task in tasks {
+            #expect(!limiter.admit(1_000, for: id, task: task))
+        }
+        var sleeps = clock.sleeps.makeAsyncIterator()
+        clock.advance(by: await sleeps.next() ?? .zero)
+        for task in tasks {
+            await task.resumed()
+        }
+        #expect(limiter.bytesAdmitted(for: id) == 26_384)
+    }
 }

@@ -129,4 +129,41 @@ struct SegmentMapTests {
             #expect(map.received == length)
         }
     }
+
+    @Test func aRestoredMapTrustsOnlyTheBytesTheFileHasAndRefusesSegmentsWithGaps() throws {
+        let saved = [
+            SavedSegment(start: 0, end: 100, durable: 100),
+            SavedSegment(start: 100, end: 200, durable: 80),
+            SavedSegment(start: 200, end: 300, durable: 50),
+        ]
+        // A file cut at 150 (one connection took over, then the process died) keeps 50 bytes of
+        // the second segment and none of the third.
+        let cut = try #require(SegmentMap(length: 300, minimumSize: 10, saved: saved, fileLength: 150))
+        #expect(cut.segments.map(\.received) == [100, 50, 0])
+        #expect(cut.durablePrefix == 150)
+        let whole = try #require(SegmentMap(length: 300, minimumSize: 10, saved: saved, fileLength: 300))
+        #expect(whole.segments.map(\.next) == [100, 180, 250])
+        #expect(whole.durable == 230)
+        // Segments that leave a gap, overlap or do not reach the end are no map.
+        #expect(SegmentMap(length: 300, minimumSize: 10, saved: [saved[0], saved[2]], fileLength: 300) == nil)
+        #expect(SegmentMap(length: 400, minimumSize: 10, saved: saved, fileLength: 300) == nil)
+        #expect(
+            SegmentMap(
+                length: 300, minimumSize: 10,
+                saved: [saved[0], SavedSegment(start: 50, end: 300, durable: 0)], fileLength: 300) == nil)
+    }
+
+    @Test func durableBytesOnlyGrowAndNeverPassTheReceivedOnes() {
+        var map = SegmentMap(length: 1000, connections: 2, minimumSize: 100)
+        _ = map.assign(1)
+        _ = map.receive(300, inSegmentAt: 0)
+        map.markDurable(upTo: 400, inSegmentAt: 0)
+        #expect(map.segments[0].durable == 300)
+        map.markDurable(upTo: 100, inSegmentAt: 0)
+        #expect(map.segments[0].durable == 300)
+        _ = map.receive(100, inSegmentAt: 0)
+        // A write that failed: the bytes past the durable ones are asked for again.
+        map.rewind(segmentAt: 0)
+        #expect(map.segments[0].next == 300)
+    }
 }

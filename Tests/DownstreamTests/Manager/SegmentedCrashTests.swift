@@ -1,0 +1,93 @@
+@testable import Downstream
+import DownstreamTesting
+import Foundation
+import Testing
+
+/// A process killed with SIGKILL again and again while it downloads one file over four
+/// connections loses nothing: each launch continues every segment from the bytes its record says
+/// are on disk, never asks for those again, and the file ends byte-identical, its expected
+/// SHA-256 checked.
+@Suite(.timeLimit(.minutes(3)))
+struct SegmentedCrashTests {
+    static let fileSize: Int64 = 6_000_000
+    static let kills = 8
+
+    @Test func aSegmentedDownloadKilledAtRandomMomentsLosesNothing() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let body = Body.pattern(count: Self.fileSize, seed: 1410)
+        let path = "/crash/segmented.bin"
+        var route = Route(body: body)
+        route.etag = "\"segmented\""
+        route.bytesPerSecond = 3_000_000
+        route.writeSize = 16_384
+        server.setRoute(path, route)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("segmented-\(UUID().uuidString)")
+        let files = root.appendingPathComponent("files")
+        let store = root.appendingPathComponent("store")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let client = try ChildProcess.executable("DownstreamTestClient")
+        let arguments = [
+            "many", "--store", store.path, "--directory", files.path, "--checkpoint-bytes", "65536",
+            "--connections", "4", "--minimum-segment", "262144",
+            "--sha256", ExpectedDigestTests.digest(.sha256, of: body).hexValue, server.url(path).absoluteString,
+        ]
+        let partial = files.appendingPathComponent("segmented.bin.partial")
+
+        let thresholds = (0..<Self.kills).map { _ in
+            Int64.random(in: Self.fileSize / 20...(Self.fileSize * 9 / 10))
+        }.sorted()
+        var segmentedKills = 0
+        for threshold in thresholds {
+            let missing = Self.missingParts(store: store, partial: partial)
+            if missing.count > 1 { segmentedKills += 1 }
+            let logged = server.requests().count
+            let run = try ChildProcess.Running(client, arguments)
+            server.whenBodyBytesReach(threshold) { run.kill() }
+            #expect(await run.ending() == .signalled(SIGKILL))
+            Self.expectNothingOnDiskAskedAgain(server.requests().dropFirst(logged), missing: missing)
+        }
+
+        let missing = Self.missingParts(store: store, partial: partial)
+        let logged = server.requests().count
+        let (status, output) = try await ChildProcess.run(client, arguments)
+        #expect(status == 0, "\(output)")
+        let launched = server.requests().dropFirst(logged)
+        Self.expectNothingOnDiskAskedAgain(launched, missing: missing)
+        // The launch that finished asked for the start of every missing part.
+        #expect(Set(missing.map(\.lowerBound)).isSubset(of: Set(launched.compactMap(\.rangeStart))))
+        #expect(segmentedKills >= 1, "at least one kill came after the file was split")
+        try body.expectMatches(files.appendingPathComponent("segmented.bin"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: files.path) == ["segmented.bin"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.path) == [".lock"])
+    }
+
+    /// The parts of the file a launch must still ask for, judging from the disk alone: each
+    /// segment's bytes past those its record says are durable (and the file holds), or, before the
+    /// file was split, everything past the partial file's end.
+    static func missingParts(store: URL, partial: URL) -> [Range<Int64>] {
+        let record = CrashTests.recordFiles(store).lazy.compactMap { file -> StoredDownload? in
+            guard case .record(let loaded) = DownloadStore.read(file) else { return nil }
+            return loaded.record
+        }.first
+        let length = fileLength(partial) ?? 0
+        guard let record, record.resume.isResumable else { return [0..<fileSize] }
+        guard let segments = record.resume.segments else { return [min(length, fileSize)..<fileSize] }
+        return segments.compactMap { segment in
+            #expect(segment.start + segment.durable <= length, "the record says more is durable than the file has")
+            let next = segment.start + min(segment.durable, max(0, length - segment.start))
+            return next < segment.end ? next..<segment.end : nil
+        }
+    }
+
+    /// No request of a launch asks for bytes that were on disk, by its record, when it started.
+    static func expectNothingOnDiskAskedAgain(_ requests: ArraySlice<RecordedRequest>, missing: [Range<Int64>]) {
+        for request in requests {
+            let start = request.rangeStart ?? 0
+            #expect(
+                missing.contains { $0.contains(start) },
+                "a request from byte \(start) asks again for bytes on disk (missing: \(missing))")
+        }
+    }
+}

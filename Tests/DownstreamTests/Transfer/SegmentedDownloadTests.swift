@@ -1,0 +1,213 @@
+@_spi(Testing) @testable import Downstream
+import DownstreamTesting
+import Foundation
+import Testing
+
+/// One file over several connections, through a manager: segments reassemble byte-identically,
+/// a connection that finishes takes over half of the largest remaining segment, a failed segment
+/// retries alone, a server that ignores ranges gets one connection.
+@Suite(.timeLimit(.minutes(2)))
+struct SegmentedDownloadTests {
+    static let kibibyte: Int64 = 1024
+
+    static func segmented(
+        _ connections: Int, minimum: Int64 = 256 * kibibyte
+    ) -> (inout DownloadManager.Configuration) -> Void {
+        { configuration in
+            configuration.network.maximumConnectionsPerFile = connections
+            configuration.network.minimumSegmentSize = minimum
+            configuration.network.maximumConnectionsPerHost = max(connections, 6)
+        }
+    }
+
+    /// The segment requests of `path` (every request but the first, which asked for the first
+    /// segment only), as the byte ranges they asked for.
+    static func segmentRanges(_ server: TestServer, _ path: String) -> [ClosedRange<Int64>] {
+        server.requests(path).dropFirst().compactMap { request in
+            guard let start = request.rangeStart, let end = request.rangeEnd else { return nil }
+            return start...end
+        }
+    }
+
+    @Test func segmentsReassembleByteIdenticallyAndTheDigestMatches() async throws {
+        try await withFixture(Self.segmented(4)) { fixture in
+            let body = Body.pattern(count: 3_000_000, seed: 1400)
+            let url = fixture.serve("/four.bin", body) { $0.bytesPerSecond = 4_000_000 }
+            var request = DownloadRequest(url: url, to: .file(fixture.file("four.bin")))
+            request.expectedDigest = ExpectedDigestTests.digest(.sha256, of: body)
+            let download = await fixture.manager.download(request)
+            try body.expectMatches(try await download.fileURL)
+
+            let requests = fixture.server.requests("/four.bin")
+            // The first asks for the first segment; its answer splits the rest in four.
+            #expect(requests.first?.rangeStart == 0)
+            #expect(requests.first?.rangeEnd == 256 * Self.kibibyte - 1)
+            let ranges = Self.segmentRanges(fixture.server, "/four.bin")
+            #expect(ranges.count >= 4)
+            #expect(requests.dropFirst().allSatisfy { $0.header("If-Range") == "\"\(StableHash.hex("/four.bin"))\"" })
+            // Four connections at once, each to its own part of the rest.
+            #expect(Set(requests.dropFirst().map(\.connection)).count >= 4)
+            let events = await download.allEvents()
+            let started = events.compactMap { $0.state == nil ? $0.segment : nil }
+            #expect(started.count >= 8, "\(events)")
+            #expect(fixture.storedRecord(download.id) == nil)
+        }
+    }
+
+    @Test func aConnectionThatFinishesTakesOverHalfOfTheLargestRemainingSegment() async throws {
+        try await withFixture(Self.segmented(4)) { fixture in
+            let body = Body.pattern(count: 3_000_000, seed: 1401)
+            // The first segment request that arrives stops after 10,000 bytes until released.
+            let url = fixture.serve("/steal.bin", body) { $0.faults = [.none, .holdAfter(10_000)] }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("steal.bin")))
+            let held = try #require(await Self.firstSegmentRequest(fixture.server, "/steal.bin"))
+            let heldEnd = try #require(held.rangeEnd) + 1
+            // The others finish theirs, then one takes the second half of the held segment.
+            let takeover = await download.waitForEvent { event in
+                guard let range = event.segment, event.description.hasSuffix("started") else { return false }
+                return range.lowerBound > held.rangeStart ?? 0 && range.upperBound == heldEnd
+            }
+            let taken = try #require(takeover?.segment)
+            #expect(taken.lowerBound > (held.rangeStart ?? 0) + 10_000)
+            fixture.server.release("/steal.bin")
+            try body.expectMatches(try await download.fileURL)
+            // The held request stopped where the other connection's part began: nothing was
+            // received twice.
+            let events = await download.allEvents()
+            #expect(events.contains(.segmentFinished((held.rangeStart ?? 0)..<taken.lowerBound)), "\(events)")
+            #expect(events.contains(.segmentFinished(taken)))
+            #expect(fixture.server.requests("/steal.bin").contains { $0.rangeStart == taken.lowerBound })
+        }
+    }
+
+    /// The first request for a segment (after the one for the first segment), once it arrived.
+    static func firstSegmentRequest(_ server: TestServer, _ path: String) async -> RecordedRequest? {
+        await server.waitForRequests(2, path: path)
+        return server.requests(path).dropFirst().first
+    }
+
+    @Test func aSegmentWhoseConnectionIsResetRetriesAloneFromItsBytesOnDisk() async throws {
+        try await withFixture({
+            Self.segmented(4)(&$0)
+            $0.retry.maximumRetries = 2
+            $0.retry.initialDelay = .milliseconds(10)
+        }) { fixture in
+            // Segments of 434,464 bytes: too small to split again (no takeovers).
+            let body = Body.pattern(count: 2_000_000, seed: 1402)
+            let url = fixture.serve("/reset.bin", body) { $0.faults = [.none, .none, .resetAfter(100_000)] }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("reset.bin")))
+            try body.expectMatches(try await download.fileURL)
+
+            let requests = fixture.server.requests("/reset.bin")
+            #expect(requests.count == 6, "\(requests.map { "\($0.rangeStart ?? -1)-\($0.rangeEnd ?? -1)" })")
+            // The other segments were each asked for once; the reset one once more, from where
+            // its bytes on disk end (what the client had received of the 100,000 sent) to its end.
+            let reset = requests[2]
+            for other in [requests[1], requests[3], requests[4]] {
+                #expect(requests.filter { $0.rangeStart == other.rangeStart }.count == 1)
+            }
+            let retry = try #require(requests.first { $0.index != reset.index && $0.rangeEnd == reset.rangeEnd })
+            #expect(try #require(retry.rangeStart) >= (reset.rangeStart ?? 0))
+            #expect(try #require(retry.rangeStart) <= (reset.rangeStart ?? 0) + 100_000)
+            // The download itself never failed nor waited to retry.
+            let events = await download.allEvents()
+            #expect(!events.contains { $0.state == .waitingToRetry || $0.state == .failed })
+        }
+    }
+
+    @Test func aServerThatIgnoresRangesGetsOneConnection() async throws {
+        try await withFixture(Self.segmented(4)) { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 1403)
+            let url = fixture.serve("/whole.bin", body) { $0.supportsRanges = false }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("whole.bin")))
+            try body.expectMatches(try await download.fileURL)
+            let requests = fixture.server.requests("/whole.bin")
+            #expect(requests.count == 1)
+            #expect(requests.first?.status == 200)
+            #expect(await download.allEvents().allSatisfy { $0.segment == nil })
+        }
+    }
+
+    @Test func aSegmentAnsweredWithTheWholeFileFallsBackToOneConnection() async throws {
+        try await withFixture(Self.segmented(4)) { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 1404)
+            let url = fixture.serve("/refused.bin", body) { $0.faults = [.none, .ignoreRange] }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("refused.bin")))
+            try body.expectMatches(try await download.fileURL)
+            // After the 200, the rest comes in one open-ended request from the first gap.
+            let requests = fixture.server.requests("/refused.bin")
+            #expect(requests.contains { $0.status == 200 })
+            let last = try #require(requests.last)
+            #expect(last.status == 206)
+            #expect(last.rangeEnd == nil)
+            #expect(last.bodyBytesSent == body.count - (last.rangeStart ?? 0))
+            #expect(try #require(last.rangeStart) >= 256 * Self.kibibyte)
+        }
+    }
+
+    @Test func aSegmentedFileWithoutAValidatorComesOverOneConnection() async throws {
+        try await withFixture(Self.segmented(4)) { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 1405)
+            let url = fixture.serve("/plain.bin", body) { route in
+                route.etag = nil
+                route.lastModified = nil
+            }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("plain.bin")))
+            try body.expectMatches(try await download.fileURL)
+            // The first segment, then the rest in one request (from the overlap compared with the
+            // bytes on disk: no validator guards the range), never split.
+            let overlap = Int64(fixture.configuration.resumption.overlapLength)
+            #expect(fixture.server.requests("/plain.bin").map(\.rangeStart) == [0, 256 * Self.kibibyte - overlap])
+        }
+    }
+
+    @Test func pauseAndResumeContinueEverySegmentFromItsBytesOnDisk() async throws {
+        try await withFixture(Self.segmented(4)) { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 1406)
+            let url = fixture.serve("/paused.bin", body) {
+                $0.faults = [.none] + Array(repeating: .holdAfter(50_000), count: 4)
+            }
+            var request = DownloadRequest(url: url, to: .file(fixture.file("paused.bin")))
+            request.expectedDigest = ExpectedDigestTests.digest(.sha256, of: body)
+            let download = await fixture.manager.download(request)
+            await fixture.server.waitForRequests(5, path: "/paused.bin")
+            await download.waitForBytes(256 * Self.kibibyte + 4 * 50_000)
+            await download.pause()
+            let saved = try #require(fixture.storedRecord(download.id)?.resume.segments)
+            #expect(saved.count == 5)
+            #expect(saved.dropFirst().allSatisfy { $0.durable == 50_000 }, "\(saved)")
+            let before = fixture.server.requests("/paused.bin").count
+            fixture.server.release("/paused.bin")
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
+            // Each unfinished segment is asked for from its bytes on disk, and only that.
+            let resumed = fixture.server.requests("/paused.bin").dropFirst(before)
+            #expect(Set(resumed.compactMap(\.rangeStart)) == Set(saved.dropFirst().map { $0.start + $0.durable }))
+            #expect(resumed.count == 4)
+        }
+    }
+
+    @Test func aRequestsLimitCountsEveryConnectionOfItsDownload() async throws {
+        let clock = ManualClock()
+        try await withFixture({
+            Self.segmented(4)(&$0)
+            $0.clock = clock
+        }) { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 1407)
+            let url = fixture.serve("/limited.bin", body)
+            let advancer = BandwidthLimitTests.Advancer(clock)
+            defer { advancer.stop() }
+            var request = DownloadRequest(url: url, to: .file(fixture.file("limited.bin")))
+            request.maximumBytesPerSecond = 400_000
+            let download = await fixture.manager.download(request)
+            try body.expectMatches(try await download.fileURL)
+            // 2 MB at 400,000 bytes/s, whatever the connections: less the burst and one chunk
+            // per connection that may leave the bucket in debt.
+            let limiter = try #require(fixture.manager.bandwidthLimiter)
+            let chunk = Double(limiter.largestChunkAdmitted(for: download.id))
+            let time = BandwidthLimitTests.seconds(advancer.time)
+            #expect(time >= (2_000_000 - 40_000 - 4 * chunk) / 400_000, "\(time) s on the clock")
+            #expect(limiter.bytesAdmitted(for: download.id) == 2_000_000)
+        }
+    }
+}
