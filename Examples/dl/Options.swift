@@ -44,6 +44,8 @@ struct Options: Equatable {
     var maximumConcurrentDownloads: Int?
     /// The most bytes per second all downloads may receive together; nil for no limit.
     var limitRate: Int?
+    /// How many connections one file may come over.
+    var connections: Int?
     var digest: Digest?
     var mirrors: [String] = []
     var existingFiles = ExistingFiles.fail
@@ -105,6 +107,19 @@ struct Options: Equatable {
                 options.maximumConcurrentDownloads = try UsageError.positiveInteger(value, for: "-j")
             },
             section: "Downloads", help: "download at most N files at once (default: 4)"),
+        OptionSpec(
+            names: ["-x", "--max-connection-per-server"],
+            action: .value("N") { options, value throws(UsageError) in
+                let connections = try UsageError.positiveInteger(value, for: "-x")
+                guard connections <= Plan.maximumConnections else {
+                    throw .invalidValue(
+                        option: "-x", value: value, expected: "a whole number from 1 to \(Plan.maximumConnections)")
+                }
+                options.connections = connections
+            },
+            section: "Downloads",
+            help: "download each file over up to N connections at once (default: 1; at most 16): the"
+                + " rest after its first 4 MiB is split when the server answers ranges with a validator"),
         OptionSpec(
             names: ["--limit-rate"],
             action: .value("RATE") { options, value throws(UsageError) in

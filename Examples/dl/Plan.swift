@@ -19,12 +19,16 @@ struct Plan: Equatable {
     var maximumConcurrentDownloads: Int
     /// The most bytes per second all downloads may receive together; nil for no limit.
     var limitRate: Int?
+    /// How many connections one file may come over.
+    var connections = 1
     var existingFiles: Options.ExistingFiles
     var mode: Options.Mode
     /// How often plain and JSON output print progress.
     var progressInterval: Duration?
 
     static let defaultConcurrentDownloads = 4
+    /// The most connections `-x` allows for one file (aria2's limit too).
+    static let maximumConnections = 16
 
     /// The plan for `options`, with the entries read from its input files (`inputs`, in order),
     /// relative paths resolved against `currentDirectory`.
@@ -64,7 +68,8 @@ struct Plan: Equatable {
         }
         return Plan(
             jobs: jobs, maximumConcurrentDownloads: options.maximumConcurrentDownloads ?? defaultConcurrentDownloads,
-            limitRate: options.limitRate, existingFiles: options.existingFiles, mode: options.mode,
+            limitRate: options.limitRate, connections: options.connections ?? 1, existingFiles: options.existingFiles,
+            mode: options.mode,
             progressInterval: options.progressInterval)
     }
 

@@ -128,6 +128,9 @@ final class Session {
             $0.scheduling.maximumConcurrentDownloads = plan.maximumConcurrentDownloads
             $0.scheduling.maximumConcurrentDownloadsPerHost = plan.maximumConcurrentDownloads
             $0.network.maximumBytesPerSecond = plan.limitRate
+            $0.network.maximumConnectionsPerFile = plan.connections
+            // Every connection of every file at once may go to one host.
+            $0.network.maximumConnectionsPerHost = max(6, plan.connections * plan.maximumConcurrentDownloads)
         }
     }
 

@@ -49,6 +49,21 @@ struct DLExampleTests {
         }
     }
 
+    @Test func aFileComesOverSeveralConnectionsWithX() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            // Past the first 4 MiB, 8.5 MB: enough for two segments of the default 4 MiB.
+            let body = Body.pattern(count: 12_800_000, seed: 7)
+            let url = fixture.serve("/x/big.bin", body)
+            let (status, output, errors) = try await DLChild.run(["-x", "4", url.absoluteString], in: fixture)
+            #expect(status == 0, "\(output)\(errors)")
+            try body.expectMatches(fixture.file("big.bin"))
+            let requests = fixture.server.requests("/x/big.bin")
+            // The first 4 MiB, then the rest split over two connections at once.
+            #expect(requests.count == 3, "\(requests.map(\.rangeStart))")
+            #expect(Set(requests.dropFirst().map(\.connection)).count == 2)
+        }
+    }
+
     @Test func plainOutputHasALinePerEventAndProgressLines() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 3_000_000, seed: 3)

@@ -58,7 +58,10 @@ import Testing
 
     @Test(arguments: [
         (["--foo"], "unknown option '--foo'"),
-        (["-x"], "unknown option '-x'"),
+        (["-y"], "unknown option '-y'"),
+        (["-x"], "option '-x' needs a value (N)"),
+        (["-x", "0"], "bad number '0' for '-x': it takes a whole number of at least 1"),
+        (["-x", "17"], "bad value '17' for '-x': a whole number from 1 to 16"),
         (["-qz"], "unknown option '-z'"),
         (["-zq"], "unknown option '-zq'"),
         (["-j"], "option '-j' needs a value (N)"),
@@ -105,8 +108,19 @@ import Testing
         #expect(plan.limitRate == bytesPerSecond)
     }
 
+    @Test func connectionsPerFileGoIntoThePlan() throws {
+        let directory = URL(fileURLWithPath: "/tmp")
+        #expect(try Plan.make(Options.parse(["https://example.com/a"]), currentDirectory: directory).connections == 1)
+        for arguments in [
+            ["-x", "8"], ["-x8"], ["--max-connection-per-server", "8"], ["--max-connection-per-server=8"],
+        ] {
+            let plan = try Plan.make(Options.parse(arguments + ["https://example.com/a"]), currentDirectory: directory)
+            #expect(plan.connections == 8, "\(arguments)")
+        }
+    }
+
     @Test func theParserIsTableDriven() throws {
-        // An option a later issue adds (`-x N`, connections per file) is one entry.
+        // An option is one entry of a table, as `-x N` (connections per file) is in dl's.
         struct Settings { var connections = 1 }
         let parser = ArgumentParser<Settings>([
             OptionSpec(
