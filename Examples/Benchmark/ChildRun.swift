@@ -6,11 +6,13 @@ import Foundation
 #endif
 
 /// One measured download, in a child process: `child --engine E --url U --destination PATH
-/// [--disk-bytes-per-second N] [--sha256 HEX]`. Prints `wall=<s> cpu=<s> peak-kib=<KiB>`.
+/// [--disk-bytes-per-second N] [--sha256 HEX] [--connections N]`. Prints `wall=<s> cpu=<s>
+/// peak-kib=<KiB>`.
 ///
 /// Engines: `downstream` (its default transport: libcurl on Linux), `downstream-urlsession`
 /// (Downstream over URLSession), `urlsession` (a plain URLSession delegate), `curl` (the curl
-/// command line, whose own CPU time and peak memory are reported, not this process's).
+/// command line, whose own CPU time and peak memory are reported, not this process's), `aria2`
+/// (`aria2c -xN -sN`, likewise).
 enum ChildRun {
     static let command = "child"
 
@@ -55,7 +57,13 @@ enum ChildRun {
             case "downstream", "downstream-urlsession":
                 try await downloadWithDownstream(
                     url, to: destination, diskRate: rate, sha256: options.string("sha256"),
-                    transport: engine == "downstream" ? .automatic : .urlSession)
+                    transport: engine == "downstream" ? .automatic : .urlSession,
+                    connections: options.int("connections", default: 1))
+            case "aria2":
+                let figures = try CurlCommand.downloadWithAria2(
+                    url, to: destination, connections: options.int("connections", default: 4))
+                print("wall=\(seconds(start.duration(to: clock.now))) cpu=\(figures.cpu) peak-kib=\(figures.peakKiB)")
+                return 0
             case "urlsession": try PlainURLSessionDownload(url: url, destination: destination, throttle: throttle).run()
             case "curl":
                 let figures = try CurlCommand.download(url, to: destination)
@@ -76,11 +84,13 @@ enum ChildRun {
 
     static func downloadWithDownstream(
         _ url: URL, to destination: URL, diskRate: Int, sha256: String?,
-        transport: DownloadManager.Configuration.Network.TransportChoice = .automatic
+        transport: DownloadManager.Configuration.Network.TransportChoice = .automatic, connections: Int = 1
     ) async throws {
         let manager = try DownloadManager(
             configuration: .init(identifier: "benchmark") {
                 $0.network.transport = transport
+                $0.network.maximumConnectionsPerFile = connections
+                $0.network.maximumConnectionsPerHost = max(6, connections)
                 $0.storage.directory = destination.deletingLastPathComponent().appendingPathComponent(
                     ".store-\(getpid())")
                 $0.storage.simulatedDiskBytesPerSecond = diskRate > 0 ? diskRate : nil

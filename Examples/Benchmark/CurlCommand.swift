@@ -25,15 +25,29 @@ enum CurlCommand {
         ])
     }
 
-    private static func run(_ arguments: [String]) throws -> (cpu: Double, peakKiB: Int) {
-        guard let path else { throw BenchmarkError("curl is not installed") }
+    /// Downloads `url` to `destination` with `aria2c -x<connections> -s<connections>`; returns
+    /// aria2c's CPU time and peak memory.
+    static func downloadWithAria2(_ url: URL, to destination: URL, connections: Int) throws -> (
+        cpu: Double, peakKiB: Int
+    ) {
+        guard let aria2 = SegmentsBenchmark.aria2Path else { throw BenchmarkError("aria2c is not installed") }
+        return try run(
+            [
+                "-q", "-x\(connections)", "-s\(connections)", "--min-split-size=4M", "--allow-overwrite=true",
+                "--auto-file-renaming=false", "-d", destination.deletingLastPathComponent().path,
+                "-o", destination.lastPathComponent, url.absoluteString,
+            ], program: aria2)
+    }
+
+    private static func run(_ arguments: [String], program: String? = path) throws -> (cpu: Double, peakKiB: Int) {
+        guard let program else { throw BenchmarkError("curl is not installed") }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
+        process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw BenchmarkError("curl exited with \(process.terminationStatus)")
+            throw BenchmarkError("\(program) exited with \(process.terminationStatus)")
         }
         let usage = ChildRun.usage(RUSAGE_CHILDREN)
         #if os(Linux)

@@ -26,6 +26,10 @@
 //         Whether a bandwidth limit holds: one download under a manager limit, then several
 //         sharing it; the rate over a window, and each download's part of its fair share.
 //
+//     swift run -c release downstream-benchmark segments [--mib 512] [--mbps 20] [--runs 1]
+//         One file from a server that paces each connection, over 1, 4 and 8 connections (and
+//         aria2c -x4 -s4 when installed): wall time, peak memory, speed as ratios to 1 connection.
+//
 //     swift run -c release downstream-benchmark overlap [--mib 256] [--range-mib 4] [--mbps 100]
 //         What overlap verification costs per resume: a download from a server without validators
 //         in consecutive ranges, with overlaps of 0, 64 KiB and 1 MiB; extra bytes and time.
@@ -50,6 +54,9 @@ if arguments.first == "overlap" {
 }
 if arguments.first == "limit" {
     exit(await LimitBenchmark(arguments: Array(arguments.dropFirst())).run())
+}
+if arguments.first == "segments" {
+    exit(await SegmentsBenchmark(arguments: Array(arguments.dropFirst())).run())
 }
 if arguments.first == "store" {
     exit(await StoreBenchmark(arguments: Array(arguments.dropFirst())).run())
