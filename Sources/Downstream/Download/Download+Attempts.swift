@@ -39,7 +39,7 @@ extension Download {
         if let recordFile, requestError == nil,
             let map = segmentMap(for: recordFile.record.resume, url: sources.current, kind: kind)
         {
-            startSegmentedAttempt(attempt, kind, map)
+            borrowConnections(for: attempt, kind, map)
             return
         }
         let setup: RangedTransfer.Setup

@@ -39,8 +39,31 @@ extension Download {
         return SegmentMap(length: length, from: fileLength, connections: connections, minimumSize: minimumSize)
     }
 
-    /// Runs the attempt over several connections, one per segment of `map`.
-    func startSegmentedAttempt(_ attempt: Int, _ kind: StateMachine.AttemptKind, _ map: SegmentMap) {
+    /// Asks the manager for the connections past the download's own slot (each counts against
+    /// its limits as a download does), then runs the attempt over as many as it gave.
+    func borrowConnections(for attempt: Int, _ kind: StateMachine.AttemptKind, _ map: SegmentMap) {
+        let wanted = min(segmentation.connections, map.usefulConnections) - 1
+        let observer = context.observer
+        Task {
+            let extra = wanted > 0 ? await observer.connections(for: self, upTo: wanted) : 0
+            self.connectionsGiven(extra, to: attempt, kind, map)
+        }
+    }
+
+    private func connectionsGiven(_ extra: Int, to attempt: Int, _ kind: StateMachine.AttemptKind, _ map: SegmentMap) {
+        guard machine.state == .running(attempt: attempt) else {
+            // Paused or cancelled while the manager was asked: the attempt ends before it began.
+            if extra > 0 { context.observer.downloadReturnsConnections(self) }
+            attemptEnded(attempt, .cancelled)
+            return
+        }
+        startSegmentedAttempt(attempt, kind, map, connections: 1 + extra)
+    }
+
+    /// Runs the attempt over `connections` connections, one per segment of `map` at a time.
+    func startSegmentedAttempt(
+        _ attempt: Int, _ kind: StateMachine.AttemptKind, _ map: SegmentMap, connections: Int
+    ) {
         guard let recordFile else { return }
         var record = recordFile.record.resume
         var urlRequest = request.urlRequest
@@ -54,6 +77,7 @@ extension Download {
                 record.digest = nil
             }
         } catch {
+            if connections > 1 { context.observer.downloadReturnsConnections(self) }
             handle(machine.attemptEnded(attempt, .failed(error)))
             return
         }
@@ -66,7 +90,7 @@ extension Download {
         }
         let setup = SegmentedTransfer.Setup(
             attempt: attempt, url: sources.current, request: urlRequest, record: record, recordFile: recordFile,
-            partialPath: location.path, map: map, connections: segmentation.connections,
+            partialPath: location.path, map: map, connections: connections,
             maximumBytesPerRequest: settings.maximumBytesPerRequest, announcesResume: kind == .run,
             onServerFileChange: request.onServerFileChange, settings: settings.transfer,
             retryPolicy: settings.retryPolicy, clock: settings.clock, downloadID: id)
@@ -80,13 +104,18 @@ extension Download {
                 observer.download(self, didReceive: response)
             },
             onEnd: { [weak self] ending in
-                Task { await self?.segmentedAttemptEnded(attempt, ending) }
+                Task { await self?.segmentedAttemptEnded(attempt, ending, returningConnections: connections > 1) }
             })
         self.transfer = transfer
         transfer.start()
     }
 
-    private func segmentedAttemptEnded(_ attempt: Int, _ ending: SegmentedTransfer.Ending) {
+    private func segmentedAttemptEnded(
+        _ attempt: Int, _ ending: SegmentedTransfer.Ending, returningConnections: Bool
+    ) {
+        if returningConnections {
+            context.observer.downloadReturnsConnections(self)
+        }
         if ending.rangesRefused {
             recoveryMemory.rangesRefused = true
         }

@@ -26,6 +26,11 @@ protocol DownloadObserver: Sendable {
     func download(
         _ download: Download, didChangeSlotNeed need: Download.StateMachine.SlotNeed,
         priority: DownloadRequest.Priority)
+    /// Up to `count` more connections for running `download` (a file over several), as the
+    /// manager's limits allow now; each counts as a running download until given back.
+    func connections(for download: Download, upTo count: Int) async -> Int
+    /// `download` gives back the connections it was given.
+    func downloadReturnsConnections(_ download: Download)
     /// A request of `download` is about to be sent, with the headers Downstream set.
     func download(_ download: Download, willSend request: URLRequest)
     /// A response to a request of `download` arrived (its head).

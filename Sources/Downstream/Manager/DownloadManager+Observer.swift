@@ -109,6 +109,14 @@ extension DownloadManager {
             schedulingLink.notify(download, need: need, priority: priority)
         }
 
+        func connections(for download: Download, upTo count: Int) async -> Int {
+            await schedulingLink.borrowConnections(for: download, upTo: count)
+        }
+
+        func downloadReturnsConnections(_ download: Download) {
+            schedulingLink.returnConnections(of: download, priority: download.priority)
+        }
+
         func download(_ download: Download, willSend request: URLRequest) {
             monitors?.send { $0.download(download, willSend: request) }
         }

@@ -321,9 +321,21 @@ public actor DownloadManager {
     func applySchedulingChanges() {
         while let changes = schedulingLink.takePending() {
             for change in changes {
-                start(schedule(change.download, need: change.need, priority: change.priority))
+                if change.returnsConnections {
+                    guard byID[change.download.id] === change.download else { continue }
+                    start(scheduler.giveBack(change.download.id))
+                } else {
+                    start(schedule(change.download, need: change.need, priority: change.priority))
+                }
             }
         }
+    }
+
+    /// Gives running `download` up to `count` extra connections (a file over several), as far as
+    /// free slots of the limits allow. Returns how many.
+    func borrowConnections(for download: Download, upTo count: Int) -> Int {
+        guard byID[download.id] === download else { return 0 }
+        return scheduler.borrow(download.id, upTo: count)
     }
 
     private func start(_ ids: [Download.ID]) {

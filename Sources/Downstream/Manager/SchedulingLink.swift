@@ -7,6 +7,8 @@ final class SchedulingLink: Sendable {
         var download: Download
         var need: Download.StateMachine.SlotNeed
         var priority: DownloadRequest.Priority
+        /// The download gives back the extra connections it borrowed (need and priority unchanged).
+        var returnsConnections = false
     }
 
     private struct State {
@@ -52,13 +54,28 @@ final class SchedulingLink: Sendable {
 
     /// Queues a download's change (see ``DownloadObserver/download(_:didChangeSlotNeed:priority:)``).
     func notify(_ download: Download, need: Download.StateMachine.SlotNeed, priority: DownloadRequest.Priority) {
-        let change = Change(download: download, need: need, priority: priority)
+        notify(Change(download: download, need: need, priority: priority))
+    }
+
+    private func notify(_ change: Change) {
         let manager = state.withLock { state -> DownloadManager? in
             guard state.isOpen else { return nil }
             state.pending.append(change)
             return Self.claimApplying(&state) ? state.manager : nil
         }
         if let manager { Task { await manager.applySchedulingChanges() } }
+    }
+
+    /// Queues `download`'s return of its extra connections, in order with its other changes.
+    func returnConnections(of download: Download, priority: DownloadRequest.Priority) {
+        notify(
+            Change(download: download, need: .holding, priority: priority, returnsConnections: true))
+    }
+
+    /// Asks the manager for up to `count` extra connections for `download`; 0 without a manager.
+    func borrowConnections(for download: Download, upTo count: Int) async -> Int {
+        guard let manager = state.withLock({ $0.isOpen ? $0.manager : nil }) else { return 0 }
+        return await manager.borrowConnections(for: download, upTo: count)
     }
 
     /// Whether the caller must ask the manager to apply the queue (no one asked yet, and there is

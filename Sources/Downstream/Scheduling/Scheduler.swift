@@ -27,13 +27,20 @@ struct Scheduler<ID: Hashable> {
     /// Hosts with queued downloads and a free slot, by the rank of their first queued download.
     private var readyHosts = IndexedHeap<String, Rank>()
     private var running: [ID: Running] = [:]
+    /// Slots taken per host: running downloads and their extra connections.
     private var runningPerHost: [String: Int] = [:]
+    /// Extra connections of running downloads (a file over several connections), each taking a
+    /// slot of the limits as a download does.
+    private var extras: [ID: Int] = [:]
+    private var extraCount = 0
 
     init(limits: Limits) {
         self.limits = Self.valid(limits)
     }
 
     var runningCount: Int { running.count }
+    /// Slots taken in all: running downloads and their extra connections.
+    var occupiedCount: Int { running.count + extraCount }
     var queuedCount: Int { queuedHosts.count }
 
     func isRunning(_ id: ID) -> Bool { running[id] != nil }
@@ -69,10 +76,44 @@ struct Scheduler<ID: Hashable> {
         return nil
     }
 
+    /// Gives running download `id` up to `count` extra connections, each taking a free slot of the
+    /// overall and per-host limits (queued downloads took theirs first). Returns how many.
+    mutating func borrow(_ id: ID, upTo count: Int) -> Int {
+        guard let entry = running[id], count > 0 else { return 0 }
+        let free = min(limits.overall - occupiedCount, limits.perHost - runningPerHost[entry.host, default: 0])
+        let granted = max(0, min(count, free))
+        guard granted > 0 else { return 0 }
+        extras[id, default: 0] += granted
+        extraCount += granted
+        runningPerHost[entry.host, default: 0] += granted
+        refresh(entry.host)
+        return granted
+    }
+
+    /// Download `id` gives its extra connections back. Returns the downloads to start.
+    mutating func giveBack(_ id: ID) -> [ID] {
+        guard let entry = running[id], releaseExtras(id, host: entry.host) else { return [] }
+        refresh(entry.host)
+        return startEligible()
+    }
+
+    /// Extra connections held by `id`.
+    func extraConnections(of id: ID) -> Int { extras[id, default: 0] }
+
+    private mutating func releaseExtras(_ id: ID, host: String) -> Bool {
+        guard let count = extras.removeValue(forKey: id) else { return false }
+        extraCount -= count
+        runningPerHost[host, default: count] -= count
+        if runningPerHost[host] == 0 { runningPerHost[host] = nil }
+        return true
+    }
+
     /// Takes `id` out, queued or running (it paused, failed, completed or was cancelled).
     /// Returns the downloads to start in its place.
     mutating func remove(_ id: ID) -> [ID] {
-        if let entry = running.removeValue(forKey: id) {
+        if let entry = running[id] {
+            _ = releaseExtras(id, host: entry.host)
+            running[id] = nil
             runningPerHost[entry.host, default: 1] -= 1
             if runningPerHost[entry.host] == 0 { runningPerHost[entry.host] = nil }
             refresh(entry.host)
@@ -100,19 +141,27 @@ struct Scheduler<ID: Hashable> {
         return startEligible()
     }
 
-    /// Changes the limits at once: downloads start if they now may; if the limits shrank, the
-    /// lowest-ranked running downloads go back to the queue (at their old place) and are
-    /// returned in `stop`.
+    /// Changes the limits at once: downloads start if they now may; if the limits shrank, extra
+    /// connections stop counting first, then the lowest-ranked running downloads go back to the
+    /// queue (at their old place) and are returned in `stop`.
     mutating func setLimits(_ newLimits: Limits) -> (start: [ID], stop: [ID]) {
         limits = Self.valid(newLimits)
         var stopped: [ID] = []
+        // Extra connections go first, from the lowest-ranked downloads: the slots no longer count
+        // them (their downloads keep the connections they have until their attempts end), and no
+        // download stops for them.
+        for (id, entry) in running.sorted(by: { $0.value.rank > $1.value.rank }) where extras[id] != nil {
+            let isOver = occupiedCount > limits.overall || runningPerHost[entry.host, default: 0] > limits.perHost
+            guard isOver else { continue }
+            _ = releaseExtras(id, host: entry.host)
+        }
         // Per host first, then overall; few downloads run at once, so a scan of them is cheap.
-        for (host, count) in runningPerHost where count > limits.perHost {
-            for _ in 0..<(count - limits.perHost) {
-                if let id = lowestRunning(on: host) { stopped.append(requeue(id)) }
+        for host in runningPerHost.keys {
+            while runningPerHost[host, default: 0] > limits.perHost, let id = lowestRunning(on: host) {
+                stopped.append(requeue(id))
             }
         }
-        while running.count > limits.overall, let id = lowestRunning(on: nil) {
+        while occupiedCount > limits.overall, let id = lowestRunning(on: nil) {
             stopped.append(requeue(id))
         }
         for host in queues.keys {
@@ -130,7 +179,9 @@ struct Scheduler<ID: Hashable> {
     }
 
     private mutating func requeue(_ id: ID) -> ID {
-        guard let entry = running.removeValue(forKey: id) else { return id }
+        guard let entry = running[id] else { return id }
+        _ = releaseExtras(id, host: entry.host)
+        running[id] = nil
         runningPerHost[entry.host, default: 1] -= 1
         if runningPerHost[entry.host] == 0 { runningPerHost[entry.host] = nil }
         queue(id, host: entry.host, rank: entry.rank)
@@ -153,7 +204,7 @@ struct Scheduler<ID: Hashable> {
 
     private mutating func startEligible() -> [ID] {
         var started: [ID] = []
-        while running.count < limits.overall, let host = readyHosts.first?.key,
+        while occupiedCount < limits.overall, let host = readyHosts.first?.key,
             let (id, rank) = queues[host]?.popFirst()
         {
             if queues[host]?.isEmpty == true { queues[host] = nil }

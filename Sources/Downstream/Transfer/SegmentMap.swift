@@ -83,6 +83,12 @@ struct SegmentMap: Equatable, Sendable {
     /// Bytes durable in all.
     var durable: Int64 { segments.reduce(0) { $0 + $1.durable } }
 
+    /// How many connections could work at once: each missing part, split in pieces of at least
+    /// ``minimumSize`` by takeovers.
+    var usefulConnections: Int {
+        segments.filter { !$0.isComplete }.reduce(0) { $0 + Int(max(1, $1.remaining / minimumSize)) }
+    }
+
     /// Whether every byte was received.
     var isComplete: Bool { segments.allSatisfy(\.isComplete) }
 

@@ -53,9 +53,13 @@ struct DLExampleTests {
         try await withFixture(startsManager: false) { fixture in
             // Past the first 4 MiB, 8.5 MB: enough for two segments of the default 4 MiB.
             let body = Body.pattern(count: 12_800_000, seed: 7)
-            let url = fixture.serve("/x/big.bin", body)
-            let (status, output, errors) = try await DLChild.run(["-x", "4", url.absoluteString], in: fixture)
-            #expect(status == 0, "\(output)\(errors)")
+            // Both segment requests stop early until the test has seen both: they are at once.
+            let url = fixture.serve("/x/big.bin", body) { $0.faults = [.none, .holdAfter(1000), .holdAfter(1000)] }
+            let child = try DLChild(["-x", "4", url.absoluteString], in: fixture)
+            defer { child.stop() }
+            #expect(await fixture.server.waitForRequests(3, path: "/x/big.bin"))
+            fixture.server.release("/x/big.bin")
+            #expect(await child.exitStatus() == 0)
             try body.expectMatches(fixture.file("big.bin"))
             let requests = fixture.server.requests("/x/big.bin")
             // The first 4 MiB, then the rest split over two connections at once.

@@ -177,4 +177,44 @@ import Testing
             }
         }
     }
+
+    @Test func extraConnectionsTakeFreeSlotsAndGiveThemBack() {
+        var scheduler = Scheduler<Int>(limits: Limits(overall: 6, perHost: 4))
+        #expect(scheduler.enqueue(1, host: "a", priority: 0) == [1])
+        // A file over 8 connections gets what the host's limit leaves: 3 more.
+        #expect(scheduler.borrow(1, upTo: 7) == 3)
+        #expect(scheduler.runningCount(on: "a") == 4)
+        #expect(scheduler.enqueue(2, host: "a", priority: 0) == [])
+        #expect(scheduler.enqueue(3, host: "b", priority: 0) == [3])
+        // Overall: 1 + 3 + 1 of 6: one more for download 3, none left for download 1.
+        #expect(scheduler.borrow(3, upTo: 4) == 1)
+        #expect(scheduler.occupiedCount == 6)
+        #expect(scheduler.borrow(1, upTo: 1) == 0)
+        // Giving the connections back starts the download that waited for them.
+        #expect(scheduler.giveBack(1) == [2])
+        #expect(scheduler.extraConnections(of: 1) == 0)
+        #expect(scheduler.runningCount(on: "a") == 2)
+        // A download that ends gives its extra connections back with its slot.
+        #expect(scheduler.enqueue(4, host: "c", priority: 0) == [4])
+        #expect(scheduler.occupiedCount == 5)
+        #expect(scheduler.remove(3) == [])
+        #expect(scheduler.occupiedCount == 3)
+        #expect(scheduler.borrow(5, upTo: 1) == 0, "only a running download borrows")
+    }
+
+    @Test func shrinkingLimitsStopCountingExtraConnectionsBeforeStoppingDownloads() {
+        var scheduler = Scheduler<Int>(limits: Limits(overall: 6, perHost: 6))
+        #expect(scheduler.enqueue(1, host: "a", priority: 1) == [1])
+        #expect(scheduler.enqueue(2, host: "a", priority: 0) == [2])
+        #expect(scheduler.borrow(2, upTo: 3) == 3)
+        #expect(scheduler.occupiedCount == 5)
+        // A limit of 4: download 2's connections stop counting; no download stops.
+        let (start, stop) = scheduler.setLimits(Limits(overall: 4, perHost: 6))
+        #expect(stop.isEmpty)
+        #expect(start.isEmpty)
+        #expect(scheduler.occupiedCount == 2)
+        #expect(scheduler.extraConnections(of: 2) == 0)
+        // A limit of 1 then stops the lower-priority download.
+        #expect(scheduler.setLimits(Limits(overall: 1, perHost: 6)).stop == [2])
+    }
 }

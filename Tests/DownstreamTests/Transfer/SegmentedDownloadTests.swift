@@ -32,10 +32,15 @@ struct SegmentedDownloadTests {
     @Test func segmentsReassembleByteIdenticallyAndTheDigestMatches() async throws {
         try await withFixture(Self.segmented(4)) { fixture in
             let body = Body.pattern(count: 3_000_000, seed: 1400)
-            let url = fixture.serve("/four.bin", body) { $0.bytesPerSecond = 4_000_000 }
+            // The segment requests stop early until the test has seen all four: they are at once.
+            let url = fixture.serve("/four.bin", body) {
+                $0.faults = [.none] + Array(repeating: .holdAfter(1000), count: 4)
+            }
             var request = DownloadRequest(url: url, to: .file(fixture.file("four.bin")))
             request.expectedDigest = ExpectedDigestTests.digest(.sha256, of: body)
             let download = await fixture.manager.download(request)
+            #expect(await fixture.server.waitForRequests(5, path: "/four.bin"))
+            fixture.server.release("/four.bin")
             try body.expectMatches(try await download.fileURL)
 
             let requests = fixture.server.requests("/four.bin")
@@ -208,6 +213,33 @@ struct SegmentedDownloadTests {
             let time = BandwidthLimitTests.seconds(advancer.time)
             #expect(time >= (2_000_000 - 40_000 - 4 * chunk) / 400_000, "\(time) s on the clock")
             #expect(limiter.bytesAdmitted(for: download.id) == 2_000_000)
+        }
+    }
+
+    @Test func everyConnectionCountsAgainstTheManagersLimits() async throws {
+        try await withFixture({
+            Self.segmented(4)(&$0)
+            $0.scheduling.maximumConcurrentDownloads = 3
+            $0.scheduling.maximumConcurrentDownloadsPerHost = 3
+        }) { fixture in
+            let big = Body.pattern(count: 3_000_000, seed: 1408)
+            // Every segment request stops after 10,000 bytes until released.
+            let bigURL = fixture.serve("/big.bin", big) {
+                $0.faults = [.none] + Array(repeating: .holdAfter(10_000), count: 8)
+            }
+            let small = Body.pattern(count: 100_000, seed: 1409)
+            let smallURL = fixture.serve("/small.bin", small)
+            let first = await fixture.manager.download(from: bigURL, to: .file(fixture.file("big.bin")))
+            // The first segment, then three of the four others at once: the download's own slot
+            // and the two the limit of 3 leaves.
+            await fixture.server.waitForRequests(4, path: "/big.bin")
+            let second = await fixture.manager.download(from: smallURL, to: .file(fixture.file("small.bin")))
+            #expect(second.state == .queued)
+            #expect(fixture.server.requests("/big.bin").count == 4)
+            #expect(fixture.server.requests("/small.bin").isEmpty)
+            fixture.server.release("/big.bin")
+            try big.expectMatches(try await first.fileURL)
+            try small.expectMatches(try await second.fileURL)
         }
     }
 }
