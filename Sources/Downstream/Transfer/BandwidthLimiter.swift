@@ -5,7 +5,8 @@
 /// chunk is not taken (the transfer answers `.later`, so nothing piles up) and the limiter
 /// resumes the task when it may go on. On libcurl, where a waiting transfer holds back no other,
 /// downloads that share the overall limit take turns in the order they started waiting, one chunk
-/// each: each gets a fair share. On URLSession a waiting chunk holds back every delivery of the
+/// each: each gets a fair share, however many connections it has (a segmented download's
+/// transfers take its turns one after another). On URLSession a waiting chunk holds back every delivery of the
 /// session, so turns would deadlock: there each waits only until the bucket allows, and the
 /// session's own interleaving shares it.
 final class BandwidthLimiter: Sendable {
@@ -162,6 +163,13 @@ final class BandwidthLimiter: Sendable {
                 _ = state.overall?.take(count, at: at)
                 if state.granted?.key == key { state.granted = nil }
                 state.queue.removeAll { $0.key == key }
+                // Turns are per download, not per connection: the download's other transfers
+                // wait behind every other download.
+                let mine = state.queue.filter { $0.id == id }
+                if !mine.isEmpty {
+                    state.queue.removeAll { $0.id == id }
+                    state.queue += mine
+                }
                 if !state.queue.isEmpty {
                     // The next in turn is resumed once the bucket allows.
                     arm(&state, for: at + (state.overall?.wait(at: at) ?? .zero))

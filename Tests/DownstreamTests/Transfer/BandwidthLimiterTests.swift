@@ -82,6 +82,37 @@ struct BandwidthLimiterTests {
         #expect(order == [second, third, first, second, third, first])
     }
 
+    @Test func aDownloadWithSeveralConnectionsTakesOneTurnPerRound() async {
+        let clock = ManualClock()
+        let limiter = BandwidthLimiter(overall: 100_000, clock: clock)
+        let (segmented, single) = (DownloadID(), DownloadID())
+        let (resumed, resumes) = AsyncStream<DownloadID>.makeStream()
+        var turns = resumed.makeAsyncIterator()
+        let connections = [Task((segmented, resumes)), Task((segmented, resumes))]
+        let other = Task((single, resumes))
+        #expect(limiter.admit(26_384, for: segmented, task: connections[0]))
+        #expect(!limiter.admit(10_000, for: segmented, task: connections[0]))
+        #expect(!limiter.admit(10_000, for: segmented, task: connections[1]))
+        #expect(!limiter.admit(10_000, for: single, task: other))
+        var order: [DownloadID] = []
+        var sleeps = clock.sleeps.makeAsyncIterator()
+        for _ in 0..<6 {
+            clock.advance(by: await sleeps.next() ?? .zero)
+            let turn = await turns.next()!
+            order.append(turn)
+            // Whichever of its transfers was resumed takes the chunk and queues again.
+            let task =
+                turn == single
+                ? other : connections.first { limiter.admit(10_000, for: segmented, task: $0) } ?? connections[0]
+            if turn == single {
+                #expect(limiter.admit(10_000, for: single, task: other))
+            }
+            #expect(!limiter.admit(10_000, for: turn, task: task))
+        }
+        // Two connections, one download: it gets every other turn, as the single one does.
+        #expect(order == [segmented, single, segmented, single, segmented, single])
+    }
+
     @Test func transfersThatCannotWaitAloneWaitForTheBucketNotForTurns() async {
         // URLSession's: a chunk that waits holds back the whole session, so the next in turn could
         // never come. Each waits only until the bucket allows.
