@@ -91,6 +91,9 @@ enum ChildRun {
                 $0.network.transport = transport
                 $0.network.maximumConnectionsPerFile = connections
                 $0.network.maximumConnectionsPerHost = max(6, connections)
+                // Every connection takes a slot of the limits: room for all of them.
+                $0.scheduling.maximumConcurrentDownloads = max(6, connections)
+                $0.scheduling.maximumConcurrentDownloadsPerHost = max(4, connections)
                 $0.storage.directory = destination.deletingLastPathComponent().appendingPathComponent(
                     ".store-\(getpid())")
                 $0.storage.simulatedDiskBytesPerSecond = diskRate > 0 ? diskRate : nil

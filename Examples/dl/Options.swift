@@ -119,7 +119,8 @@ struct Options: Equatable {
             },
             section: "Downloads",
             help: "download each file over up to N connections at once (default: 1; at most 16): the"
-                + " rest after its first 4 MiB is split when the server answers ranges with a validator"),
+                + " rest after its first 4 MiB is split when the server answers ranges with a validator;"
+                + " every connection takes one of the -j x N slots"),
         OptionSpec(
             names: ["--limit-rate"],
             action: .value("RATE") { options, value throws(UsageError) in

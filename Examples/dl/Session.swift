@@ -125,8 +125,9 @@ final class Session {
     private var configuration: DownloadManager.Configuration {
         DownloadManager.Configuration(identifier: Self.identifier) {
             $0.progress.interval = .milliseconds(plan.progressInterval == .zero ? 100 : 200)
-            $0.scheduling.maximumConcurrentDownloads = plan.maximumConcurrentDownloads
-            $0.scheduling.maximumConcurrentDownloadsPerHost = plan.maximumConcurrentDownloads
+            // Every connection of a file takes a slot: -j files of -x connections each.
+            $0.scheduling.maximumConcurrentDownloads = plan.maximumConcurrentDownloads * plan.connections
+            $0.scheduling.maximumConcurrentDownloadsPerHost = plan.maximumConcurrentDownloads * plan.connections
             $0.network.maximumBytesPerSecond = plan.limitRate
             $0.network.maximumConnectionsPerFile = plan.connections
             // Every connection of every file at once may go to one host.

@@ -105,8 +105,9 @@ extension DownloadManager.Configuration {
         public var maximumBytesPerSecond: Int?
         /// How many connections one file may come over at once (a request can say otherwise:
         /// ``DownloadRequest/maximumConnections``). Many servers and CDNs limit the speed of each
-        /// connection; several connections then add up. No more than
-        /// ``maximumConnectionsPerHost`` are used. Default: 1.
+        /// connection; several connections then add up. Each connection past the first takes a
+        /// free slot of the scheduling limits (``Scheduling-swift.struct``) while the file
+        /// downloads, and no more than ``maximumConnectionsPerHost`` are used. Default: 1.
         public var maximumConnectionsPerFile = 1
         /// The smallest part of a file worth a connection of its own, in bytes (see
         /// ``maximumConnectionsPerFile``). Default: 4 MiB.
