@@ -18,16 +18,9 @@ struct CrashTests {
         let bodies = (0..<Self.fileCount).map { Body.pattern(count: Self.fileSize, seed: 200 + UInt64($0)) }
         let paths = (0..<Self.fileCount).map { "/crash/file\($0).bin" }
         for (path, body) in zip(paths, bodies) {
-            var route = Route(body: body)
-            route.etag = "\"\(path)\""
-            route.bytesPerSecond = 4_000_000
-            route.writeSize = 16_384
-            server.setRoute(path, route)
+            Self.serve(body, at: path, bytesPerSecond: 4_000_000, on: server)
         }
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString)")
-        let files = root.appendingPathComponent("files")
-        let store = root.appendingPathComponent("store")
-        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        let (root, files, store) = try Self.makeDirectories("crash")
         defer { try? FileManager.default.removeItem(at: root) }
         let client = try ChildProcess.executable("DownstreamTestClient")
         // Checkpoints every 64 KiB or 50 ms: record writes all the time.
@@ -94,6 +87,23 @@ struct CrashTests {
         let fileNames = try FileManager.default.contentsOfDirectory(atPath: files.path).sorted()
         #expect(fileNames == ["file0.bin", "file1.bin", "file2.bin"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.path) == [".lock"])
+    }
+
+    /// Serves `body` at `path`, paced, in small writes, with a strong ETag.
+    static func serve(_ body: Body, at path: String, bytesPerSecond: Int, on server: TestServer) {
+        var route = Route(body: body)
+        route.etag = "\"\(path)\""
+        route.bytesPerSecond = bytesPerSecond
+        route.writeSize = 16_384
+        server.setRoute(path, route)
+    }
+
+    /// A temporary directory for a crash test, with `files` (made) and `store` inside.
+    static func makeDirectories(_ name: String) throws -> (root: URL, files: URL, store: URL) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
+        let files = root.appendingPathComponent("files")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        return (root, files, root.appendingPathComponent("store"))
     }
 
     /// Where each unfinished file's next request must start, judging from the disk alone.

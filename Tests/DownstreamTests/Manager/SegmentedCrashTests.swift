@@ -17,15 +17,8 @@ struct SegmentedCrashTests {
         defer { server.shutdown() }
         let body = Body.pattern(count: Self.fileSize, seed: 1410)
         let path = "/crash/segmented.bin"
-        var route = Route(body: body)
-        route.etag = "\"segmented\""
-        route.bytesPerSecond = 3_000_000
-        route.writeSize = 16_384
-        server.setRoute(path, route)
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("segmented-\(UUID().uuidString)")
-        let files = root.appendingPathComponent("files")
-        let store = root.appendingPathComponent("store")
-        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        CrashTests.serve(body, at: path, bytesPerSecond: 3_000_000, on: server)
+        let (root, files, store) = try CrashTests.makeDirectories("segmented")
         defer { try? FileManager.default.removeItem(at: root) }
         let client = try ChildProcess.executable("DownstreamTestClient")
         let arguments = [
