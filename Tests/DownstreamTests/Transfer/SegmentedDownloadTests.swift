@@ -166,7 +166,9 @@ struct SegmentedDownloadTests {
         }
     }
 
-    @Test func pauseAndResumeContinueEverySegmentFromItsBytesOnDisk() async throws {
+    /// Pausing and resuming, or cancelling with the bytes kept and asking again.
+    @Test(arguments: [false, true])
+    func stoppingAndGoingOnContinuesEverySegmentFromItsBytesOnDisk(byCancelling: Bool) async throws {
         try await withFixture(Self.segmented(4)) { fixture in
             let body = Body.pattern(count: 2_000_000, seed: 1406)
             let url = fixture.serve("/paused.bin", body) {
@@ -174,16 +176,29 @@ struct SegmentedDownloadTests {
             }
             var request = DownloadRequest(url: url, to: .file(fixture.file("paused.bin")))
             request.expectedDigest = ExpectedDigestTests.digest(.sha256, of: body)
-            let download = await fixture.manager.download(request)
+            var download = await fixture.manager.download(request)
             await fixture.server.waitForRequests(5, path: "/paused.bin")
             await download.waitForBytes(256 * Self.kibibyte + 4 * 50_000)
-            await download.pause()
-            let saved = try #require(fixture.storedRecord(download.id)?.resume.segments)
+            if byCancelling {
+                await download.cancel(keepingPartialData: true)
+            } else {
+                await download.pause()
+            }
+            let record = try #require(fixture.storedRecord(download.id)?.resume)
+            let saved = try #require(record.segments)
             #expect(saved.count == 5)
             #expect(saved.dropFirst().allSatisfy { $0.durable == 50_000 }, "\(saved)")
+            // The digest covers the bytes from the first with no gap (the first segment and the
+            // next one's 50,000), read back from the disk, and is kept with the record.
+            #expect(record.durableLength == 256 * Self.kibibyte + 50_000)
+            #expect(record.digest?.length == record.durableLength)
             let before = fixture.server.requests("/paused.bin").count
             fixture.server.release("/paused.bin")
-            await download.resume()
+            if byCancelling {
+                download = await fixture.manager.download(request)
+            } else {
+                await download.resume()
+            }
             try body.expectMatches(try await download.fileURL)
             // Each unfinished segment is asked for from its bytes on disk, and only that.
             let resumed = fixture.server.requests("/paused.bin").dropFirst(before)
