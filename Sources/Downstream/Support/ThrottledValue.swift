@@ -33,15 +33,15 @@ final class ThrottledValue<Value, Publication>: Sendable {
     /// Changes the value with `body`, then publishes it if the interval allows, or makes sure a
     /// trailing publication follows.
     func change(_ body: (inout Value) -> Void) {
-        let (publication, delay) = state.withLock { state -> (Publication?, Duration?) in
+        let (publication, delay) = state.withLock { state -> (Publication?, (Duration, Int)?) in
             body(&state.value)
             let now = ContinuousClock.now
             switch state.throttle.decide(at: now) {
             case .publish:
                 state.throttle.published(at: now)
                 return (publish(&state.value, now), nil)
-            case .schedule(let delay):
-                return (nil, delay)
+            case .schedule(let delay, let trailing):
+                return (nil, (delay, trailing))
             case .wait:
                 return (nil, nil)
             }
@@ -49,19 +49,22 @@ final class ThrottledValue<Value, Publication>: Sendable {
         if let publication {
             deliver(publication)
         }
-        if let delay {
+        if let (delay, trailing) = delay {
             TimerThread.shared.schedule(after: delay) { [weak self] in
-                self?.publishTrailing()
+                self?.publishTrailing(trailing)
             }
         }
     }
 
     /// Changes the value and publishes it now, whatever the interval: `body` makes the publication
-    /// itself (a start or a stop, which `publish` does not describe).
+    /// itself (a start or a stop, which `publish` does not describe). A trailing publication
+    /// scheduled before is not made: this one is newer (after a download's last value, nothing
+    /// may follow).
     func publishNow(_ body: (inout Value, ContinuousClock.Instant) -> Publication) {
         let publication = state.withLock { state in
             let now = ContinuousClock.now
             state.throttle.published(at: now)
+            state.throttle.cancelTrailing()
             return body(&state.value, now)
         }
         deliver(publication)
@@ -72,14 +75,14 @@ final class ThrottledValue<Value, Publication>: Sendable {
         state.withLock { body(&$0.value) }
     }
 
-    private func publishTrailing() {
-        let publication = state.withLock { state in
-            state.throttle.trailingIsDue()
+    private func publishTrailing(_ trailing: Int) {
+        let publication = state.withLock { state -> Publication? in
+            guard state.throttle.trailingIsDue(trailing) else { return nil }
             let now = ContinuousClock.now
             state.throttle.published(at: now)
             return publish(&state.value, now)
         }
-        deliver(publication)
+        if let publication { deliver(publication) }
     }
 
     /// Spaces publications at least `interval` apart, and knows whether a trailing publication
@@ -88,8 +91,8 @@ final class ThrottledValue<Value, Publication>: Sendable {
         enum Decision: Equatable {
             /// Publish now.
             case publish
-            /// Publish in `delay` (schedule a trailing publication).
-            case schedule(Duration)
+            /// Publish in `delay` (schedule trailing publication number `trailing`).
+            case schedule(Duration, trailing: Int)
             /// A trailing publication is scheduled already: nothing to do.
             case wait
         }
@@ -97,6 +100,8 @@ final class ThrottledValue<Value, Publication>: Sendable {
         let interval: Duration
         private var lastPublish: ContinuousClock.Instant?
         private var isTrailingScheduled = false
+        /// The number of the trailing publication scheduled last.
+        private var trailing = 0
 
         init(interval: Duration) {
             self.interval = interval
@@ -107,15 +112,24 @@ final class ThrottledValue<Value, Publication>: Sendable {
             guard let lastPublish, lastPublish.duration(to: now) < interval else { return .publish }
             guard !isTrailingScheduled else { return .wait }
             isTrailingScheduled = true
-            return .schedule(interval - lastPublish.duration(to: now))
+            trailing += 1
+            return .schedule(interval - lastPublish.duration(to: now), trailing: trailing)
         }
 
         mutating func published(at now: ContinuousClock.Instant) {
             lastPublish = now
         }
 
-        /// The scheduled trailing publication is due.
-        mutating func trailingIsDue() {
+        /// Trailing publication number `number` is due: whether it is still to be made (a
+        /// publication made at once since it was scheduled makes it needless).
+        mutating func trailingIsDue(_ number: Int) -> Bool {
+            guard isTrailingScheduled, number == trailing else { return false }
+            isTrailingScheduled = false
+            return true
+        }
+
+        /// A publication was made at once: the scheduled trailing one is not needed.
+        mutating func cancelTrailing() {
             isTrailingScheduled = false
         }
     }

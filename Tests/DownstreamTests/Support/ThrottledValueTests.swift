@@ -50,6 +50,30 @@ struct ThrottledValueTests {
         #expect(deliveries.values.withLock { $0 } == [1, 2])
     }
 
+    @Test func aTrailingPublicationIsNotMadeAfterAPublicationNow() async {
+        // A download's last value (published at once) is its last: a trailing publication
+        // scheduled before it must not follow it (monitors logged progress after completion).
+        let deliveries = Deliveries()
+        let value = ThrottledValue(0, interval: .milliseconds(50), publish: { value, _ in value }) {
+            deliveries.take($0)
+        }
+        value.change { $0 = 1 }
+        value.change { $0 = 2 }
+        value.publishNow { value, _ in
+            value = 3
+            return value
+        }
+        // The timer thread runs its timers in the order of their deadlines: when this one runs,
+        // the trailing publication's time has come and gone.
+        let (passed, pass) = AsyncStream<Void>.makeStream()
+        TimerThread.shared.schedule(after: .milliseconds(200)) { pass.yield() }
+        for await _ in passed { break }
+        // [1, 3]; or [1, 2, 3] when a loaded machine let the interval pass between the changes.
+        let delivered = deliveries.values.withLock { $0 }
+        #expect(delivered.last == 3)
+        #expect(delivered.filter { $0 == 3 }.count == 1, "\(delivered)")
+    }
+
     @Test func deliveryRunsAfterTheLockIsReleased() {
         let box = Locked<ThrottledValue<Int, Int>?>(nil)
         let seen = Locked<[Int]>([])
