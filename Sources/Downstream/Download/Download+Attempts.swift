@@ -118,6 +118,22 @@ extension Download {
         }
     }
 
+    /// The request's request to `url`, with what every request of the engine carries: no cache, the
+    /// credentials the authentication handler gave, and the body asked for as it is stored.
+    func baseRequest(to url: URL) -> URLRequest {
+        var urlRequest = request.urlRequest
+        urlRequest.url = url
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        for (name, value) in credentials {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            // Byte offsets must be the file's own: ask for the body as it is stored.
+            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+        return urlRequest
+    }
+
     /// Decides where the request starts (the partial file's real length, if its record says
     /// it can be continued), which bytes before that it asks for again to compare them (when no
     /// validator of the same URL can guard the range), and where it ends; and builds it.
@@ -174,22 +190,13 @@ extension Download {
             offset: offset, overlap: overlap, end: end, validator: validator, expectedLength: record.expectedLength,
             onServerFileChange: request.onServerFileChange, existingCopy: offset == 0 ? copy?.path : nil)
 
-        var urlRequest = request.urlRequest
-        urlRequest.url = url
-        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        var urlRequest = baseRequest(to: url)
         urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
         urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")
-        for (name, value) in credentials {
-            urlRequest.setValue(value, forHTTPHeaderField: name)
-        }
         if plan.existingCopy != nil, let copy {
             for (name, value) in copy.conditionalHeaders {
                 urlRequest.setValue(value, forHTTPHeaderField: name)
             }
-        }
-        if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            // Byte offsets must be the file's own: ask for the body as it is stored.
-            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         let setup = RangedTransfer.Setup(
             attempt: attempt, url: url, plan: plan, announcesResume: kind == .run, partialPath: location.path,

@@ -66,7 +66,7 @@ extension Download {
     ) {
         guard let recordFile else { return }
         var record = recordFile.record.resume
-        var urlRequest = request.urlRequest
+        let urlRequest = baseRequest(to: sources.current)
         do throws(DownloadError) {
             try preparePlaces()
             if let expected = request.expectedDigest {
@@ -80,13 +80,6 @@ extension Download {
             if connections > 1 { context.observer.downloadReturnsConnections(self) }
             handle(machine.attemptEnded(attempt, .failed(error)))
             return
-        }
-        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        for (name, value) in credentials {
-            urlRequest.setValue(value, forHTTPHeaderField: name)
-        }
-        if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         let setup = SegmentedTransfer.Setup(
             attempt: attempt, url: sources.current, request: urlRequest, record: record, recordFile: recordFile,

@@ -12,3 +12,22 @@ public struct CheckpointSettings: Sendable {
     /// Default checkpoints.
     public init() {}
 }
+
+/// When a running request's next checkpoint is due: once the file reaches a length, or at a
+/// time, whichever comes first (see ``CheckpointSettings``).
+struct CheckpointSchedule: Sendable {
+    private var nextLength: Int64 = 0
+    private var nextTime = ContinuousClock.now
+
+    /// The next checkpoint comes after `settings.bytes` more bytes than `length`, or after
+    /// `settings.interval` from now.
+    mutating func restart(after length: Int64, _ settings: CheckpointSettings) {
+        nextLength = length + max(settings.bytes, 1)
+        nextTime = ContinuousClock.now + settings.interval
+    }
+
+    /// Whether a checkpoint is due now that the file has `length` bytes.
+    func isDue(at length: Int64) -> Bool {
+        length >= nextLength || ContinuousClock.now >= nextTime
+    }
+}

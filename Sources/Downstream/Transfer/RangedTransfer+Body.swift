@@ -28,7 +28,7 @@ extension RangedTransfer {
         }
         progress.add(count)
         if sink.decidedEnd == nil,
-            file.length >= sink.nextCheckpointLength || ContinuousClock.now >= sink.nextCheckpointTime
+            sink.checkpoints.isDue(at: file.length)
         {
             checkpoint(file)
         }
@@ -58,9 +58,7 @@ extension RangedTransfer {
     }
 
     func scheduleCheckpoint(after length: Int64) {
-        let checkpoints = setup.settings.checkpoints
-        sink.nextCheckpointLength = length + max(checkpoints.bytes, 1)
-        sink.nextCheckpointTime = ContinuousClock.now + checkpoints.interval
+        sink.checkpoints.restart(after: length, setup.settings.checkpoints)
     }
 
     func saveRecord() throws(DownloadError) {

@@ -3,7 +3,7 @@ import Foundation
 extension RangedTransfer {
     /// The request ended: puts the bytes on disk, saves the record, and tells how it ended.
     func didComplete(_ failure: TransportFailure?) {
-        let task = endControl()
+        let task = control.end()
         if let waited = sink.waitedForLimit ?? task {
             setup.settings.limiter?.transferEnded(waited)
         }
@@ -34,7 +34,7 @@ extension RangedTransfer {
     /// the body's length says.
     private func endOfRequest(_ failure: TransportFailure?) -> TransferEnd {
         if let failure {
-            if failure.isCancellation, isStopRequested {
+            if failure.isCancellation, control.isStopRequested {
                 return .cancelled
             }
             if failure.code == .unsupportedURL {

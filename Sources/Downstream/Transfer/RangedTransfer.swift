@@ -17,7 +17,7 @@ import Foundation
 /// (`+Redirects`) and the end (`+End`).
 final class RangedTransfer: TransportReceiver, @unchecked Sendable {
     // Safe: `sink` and `redirectCount` are only touched from the transport's events, which come
-    // one at a time; `control` is guarded by its lock; the rest is immutable.
+    // one at a time; `control` and `refusal` are locked; the rest is immutable.
 
     /// How a manager's transfers write and follow redirects: made once from its configuration.
     struct Settings: Sendable {
@@ -56,20 +56,6 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         var previousChallenges: Int
     }
 
-    private struct Control {
-        var task: (any TransportTask)?
-        /// The download asked the request to stop (pause or cancel): it ends as `.cancelled`.
-        var isStopRequested = false
-        /// The task is to be cancelled, for any reason: one that is not there yet is cancelled
-        /// as it arrives.
-        var isCancelRequested = false
-        /// The request ended: the task is not kept (it holds this transfer until then).
-        var hasEnded = false
-        /// A redirect refused by the redirect handler: the redirect response is then delivered
-        /// as the response, and fails the request with this.
-        var refusedRedirect: DownloadError?
-    }
-
     /// The state of the response being written.
     struct Sink {
         var record: ResumeRecord
@@ -85,9 +71,8 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         /// Set when this transfer decided how the request ends (a rejected response, a failed
         /// write); later body bytes are dropped.
         var decidedEnd: TransferEnd?
-        /// When the next checkpoint is due: at this length of the partial file, or at this time.
-        var nextCheckpointLength: Int64 = 0
-        var nextCheckpointTime = ContinuousClock.now
+        /// When the next checkpoint is due.
+        var checkpoints = CheckpointSchedule()
         /// Redirects followed by this request.
         var redirects = 0
         /// The task, once a bandwidth limit made it wait: the limiter forgets it at the end.
@@ -100,7 +85,10 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
     /// Sees every response head, for event monitors.
     let observeResponse: (@Sendable (ServerResponse) -> Void)?
     let onEnd: @Sendable (TransferEnd, ServerResponse?) -> Void
-    private let control = Locked(Control())
+    let control = RequestControl()
+    /// A redirect refused by the redirect handler: the redirect response is then delivered as the
+    /// response, and fails the request with this.
+    private let refusal = Locked<DownloadError?>(nil)
     var sink: Sink
 
     init(
@@ -118,32 +106,19 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
 
     /// Sends `request` through `transport`.
     func start(_ request: URLRequest, on transport: any Transport) {
-        let task = transport.start(request, receiver: self)
-        let isCancelRequested = control.withLock { control in
-            if !control.hasEnded { control.task = task }
-            return control.isCancelRequested
-        }
-        if isCancelRequested {
-            task.cancel()
-        }
+        control.start(request, on: transport, receiver: self)
     }
 
     /// Asks the request to stop (pause or cancel). It then ends as `.cancelled`, or otherwise if
     /// it ended before the cancellation took effect.
     func stop() {
-        control.withLock { $0.isStopRequested = true }
-        cancelTask()
-    }
-
-    /// Whether the download asked the request to stop.
-    var isStopRequested: Bool {
-        control.withLock { $0.isStopRequested }
+        control.stop()
     }
 
     /// The redirect refused by the redirect handler, if one was.
     var refusedRedirect: DownloadError? {
-        get { control.withLock { $0.refusedRedirect } }
-        set { control.withLock { $0.refusedRedirect = newValue } }
+        get { refusal.withLock { $0 } }
+        set { refusal.withLock { $0 = newValue } }
     }
 
     // MARK: - Transport events
@@ -162,7 +137,7 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         }
         receive(bytes, into: file)
         if sink.decidedEnd != nil {
-            cancelTask()
+            control.cancel()
         }
         return .taken
     }
@@ -175,25 +150,6 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
             sink.record = .startingOver(url: setup.url)
         }
         sink.decidedEnd = end
-        cancelTask()
-    }
-
-    /// The request ended: lets the task go, and returns it.
-    @discardableResult
-    func endControl() -> (any TransportTask)? {
-        control.withLock { control in
-            defer { control.task = nil }
-            control.hasEnded = true
-            return control.task
-        }
-    }
-
-    /// Cancels the transport's task, now or as soon as it is there.
-    private func cancelTask() {
-        let task = control.withLock { control in
-            control.isCancelRequested = true
-            return control.task
-        }
-        task?.cancel()
+        control.cancel()
     }
 }

@@ -29,13 +29,6 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
         case endsAttempt(TransferEnd)
     }
 
-    private struct Control {
-        var task: (any TransportTask)?
-        var isCancelRequested = false
-        var isStopRequested = false
-        var hasEnded = false
-    }
-
     private struct Sink {
         var file: PartialFile?
         /// Just past the last byte of the body the server announced.
@@ -43,8 +36,8 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
         /// Set when this request decided how it ends; later bytes are dropped.
         var decided: Outcome?
         var redirects = 0
-        var nextCheckpointLength: Int64 = 0
-        var nextCheckpointTime = ContinuousClock.now
+        /// When the next checkpoint is due.
+        var checkpoints = CheckpointSchedule()
         var waitedForLimit: (any TransportTask)?
     }
 
@@ -54,7 +47,7 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
     /// The bytes asked for.
     let range: Range<Int64>
     private let owner: SegmentedTransfer
-    private let control = Locked(Control())
+    private let control = RequestControl()
     private var sink = Sink()
 
     init(connection: Int, segmentStart: Int64, range: Range<Int64>, owner: SegmentedTransfer) {
@@ -66,26 +59,12 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
 
     /// Sends `request` through `transport`.
     func start(_ request: URLRequest, on transport: any Transport) {
-        let task = transport.start(request, receiver: self)
-        let isCancelRequested = control.withLock { control in
-            if !control.hasEnded { control.task = task }
-            return control.isCancelRequested
-        }
-        if isCancelRequested { task.cancel() }
+        control.start(request, on: transport, receiver: self)
     }
 
     /// Stops the request; it then ends as ``Outcome/stopped`` (unless it ended first).
     func cancel() {
-        control.withLock { $0.isStopRequested = true }
-        cancelTask()
-    }
-
-    private func cancelTask() {
-        let task = control.withLock { control in
-            control.isCancelRequested = true
-            return control.task
-        }
-        task?.cancel()
+        control.stop()
     }
 
     // MARK: - Transport events
@@ -146,18 +125,14 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
             // The segment ends here (another connection took the rest), or the body went on past
             // its announced end: this request has what it wanted.
             decide(.complete)
-        } else if file.length >= sink.nextCheckpointLength || ContinuousClock.now >= sink.nextCheckpointTime {
+        } else if sink.checkpoints.isDue(at: file.length) {
             checkpoint(file)
         }
         return .taken
     }
 
     func didComplete(_ failure: TransportFailure?) {
-        let task = control.withLock { control -> (any TransportTask)? in
-            defer { control.task = nil }
-            control.hasEnded = true
-            return control.task
-        }
+        let task = control.end()
         if let waited = sink.waitedForLimit ?? task {
             owner.limiter?.transferEnded(waited)
         }
@@ -180,7 +155,7 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
 
     private func outcome(of failure: TransportFailure?) -> Outcome {
         if let failure {
-            if failure.isCancellation, control.withLock({ $0.isStopRequested }) { return .stopped }
+            if failure.isCancellation, control.isStopRequested { return .stopped }
             return .failed(.network(failure.code, reason: failure.reason))
         }
         guard let file = sink.file else {
@@ -199,7 +174,7 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
     private func decide(_ outcome: Outcome) {
         guard sink.decided == nil else { return }
         sink.decided = outcome
-        cancelTask()
+        control.cancel()
     }
 
     private func checkpoint(_ file: PartialFile) {
@@ -213,8 +188,6 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
     }
 
     private func scheduleCheckpoint(after offset: Int64) {
-        let checkpoints = owner.checkpoints
-        sink.nextCheckpointLength = offset + max(checkpoints.bytes, 1)
-        sink.nextCheckpointTime = ContinuousClock.now + checkpoints.interval
+        sink.checkpoints.restart(after: offset, owner.checkpoints)
     }
 }

@@ -24,7 +24,7 @@ final class SegmentedTransfer: Sendable {
         var attempt: Int
         /// The URL asked for (before redirects); the record's validator is this URL's.
         var url: URL
-        /// The request each connection sends, with its own `Range` and `If-Range`.
+        /// The request to ``url`` each connection sends, with its own `Range` and `If-Range`.
         var request: URLRequest
         /// The record as the attempt starts: validator, length, and the digest of the file's first
         /// ``ResumeRecord/durableLength`` bytes.
@@ -139,7 +139,6 @@ final class SegmentedTransfer: Sendable {
         guard let (request, event) = work else { return }
         if let event { publish(event) }
         var urlRequest = setup.request
-        urlRequest.url = setup.url
         urlRequest.setValue(
             "bytes=\(request.range.lowerBound)-\(request.range.upperBound - 1)", forHTTPHeaderField: "Range")
         urlRequest.setValue(setup.record.validator.ifRangeValue, forHTTPHeaderField: "If-Range")
