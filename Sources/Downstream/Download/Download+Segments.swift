@@ -70,9 +70,13 @@ extension Download {
         do throws(DownloadError) {
             try preparePlaces()
             if let expected = request.expectedDigest {
-                // Only the bytes from the first on, with no gap, can be hashed; the rest as it fills.
+                // Only the bytes from the first on, with no gap, can be hashed: the saved digest
+                // goes on from where it is (reading nothing here, on the actor), the transfer's
+                // checkpoints catch it up as the prefix grows.
+                let saved = record.digest?.algorithm == expected.algorithm ? record.digest?.length ?? 0 : 0
                 record.digest = try RunningDigest.resuming(
-                    record.digest, expected.algorithm, fileAt: location.path, length: map.durablePrefix)
+                    record.digest, expected.algorithm, fileAt: location.path,
+                    length: min(saved, map.durablePrefix))
             } else {
                 record.digest = nil
             }

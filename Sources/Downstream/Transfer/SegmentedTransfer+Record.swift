@@ -53,7 +53,12 @@ extension SegmentedTransfer {
         state.record.segments = state.map.saved
         state.record.durableLength = prefix
         if var digest = state.record.digest, digest.length < prefix {
-            try digest.update(fromFileAt: setup.partialPath, upTo: prefix)
+            // At most a checkpoint's worth at a time: this runs on the transport's thread, under
+            // the lock every connection takes per chunk, and the prefix can jump by whole
+            // segments when a gap closes. What is left is read at the next checkpoint, or when
+            // the file is delivered.
+            let budget = max(setup.settings.checkpoints.bytes, 1)
+            try digest.update(fromFileAt: setup.partialPath, upTo: min(prefix, digest.length + budget))
             state.record.digest = digest
         }
         let record = state.record
