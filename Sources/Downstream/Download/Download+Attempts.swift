@@ -60,7 +60,8 @@ extension Download {
             setup, progress: progressReporter,
             publish: { [weak self] in self?.publishEvent($0) }, observeResponse: observeResponse,
             onEnd: { [weak self] outcome, response in
-                Task { await self?.attemptEnded(attempt, outcome, response: response) }
+                guard let self else { return }
+                Task { await self.attemptEnded(attempt, outcome, response: response) }
             })
         self.transfer = transfer
         transfer.start(urlRequest, on: engines.ranged)

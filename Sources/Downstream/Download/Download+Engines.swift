@@ -65,7 +65,8 @@ extension Download {
             downloadID: id, partialURL: location.partialURL, recordFile: recordFile, progress: progressReporter,
             publish: { [weak self] in self?.publishEvent($0) },
             notify: { [weak self] transfer in
-                Task { await self?.systemTransferChanged(transfer) }
+                guard let self else { return }
+                Task { await self.systemTransferChanged(transfer) }
             })
     }
 

@@ -101,7 +101,8 @@ extension Download {
                 observer.download(self, didReceive: response)
             },
             onEnd: { [weak self] ending in
-                Task { await self?.segmentedAttemptEnded(attempt, ending, returningConnections: connections > 1) }
+                guard let self else { return }
+                Task { await self.segmentedAttemptEnded(attempt, ending, returningConnections: connections > 1) }
             })
         self.transfer = transfer
         transfer.start()

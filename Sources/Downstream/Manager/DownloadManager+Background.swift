@@ -100,18 +100,19 @@ extension DownloadManager {
     /// all its events and every download that finished among them has its file in place, its
     /// record written and its completion handlers run.
     ///
-    /// Call it from `application(_:handleEventsForBackgroundURLSession:completionHandler:)`,
-    /// before or after making the manager's downloads; for SwiftUI, see
-    /// ``backgroundEventsHandled(forSessionIdentifier:)``.
+    /// Call it from UIKit's `application(_:handleEventsForBackgroundURLSession:completionHandler:)`,
+    /// passing its completion handler as it is, before or after making the manager's downloads;
+    /// for SwiftUI, see ``backgroundEventsHandled(forSessionIdentifier:)``.
     ///
     /// - Returns: false (and does not keep the handler) if `identifier` is not this manager's
     ///   background session: hand it to the manager it belongs to.
+    @MainActor
     @discardableResult
-    public nonisolated func handleEventsForBackgroundURLSession(
-        identifier: String, completionHandler: @escaping @MainActor @Sendable () -> Void
+    public func handleEventsForBackgroundURLSession(
+        identifier: String, completionHandler: @escaping () -> Void
     ) -> Bool {
         guard configuration.background?.sessionIdentifier == identifier, let systemRouter else { return false }
-        systemRouter.backgroundEvents.handlerArrived(completionHandler)
+        systemRouter.backgroundEvents.waiterArrived(.completionHandler(MainActorClosure(completionHandler)))
         return true
     }
 
@@ -120,13 +121,9 @@ extension DownloadManager {
     /// `.backgroundTask(.urlSession(identifier))`, whose task ends when this returns. Returns at
     /// once if `identifier` is not this manager's session.
     public nonisolated func backgroundEventsHandled(forSessionIdentifier identifier: String) async {
+        guard configuration.background?.sessionIdentifier == identifier, let systemRouter else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let isMine = handleEventsForBackgroundURLSession(identifier: identifier) {
-                continuation.resume()
-            }
-            if !isMine {
-                continuation.resume()
-            }
+            systemRouter.backgroundEvents.waiterArrived(.task(continuation))
         }
     }
 

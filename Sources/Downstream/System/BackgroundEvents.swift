@@ -43,18 +43,32 @@ struct BackgroundEventsMachine<Handler> {
     }
 }
 
-/// ``BackgroundEventsMachine`` behind a lock; calls the handlers on the main actor.
+/// What waits for a background session's events to be handled.
+enum BackgroundEventsWaiter: Sendable {
+    /// The system's completion handler: UIKit hands it to the app delegate, on the main actor, as
+    /// a plain closure; it is called there.
+    case completionHandler(MainActorClosure)
+    /// A task (SwiftUI's background task) that goes on when the events are handled.
+    case task(CheckedContinuation<Void, Never>)
+
+    func resume() {
+        switch self {
+        case .completionHandler(let handler): Task { @MainActor in handler.call() }
+        case .task(let continuation): continuation.resume()
+        }
+    }
+}
+
+/// ``BackgroundEventsMachine`` behind a lock; resumes the waiters after the lock is released.
 final class BackgroundEvents: Sendable {
-    typealias Handler = @MainActor @Sendable () -> Void
+    private let machine = Locked(BackgroundEventsMachine<BackgroundEventsWaiter>())
 
-    private let machine = Locked(BackgroundEventsMachine<Handler>())
-
-    func handlerArrived(_ handler: @escaping Handler) {
-        call(machine.withLock { $0.handlerArrived(handler) })
+    func waiterArrived(_ waiter: BackgroundEventsWaiter) {
+        resume(machine.withLock { $0.handlerArrived(waiter) })
     }
 
     func sessionDidFinishEvents() {
-        call(machine.withLock { $0.sessionDidFinishEvents() })
+        resume(machine.withLock { $0.sessionDidFinishEvents() })
     }
 
     func workBegan() {
@@ -62,12 +76,12 @@ final class BackgroundEvents: Sendable {
     }
 
     func workEnded() {
-        call(machine.withLock { $0.workEnded() })
+        resume(machine.withLock { $0.workEnded() })
     }
 
-    private func call(_ handlers: [Handler]) {
-        for handler in handlers {
-            Task { @MainActor in handler() }
+    private func resume(_ waiters: [BackgroundEventsWaiter]) {
+        for waiter in waiters {
+            waiter.resume()
         }
     }
 }

@@ -11,7 +11,7 @@ final class URLSystemSession: SystemSession {
     private let controlQueue: DispatchQueue
 
     init(configuration: URLSessionConfiguration, router: SystemTaskRouter, pendingCallbackLimit: Int, name: String) {
-        let delegateQueue = BoundedDelegateQueue(limit: pendingCallbackLimit, name: "Downstream.\(name).system")
+        let delegateQueue = makeDelegateQueue(limit: pendingCallbackLimit, name: "Downstream.\(name).system")
         session = URLSession(
             configuration: configuration, delegate: SystemSessionDelegate(router: router), delegateQueue: delegateQueue)
         controlQueue = DispatchQueue(label: "Downstream.\(name).system-control")

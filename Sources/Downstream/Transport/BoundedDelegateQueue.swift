@@ -1,42 +1,62 @@
 import Foundation
 
-/// The session's delegate queue: serial, and it holds URLSession back when our work falls behind.
+/// A URLSession's delegate queue: serial; on Linux a ``BoundedDelegateQueue``, which holds
+/// URLSession back when our work falls behind.
 ///
-/// URLSession on Linux has no backpressure: its internal work queue hands every chunk to the
-/// delegate queue with `addOperation { … }` and goes on reading, so with a slow disk hundreds of
-/// megabytes pile up as pending callbacks. Here `addOperation` waits while `limit` callbacks are
-/// pending. That parks Foundation's work queue, curl stops reading the socket, and TCP pushes
-/// back on the server; memory stays at about `limit` chunks.
-///
-/// Costs, measured on Linux: all URLSessions of a process share Foundation's work queue, so one
-/// held-back download slows the others; and URLSession calls that need that queue (creating,
-/// resuming, cancelling tasks) must never be made from this queue (they would deadlock) and may
-/// block elsewhere: ``URLSessionTransport`` makes them from a queue of its own.
-final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
-    // Safe: the only state added to OperationQueue is `slots`, which is itself thread-safe.
-    private let slots: SlotCounter
-
-    init(limit: Int, name: String) {
-        slots = SlotCounter(limit: limit)
-        super.init()
-        self.name = name
-        maxConcurrentOperationCount = 1
-    }
-
-    override func addOperation(_ block: @Sendable @escaping () -> Void) {
-        // Never wait on ourselves: an operation of this queue that adds another would deadlock.
-        guard OperationQueue.current !== self else {
-            super.addOperation(block)
-            return
-        }
-        slots.acquire()
-        let slots = self.slots
-        super.addOperation {
-            block()
-            slots.release()
-        }
-    }
+/// On Apple platforms it is a plain serial queue: a delegate queue held back there holds a
+/// CFNetwork thread, and the block that `addOperation` takes is `@Sendable` only in newer SDKs, so
+/// no override would match every SDK.
+func makeDelegateQueue(limit: Int, name: String) -> OperationQueue {
+    #if canImport(Darwin)
+        let queue = OperationQueue()
+        queue.name = name
+        queue.maxConcurrentOperationCount = 1
+        return queue
+    #else
+        BoundedDelegateQueue(limit: limit, name: name)
+    #endif
 }
+
+#if !canImport(Darwin)
+    /// The session's delegate queue: serial, and it holds URLSession back when our work falls behind.
+    ///
+    /// URLSession on Linux has no backpressure: its internal work queue hands every chunk to the
+    /// delegate queue with `addOperation { … }` and goes on reading, so with a slow disk hundreds of
+    /// megabytes pile up as pending callbacks. Here `addOperation` waits while `limit` callbacks are
+    /// pending. That parks Foundation's work queue, curl stops reading the socket, and TCP pushes
+    /// back on the server; memory stays at about `limit` chunks.
+    ///
+    /// Costs, measured on Linux: all URLSessions of a process share Foundation's work queue, so one
+    /// held-back download slows the others; and URLSession calls that need that queue (creating,
+    /// resuming, cancelling tasks) must never be made from this queue (they would deadlock) and may
+    /// block elsewhere: ``URLSessionTransport`` makes them from a queue of its own.
+    final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
+        // Safe: the only state added to OperationQueue is `slots`, which is itself thread-safe.
+        private let slots: SlotCounter
+
+        init(limit: Int, name: String) {
+            slots = SlotCounter(limit: limit)
+            super.init()
+            self.name = name
+            maxConcurrentOperationCount = 1
+        }
+
+        override func addOperation(_ block: @Sendable @escaping () -> Void) {
+            // Never wait on ourselves: an operation of this queue that adds another would deadlock.
+            guard OperationQueue.current !== self else {
+                super.addOperation(block)
+                return
+            }
+            slots.acquire()
+            let slots = self.slots
+            super.addOperation {
+                block()
+                slots.release()
+            }
+        }
+    }
+
+#endif
 
 /// A counting semaphore. (`DispatchSemaphore` traps when released with a count below its
 /// initial value, which a queue torn down with pending operations could do.)

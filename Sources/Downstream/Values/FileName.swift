@@ -111,7 +111,11 @@ enum FileName {
             }
         }
         switch charset {
-        case "utf-8": return String(validating: bytes, as: UTF8.self)
+        case "utf-8":
+            // Valid UTF-8 only: decoding repairs bad sequences, and a repaired string encodes to
+            // other bytes. (`String(validating:as:)` says the same from macOS 15 and iOS 18.)
+            let decoded = String(decoding: bytes, as: UTF8.self)
+            return decoded.utf8.elementsEqual(bytes) ? decoded : nil
         case "iso-8859-1": return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
         default: return nil
         }

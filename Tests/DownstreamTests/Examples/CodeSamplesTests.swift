@@ -150,9 +150,8 @@ struct CodeSamplesTests {
             })
     }
 
-    func applicationHandleEvents(
-        manager: DownloadManager, identifier: String, completionHandler: @escaping @MainActor @Sendable () -> Void
-    ) {
+    @MainActor
+    func applicationHandleEvents(manager: DownloadManager, identifier: String, completionHandler: @escaping () -> Void) {
         manager.handleEventsForBackgroundURLSession(identifier: identifier, completionHandler: completionHandler)
     }
 
@@ -183,7 +182,7 @@ struct CodeSamplesTests {
             await iterator.next()
             #expect(await library.files == ["7: episode7.mp3"])
             // Another session's events are not this manager's: both return at once.
-            applicationHandleEvents(manager: manager, identifier: "another.session") {}
+            await applicationHandleEvents(manager: manager, identifier: "another.session") {}
             await backgroundTask(manager: manager, identifier: "another.session")
         }
     }

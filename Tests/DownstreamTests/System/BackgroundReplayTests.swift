@@ -36,7 +36,7 @@ struct BackgroundReplayTests {
             let (calls, call) = AsyncStream<String>.makeStream()
             // The system hands over its completion handler first, then replays the events.
             #expect(
-                manager.handleEventsForBackgroundURLSession(identifier: Self.sessionIdentifier) {
+                await manager.handleEventsForBackgroundURLSession(identifier: Self.sessionIdentifier) {
                     MainActor.assertIsolated()
                     let file = fixture.file("12.mp3")
                     let state =
@@ -276,7 +276,7 @@ struct BackgroundReplayTests {
             let (calls, call) = AsyncStream<Int>.makeStream()
             let count = Locked(0)
             #expect(
-                manager.handleEventsForBackgroundURLSession(identifier: Self.sessionIdentifier) {
+                await manager.handleEventsForBackgroundURLSession(identifier: Self.sessionIdentifier) {
                     call.yield(
                         count.withLock {
                             $0 += 1; return $0
@@ -286,7 +286,7 @@ struct BackgroundReplayTests {
             #expect(await iterator.next() == 1)
             // The next wake's handler waits for the next batch of events.
             #expect(
-                manager.handleEventsForBackgroundURLSession(identifier: Self.sessionIdentifier) {
+                await manager.handleEventsForBackgroundURLSession(identifier: Self.sessionIdentifier) {
                     call.yield(
                         count.withLock {
                             $0 += 1; return $0
@@ -295,7 +295,7 @@ struct BackgroundReplayTests {
             replay.finishEvents()
             #expect(await iterator.next() == 2)
             // Another session's events are not this manager's.
-            #expect(!manager.handleEventsForBackgroundURLSession(identifier: "another.session") {})
+            #expect(await !manager.handleEventsForBackgroundURLSession(identifier: "another.session") {})
             await manager.backgroundEventsHandled(forSessionIdentifier: "another.session")
         }
     }

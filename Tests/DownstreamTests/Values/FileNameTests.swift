@@ -46,6 +46,13 @@ import Testing
         #expect(FileName.fromContentDisposition(header) == "€ rates.txt")
     }
 
+    @Test func anExtendedFilenameThatIsNotUTF8GivesWayToThePlainOne() {
+        for invalid in ["%FF%FE.txt", "%E2%82.txt", "%C0%AF.txt", "%ED%A0%80.txt"] {
+            let header = "attachment; filename=\"fallback.txt\"; filename*=UTF-8''\(invalid)"
+            #expect(FileName.fromContentDisposition(header) == "fallback.txt", "\(invalid)")
+        }
+    }
+
     @Test func suggestsFromTheHeaderThenTheURL() throws {
         let url = try #require(URL(string: "http://example.com/files/archive.tar.gz?token=1"))
         #expect(FileName.suggested(contentDisposition: "attachment; filename=\"../x.bin\"", url: url) == "x.bin")
