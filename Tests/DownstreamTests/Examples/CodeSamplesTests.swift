@@ -151,7 +151,8 @@ struct CodeSamplesTests {
     }
 
     @MainActor
-    func applicationHandleEvents(manager: DownloadManager, identifier: String, completionHandler: @escaping () -> Void) {
+    func applicationHandleEvents(manager: DownloadManager, identifier: String, completionHandler: @escaping () -> Void)
+    {
         manager.handleEventsForBackgroundURLSession(identifier: identifier, completionHandler: completionHandler)
     }
 
