@@ -22,8 +22,9 @@ final class Session {
         case interrupt
     }
 
-    /// Where dl keeps its store (`$XDG_DATA_HOME/Downstream/dl` on Linux): a rerun finds the
-    /// bytes an interrupted run kept.
+    /// The name of dl's store: `$XDG_DATA_HOME/Downstream/dl` (on every platform, when it is
+    /// set), else the library's default (`~/.local/share/Downstream/dl` on Linux, Application
+    /// Support on Apple platforms). A rerun finds the bytes an interrupted run kept.
     static let identifier = "dl"
     static let tickInterval = Duration.milliseconds(250)
 
@@ -124,6 +125,12 @@ final class Session {
 
     private var configuration: DownloadManager.Configuration {
         DownloadManager.Configuration(identifier: Self.identifier) {
+            // A user (or a test) who sets XDG_DATA_HOME gets the store there on macOS too.
+            if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+                $0.storage.directory = URL(fileURLWithPath: data, isDirectory: true)
+                    .appendingPathComponent("Downstream", isDirectory: true)
+                    .appendingPathComponent(Self.identifier, isDirectory: true)
+            }
             $0.progress.interval = .milliseconds(plan.progressInterval == .zero ? 100 : 200)
             // Every connection of a file takes a slot: -j files of -x connections each.
             $0.scheduling.maximumConcurrentDownloads = plan.maximumConcurrentDownloads * plan.connections

@@ -1,10 +1,15 @@
 import Foundation
 
+/// A class of the test bundle, to find the bundle by.
+private final class TestBundleMarker {}
+
 /// An executable of this package, run as a child process.
 struct ChildProcess {
-    /// The built executable named `name`, beside the test bundle.
+    /// The built executable named `name`, beside the test bundle: the bundle of this code (on
+    /// macOS the `.xctest` bundle that a test runner loaded, not the runner, which is
+    /// `Bundle.main`; on Linux the test executable's directory).
     static func executable(_ name: String) throws -> URL {
-        var directory = Bundle.main.bundleURL
+        var directory = Bundle(for: TestBundleMarker.self).bundleURL
         while !directory.path.isEmpty, directory.path != "/" {
             let candidate = directory.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }

@@ -1,16 +1,15 @@
 @_spi(Testing) @testable import Downstream
 import DownstreamTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// Record writes cost file system calls: a download writes its record only when what a relaunch
 /// would read changes.
 struct RecordWritesTests {
     @Test func aSmallDownloadUpdatesItsRecordOnceBeforeItIsRemoved() async throws {
-        let updates = Atomic(0)
+        let updates = Locked(0)
         try await withFixture({ configuration in
-            configuration.storage.recordWriteObserver = { updates.add(1, ordering: .relaxed) }
+            configuration.storage.recordWriteObserver = { updates.withLock { $0 += 1 } }
         }) { fixture in
             let body = Body.pattern(count: 10_000, seed: 120)
             let url = fixture.serve("/small.bin", body)
@@ -18,7 +17,7 @@ struct RecordWritesTests {
             try body.expectMatches(try await download.fileURL)
             // Made with the request, updated once with every byte received (so that a process
             // killed before the file is moved into place knows it was complete), then removed.
-            #expect(updates.load(ordering: .relaxed) == 1)
+            #expect(updates.value == 1)
             #expect(fixture.storedRecords().isEmpty)
         }
     }
