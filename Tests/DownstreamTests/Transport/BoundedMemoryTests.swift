@@ -6,7 +6,7 @@ import Testing
 /// callbacks pile up in its delegate queue. Measured from the outside, on a child process.
 @Suite(
     .timeLimit(.minutes(5)),
-    .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "reads the peak from /proc"))
+    .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "reads the peak from Linux's /proc"))
 struct BoundedMemoryTests {
     static let limitKiB = 64 * 1024
 

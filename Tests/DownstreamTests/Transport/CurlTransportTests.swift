@@ -5,7 +5,7 @@ import Testing
 /// The libcurl transport is chosen by default on Linux, and when libcurl cannot be loaded the
 /// manager uses URLSession: the download still completes. Each case runs in a child process,
 /// since libcurl is loaded once per process.
-@Suite(.timeLimit(.minutes(2)), .enabled(if: FileManager.default.fileExists(atPath: "/proc/self"), "Linux"))
+@Suite(.timeLimit(.minutes(2)), .enabled(if: TransportUnderTest.isLibcurlAvailable, "libcurl is loaded on Linux only"))
 struct CurlTransportTests {
     static let cases: [(library: String?, expected: String)] = [
         // The usual library.
