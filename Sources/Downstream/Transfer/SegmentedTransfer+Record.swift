@@ -1,6 +1,18 @@
 import Foundation
 
 extension SegmentedTransfer {
+    /// The outcome of `save` as a value, to be thrown once the lock is released. (Not
+    /// `Result(catching:)`: the Swift 5.8 library of the iOS 16.5 SDK that the deeper iOS check
+    /// reads has no typed-throws form of it.)
+    private static func saving(_ save: () throws(DownloadError) -> Void) -> Result<Void, DownloadError> {
+        do throws(DownloadError) {
+            try save()
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Saves the segments, then makes the partial file ready for them: cut to the file's length
     /// if longer, and its space reserved up front where the file system can (the free space must
     /// hold the whole rest of the file).
@@ -10,7 +22,7 @@ extension SegmentedTransfer {
     func prepareFile() throws(DownloadError) {
         let saved: Result<Void, DownloadError> = state.withLock { state in
             state.record.isResumable = true
-            return Result { () throws(DownloadError) in try save(&state) }
+            return Self.saving { () throws(DownloadError) in try save(&state) }
         }
         try saved.get()
         let path = setup.partialPath
@@ -41,7 +53,7 @@ extension SegmentedTransfer {
     func checkpoint(segmentAt start: Int64, durableTo durable: Int64) throws(DownloadError) {
         let saved: Result<Void, DownloadError> = state.withLock { state in
             state.map.markDurable(upTo: durable, inSegmentAt: start)
-            return Result { () throws(DownloadError) in try save(&state) }
+            return Self.saving { () throws(DownloadError) in try save(&state) }
         }
         try saved.get()
     }

@@ -22,7 +22,7 @@ final class ServerCore: @unchecked Sendable {  // mutable state is only touched 
     private let threads = DispatchGroup()
 
     /// How long ``shutdown()`` waits for the threads to finish.
-    static let shutdownTimeout: DispatchTimeInterval = .seconds(5)
+    static var shutdownTimeout: DispatchTimeInterval { .seconds(5) }
 
     /// The server's own gauge of responses in progress, and a shared one if given.
     let gauges: [InFlightGauge]
