@@ -137,17 +137,16 @@ struct CodeSamplesTests {
         }
     }
 
-    // BackgroundDownloads.md: the manager with a background session (on Linux, download tasks of
-    // an ordinary session), the app delegate's and SwiftUI's wiring, and a completion handler.
+    // BackgroundDownloads.md: the manager with a background session (in the test, download tasks
+    // of an ordinary session on every platform: a background session's run in a system daemon),
+    // the app delegate's and SwiftUI's wiring, and a completion handler.
     func backgroundManager(store: URL) throws -> DownloadManager {
-        try DownloadManager(
-            configuration: .init(identifier: "com.example.app.media.\(UUID().uuidString)") {
-                $0.background = .init(sessionIdentifier: "com.example.app.media.background")
-                #if !canImport(Darwin)
-                    $0.background?.onUnsupportedPlatform = .useForegroundSession
-                #endif
-                $0.storage.directory = store
-            })
+        var configuration = DownloadManager.Configuration(identifier: "com.example.app.media.\(UUID().uuidString)") {
+            $0.background = .init(sessionIdentifier: "com.example.app.media.background")
+            $0.storage.directory = store
+        }
+        SystemEngineTests.useOrdinarySession(&configuration)
+        return try DownloadManager(configuration: configuration)
     }
 
     @MainActor

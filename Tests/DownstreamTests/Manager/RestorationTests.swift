@@ -429,10 +429,9 @@ struct RestorationTests {
         #expect(
             Configuration.linuxDataDirectory(environment: ["XDG_DATA_HOME": "relative"], home: home).path
                 == "/home/someone/.local/share")
-        #if os(Linux)
-            let store = Configuration(identifier: "com.example/../app").storeDirectory
-            #expect(store.lastPathComponent == "com.example_.._app")
-            #expect(store.deletingLastPathComponent().lastPathComponent == "Downstream")
-        #endif
+        // On every platform, whatever the base: Downstream/<the identifier made one safe name>.
+        let store = Configuration(identifier: "com.example/../app").storeDirectory
+        #expect(store.lastPathComponent == "com.example_.._app")
+        #expect(store.deletingLastPathComponent().lastPathComponent == "Downstream")
     }
 }

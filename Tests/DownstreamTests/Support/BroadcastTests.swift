@@ -65,7 +65,9 @@ import Testing
 }
 
 extension Array {
-    init<S: AsyncSequence>(_ sequence: S) async where S.Element == Element, S.Failure == Never {
+    /// Every element of a stream, once it finished. (Not any `AsyncSequence` whose `Failure` is
+    /// `Never`: `AsyncSequence.Failure` needs macOS 15 and iOS 18.)
+    init(_ sequence: AsyncStream<Element>) async {
         var result: [Element] = []
         for await element in sequence { result.append(element) }
         self = result

@@ -20,6 +20,12 @@ struct SystemEngineTests {
 
     static func foreground(_ configuration: inout DownloadManager.Configuration) {
         configuration.background = .init(sessionIdentifier: "test.background.\(UUID().uuidString)")
+        useOrdinarySession(&configuration)
+    }
+
+    /// The system-task engine of a manager with background settings runs download tasks of an
+    /// ordinary session, on every platform.
+    static func useOrdinarySession(_ configuration: inout DownloadManager.Configuration) {
         let name = configuration.identifier
         configuration.makeSystemSession = { router in
             URLSystemSession(configuration: .default, router: router, pendingCallbackLimit: 64, name: name)
