@@ -67,7 +67,16 @@ final class SpawnedProcess: Sendable {
         var flags = Int16(POSIX_SPAWN_SETPGROUP)
         #if canImport(Darwin)
             flags |= Int16(POSIX_SPAWN_CLOEXEC_DEFAULT)
-            if let directory { posix_spawn_file_actions_addchdir_np(&actions, directory.path) }
+            if let directory {
+                #if os(macOS)
+                    guard posix_spawn_file_actions_addchdir_np(&actions, directory.path) == 0 else {
+                        throw Failure(description: "cannot start in \(directory.path)")
+                    }
+                #else
+                    // posix_spawn_file_actions_addchdir_np is macOS only.
+                    throw Failure(description: "cannot start in \(directory.path): no addchdir_np on this platform")
+                #endif
+            }
         #else
             guard let closeFrom = Self.closeFrom, closeFrom(&actions, 3) == 0 else {
                 throw Failure(description: "posix_spawn_file_actions_addclosefrom_np is missing (glibc < 2.34)")

@@ -1,0 +1,59 @@
+// Foundation as Apple platforms have it, on top of Linux Foundation: .ci/check-apple makes every
+// file it checks import this module (-import-module AppleFoundation).
+//
+// Apple's Foundation has URLSession itself and re-exports Darwin; Linux keeps URLSession in
+// FoundationNetworking (the Apple variant of the code does not import it, so it comes from
+// here). Below are the Apple-only declarations the package's Darwin branches and the
+// documentation samples use, as extensions of the Linux types. Signatures are the Swift view of
+// the iOS 16.5 SDK's Foundation headers (NSURLSession.h; swift-synthesize-interface -module-name
+// Foundation) with each header's API_AVAILABLE, and its Foundation.swiftinterface.
+//
+// Differences an extension cannot express: Apple's members are `open` and can be overridden;
+// `urlSessionDidFinishEvents(forBackgroundURLSession:)` is an optional requirement of
+// URLSessionDelegate on Apple platforms, here a protocol extension method, so a delegate method
+// whose signature is slightly wrong is not reported (Apple's compiler warns "nearly matches").
+
+@_exported import Darwin
+@_exported import Foundation
+@_exported import FoundationNetworking
+import Combine
+
+extension URLSessionConfiguration {
+    // NSURLSession.h `+backgroundSessionConfigurationWithIdentifier:` (Linux declares it unavailable).
+    @available(macOS 10.10, iOS 8.0, watchOS 2.0, tvOS 9.0, *)
+    public class func background(withIdentifier identifier: String) -> URLSessionConfiguration { fatalError() }
+
+    // NSURLSession.h `@property BOOL allowsExpensiveNetworkAccess`.
+    @available(macOS 10.15, iOS 13.0, watchOS 6.0, tvOS 13.0, *)
+    public var allowsExpensiveNetworkAccess: Bool {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    // NSURLSession.h `@property BOOL allowsConstrainedNetworkAccess`.
+    @available(macOS 10.15, iOS 13.0, watchOS 6.0, tvOS 13.0, *)
+    public var allowsConstrainedNetworkAccess: Bool {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    // NSURLSession.h `@property BOOL sessionSendsLaunchEvents`.
+    @available(macOS 11.0, iOS 7.0, watchOS 2.0, tvOS 9.0, *)
+    public var sessionSendsLaunchEvents: Bool {
+        get { fatalError() }
+        set { fatalError() }
+    }
+}
+
+extension URLSessionDelegate {
+    // NSURLSession.h `-URLSessionDidFinishEventsForBackgroundURLSession:` (optional requirement).
+    @available(macOS 11.0, iOS 7.0, watchOS 2.0, tvOS 9.0, *)
+    public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) { fatalError() }
+}
+
+// Foundation.swiftinterface: `public typealias ObservableObject = Combine.ObservableObject`.
+@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
+public typealias ObservableObject = Combine.ObservableObject
+// Foundation.swiftinterface: `public typealias Published = Combine.Published`.
+@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
+public typealias Published = Combine.Published
