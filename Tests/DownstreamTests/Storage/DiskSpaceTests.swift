@@ -14,7 +14,8 @@ struct DiskSpaceTests {
         return child?.waitForEnding() == .exited(0)
     }()
 
-    @Test(.enabled(if: canMountPrivateFileSystems, "needs Linux's unprivileged user and mount namespaces (unshare -rm)"))
+    @Test(
+        .enabled(if: canMountPrivateFileSystems, "needs Linux's unprivileged user and mount namespaces (unshare -rm)"))
     func aFullDiskFailsWithATypedErrorKeepsTheBytesAndResumesOnceThereIsRoom() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 3_000_000, seed: 740)
