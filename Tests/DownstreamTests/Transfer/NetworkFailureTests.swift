@@ -96,8 +96,12 @@ struct NetworkFailureTests {
 
     @Test func aServerThatCannotBeReachedFailsWithANetworkError() async throws {
         try await withFixture { fixture in
-            let url = fixture.server.url("/gone")
-            fixture.server.shutdown()
+            // A server that holds its port without listening: connections are refused. (A server
+            // shut down frees its port, which another test's server may take meanwhile: CI saw
+            // a 404 from one.)
+            let refusing = try TestServer(listening: false)
+            defer { refusing.shutdown() }
+            let url = refusing.url("/gone")
             let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
             let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
             #expect(error.kind == .network)
