@@ -48,6 +48,17 @@ extension RangedTransfer {
         guard let file = sink.file, let body = sink.body else {
             return .failed(.unexpectedResponse("the request ended without a response"))
         }
+        let end = endOfBody(in: file, body)
+        // Asked to stop, the request ended before the cancel took effect: the transport hands
+        // over nothing after bytes that a cancel dropped, so a short body is the stop's doing.
+        if end != .finished, control.isStopRequested {
+            return .cancelled
+        }
+        return end
+    }
+
+    /// How the request ended, from what its body's length says.
+    private func endOfBody(in file: PartialFile, _ body: ResponseDecision.BodyPlan) -> TransferEnd {
         if let end = body.end, file.length < end {
             return .failed(
                 .unexpectedResponse("the body ended after \(file.length - body.start) of \(end - body.start) bytes"))

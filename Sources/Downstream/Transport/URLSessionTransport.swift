@@ -68,6 +68,9 @@ extension URLSessionTransport {
         private let state = Locked(State())
         /// Signalled to deliver bytes the receiver could not take yet again (or by a cancel).
         private let resumption = DispatchSemaphore(value: 0)
+        /// Whether a cancel dropped bytes that waited; only the delegate queue, which delivers
+        /// one callback at a time, touches it.
+        private nonisolated(unsafe) var droppedBytes = false
 
         init(receiver: any TransportReceiver, controlQueue: DispatchQueue) {
             self.receiver = receiver
@@ -115,10 +118,19 @@ extension URLSessionTransport {
         /// Hands body bytes to the receiver. URLSession cannot be paused: while the receiver
         /// cannot take them, the delegate queue waits here, and URLSession, whose queue is
         /// bounded, stops reading (``BoundedDelegateQueue``).
+        ///
+        /// A cancel drops the bytes that wait, and every byte after them: the receiver's bytes
+        /// stay one piece from the start of the body. (Handing over the chunks queued behind a
+        /// dropped one wrote them at its place: files paused and resumed under load came out
+        /// shifted from that byte on.)
         func deliver(_ bytes: UnsafeRawBufferPointer) {
+            guard !droppedBytes else { return }
             while receiver.didReceive(bytes, of: self) == .later {
                 resumption.wait()
-                if state.withLock({ $0.isCancelled }) { return }
+                if state.withLock({ $0.isCancelled }) {
+                    droppedBytes = true
+                    return
+                }
             }
         }
 

@@ -252,6 +252,21 @@ import Testing
         #expect(bench.storedResume?.validator == Validator(etag: "\"v1\""))
     }
 
+    /// The cancel came after the transport's last byte, and the transport dropped bytes that
+    /// waited when it took effect: the request ends as stopped, not as a short body.
+    @Test func aStopThatEndsWithAShortBodyEndsAsCancelled() throws {
+        let bench = try TransferBench()
+        let (transfer, request) = bench.start(TransferBench.wholeFile())
+        request.respond(200, ["Content-Length": "10", "ETag": "\"v1\""])
+        request.send(Array(file[0..<5]))
+        transfer.stop()
+        request.complete()
+
+        #expect(bench.ends == [.cancelled])
+        #expect(bench.partial == Array(file[0..<5]))
+        #expect(bench.storedResume?.durableLength == 5)
+    }
+
     @Test func aStopBeforeTheTransportsTaskExistsCancelsItAsItArrives() throws {
         let bench = try TransferBench()
         let setup = RangedTransfer.Setup(

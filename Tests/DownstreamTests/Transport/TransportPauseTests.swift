@@ -12,11 +12,14 @@ import Testing
 /// one transfer and goes on with the others.
 @Suite(.timeLimit(.minutes(1)))
 struct TransportPauseTests {
-    /// Refuses the first chunk of the body (if told to), then takes everything.
+    /// Refuses the first chunk of the body (if told to; or the first once `refusingAfter` bytes
+    /// were taken), then takes everything.
     final class Receiver: TransportReceiver {
         private struct State {
             var refused: [UInt8]?
             var taken: [UInt8] = []
+            /// How many bytes were taken when a chunk was refused.
+            var takenBeforeRefusal: Int?
         }
 
         private let state = Locked(State())
@@ -25,14 +28,16 @@ struct TransportPauseTests {
         let ends: AsyncStream<TransportFailure?>
         private let end: AsyncStream<TransportFailure?>.Continuation
         private let refusesFirstChunk: Bool
+        private let refusingAfter: Int
         private let resumesAtOnce: Bool
 
         /// - Parameter resumesAtOnce: asks for the bytes again from a thread of its own as it
         ///   refuses them, as a disk that caught up would (not from the test's task: on Linux,
         ///   every URLSession of a process waits while one delegate queue waits, and so may a
         ///   task of the concurrency pool that would resume it).
-        init(refusesFirstChunk: Bool, resumesAtOnce: Bool = false) {
+        init(refusesFirstChunk: Bool, refusingAfter: Int = 0, resumesAtOnce: Bool = false) {
             self.refusesFirstChunk = refusesFirstChunk
+            self.refusingAfter = refusingAfter
             self.resumesAtOnce = resumesAtOnce
             (refusals, refusal) = AsyncStream.makeStream()
             (ends, end) = AsyncStream.makeStream()
@@ -41,6 +46,7 @@ struct TransportPauseTests {
         /// The chunk refused, and the bytes taken, in order.
         var refused: [UInt8]? { state.withLock { $0.refused } }
         var taken: [UInt8] { state.withLock { $0.taken } }
+        var takenBeforeRefusal: Int? { state.withLock { $0.takenBeforeRefusal } }
 
         func willRedirect(
             _ response: ServerResponse, to proposed: URLRequest, answer: @escaping @Sendable (URLRequest?) -> Void
@@ -50,11 +56,12 @@ struct TransportPauseTests {
         func didReceive(_ response: ServerResponse) {}
         func didReceive(_ bytes: UnsafeRawBufferPointer, of task: any TransportTask) -> BodyReception {
             let refuses = state.withLock { state in
-                guard refusesFirstChunk, state.refused == nil else {
+                guard refusesFirstChunk, state.refused == nil, state.taken.count >= refusingAfter else {
                     state.taken += bytes
                     return false
                 }
                 state.refused = Array(bytes)
+                state.takenBeforeRefusal = state.taken.count
                 return true
             }
             guard refuses else { return .taken }
@@ -113,6 +120,29 @@ struct TransportPauseTests {
         #expect(Int64(taken.count) == body.count)
         #expect(Data(taken.prefix(refused.count)) == Data(refused), "the refused chunk came again, first")
         #expect(Data(taken) == body.bytes(0..<body.count), "the body arrived whole and in order")
+    }
+
+    /// A pause while bytes wait: the transport hands over nothing after them, so what the receiver
+    /// took is the body's first bytes in one piece. (URLSession went on handing over the chunks
+    /// queued behind the dropped one: paused downloads came out shifted from that byte on.)
+    @Test(arguments: kinds)
+    func aCancelWhileBytesWaitHandsOverNothingAfterThem(_ kind: Kind) async throws {
+        let transport = try #require(Self.transport(kind))
+        defer { transport.invalidate() }
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let body = Body.pattern(count: 4_000_000, seed: 23)
+        server.setRoute("/file.bin", Route(body: body))
+        let receiver = Receiver(refusesFirstChunk: true, refusingAfter: 500_000)
+        _ = transport.start(URLRequest(url: server.url("/file.bin")), receiver: receiver)
+
+        let task = try #require(await receiver.firstRefusal())
+        task.cancel()
+        // It ends cancelled, or (on URLSession, whose cancel can come after the last byte) not.
+        _ = try #require(await receiver.firstEnd())
+        let taken = receiver.taken
+        #expect(taken.count == receiver.takenBeforeRefusal, "nothing was taken after the refused chunk")
+        #expect(Data(taken) == body.bytes(0..<Int64(taken.count)), "the bytes taken are the body's first")
     }
 
     @Test(.enabled(if: TransportUnderTest.isLibcurlAvailable, "libcurl is not available"))
