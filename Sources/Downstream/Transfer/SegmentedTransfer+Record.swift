@@ -1,15 +1,15 @@
 import Foundation
 
 extension SegmentedTransfer {
-    /// The outcome of `save` as a value, to be thrown once the lock is released. (Not
-    /// `Result(catching:)`: the Swift 5.8 library of the iOS 16.5 SDK that the deeper iOS check
-    /// reads has no typed-throws form of it.)
-    private static func saving(_ save: () throws(DownloadError) -> Void) -> Result<Void, DownloadError> {
+    /// What `save` threw, as a value to throw once the lock is released. (Not a `Result`: the
+    /// Swift 5.8 library of the iOS 16.5 SDK that the deeper iOS check reads has no typed-throws
+    /// `Result(catching:)` or `get()`.)
+    private static func failure(of save: () throws(DownloadError) -> Void) -> DownloadError? {
         do throws(DownloadError) {
             try save()
-            return .success(())
+            return nil
         } catch {
-            return .failure(error)
+            return error
         }
     }
 
@@ -20,11 +20,11 @@ extension SegmentedTransfer {
     /// The record comes first: once segments write, the partial file is longer than its bytes
     /// from the first byte on, and only the record says which bytes are there.
     func prepareFile() throws(DownloadError) {
-        let saved: Result<Void, DownloadError> = state.withLock { state in
+        let failure: DownloadError? = state.withLock { state in
             state.record.isResumable = true
-            return Self.saving { () throws(DownloadError) in try save(&state) }
+            return Self.failure { () throws(DownloadError) in try save(&state) }
         }
-        try saved.get()
+        if let failure { throw failure }
         let path = setup.partialPath
         let length = setup.map.length
         let descriptor = try POSIXFile.openForWriting(atPath: path)
@@ -51,11 +51,11 @@ extension SegmentedTransfer {
 
     /// The segment at `start` has its bytes up to file offset `durable` on disk: saves the record.
     func checkpoint(segmentAt start: Int64, durableTo durable: Int64) throws(DownloadError) {
-        let saved: Result<Void, DownloadError> = state.withLock { state in
+        let failure: DownloadError? = state.withLock { state in
             state.map.markDurable(upTo: durable, inSegmentAt: start)
-            return Self.saving { () throws(DownloadError) in try save(&state) }
+            return Self.failure { () throws(DownloadError) in try save(&state) }
         }
-        try saved.get()
+        if let failure { throw failure }
     }
 
     /// Writes the record as the map is now: each segment's durable bytes, and the digest of the
