@@ -55,7 +55,6 @@ func makeDelegateQueue(limit: Int, name: String) -> OperationQueue {
             }
         }
     }
-
 #endif
 
 /// A counting semaphore. (`DispatchSemaphore` traps when released with a count below its
