@@ -10,17 +10,66 @@ import Foundation
 
 /// Thin wrappers over the POSIX calls the storage layer needs, with `DownloadError` failures.
 enum POSIXFile {
-    /// Opens (creating with owner-only permissions) a file for writing.
+    /// Opens (creating with owner-only permissions) a file of our own for writing.
     static func openForWriting(_ url: URL, exclusive: Bool = false) throws(DownloadError) -> Int32 {
         try openForWriting(atPath: url.path, exclusive: exclusive)
     }
 
+    /// Opens (creating with owner-only permissions) a file of our own for writing: never through a
+    /// symbolic link, and only a regular file with one name that this process's user owns (see
+    /// ``checkIsOwnFile(_:path:)``). Anything else is a `fileSystem` error naming `path`, and
+    /// nothing is written.
     static func openForWriting(atPath path: String, exclusive: Bool = false) throws(DownloadError) -> Int32 {
-        var flags = O_WRONLY | O_CREAT | O_CLOEXEC
-        if exclusive { flags |= O_EXCL }
-        let descriptor = retryingOnInterrupt { open(path, flags, 0o600) }
-        guard descriptor >= 0 else { throw failure(path, "cannot open for writing") }
+        let flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (exclusive ? O_EXCL : 0)
+        return try ownFile(retryingOnInterrupt { open(path, flags, 0o600) }, path: path)
+    }
+
+    /// Opens an existing file of our own with `flags` (`O_NOFOLLOW` and `O_CLOEXEC` added),
+    /// checked as ``openForWriting(atPath:exclusive:)`` checks it; nil if there is none.
+    static func openExistingOwnFile(atPath path: String, flags: Int32) throws(DownloadError) -> Int32? {
+        let descriptor = retryingOnInterrupt { open(path, flags | O_NOFOLLOW | O_CLOEXEC) }
+        if descriptor < 0, errno == ENOENT { return nil }
+        return try ownFile(descriptor, path: path)
+    }
+
+    /// `descriptor`, just opened, if it is a file of our own; else it is closed and the error says
+    /// why.
+    private static func ownFile(_ descriptor: Int32, path: String) throws(DownloadError) -> Int32 {
+        guard descriptor >= 0 else {
+            if errno == ELOOP {
+                throw .fileSystem(
+                    path: path,
+                    reason: "it is a symbolic link; Downstream writes its own files only, never through a link")
+            }
+            throw failure(path, "cannot open for writing")
+        }
+        do {
+            try checkIsOwnFile(descriptor, path: path)
+        } catch {
+            close(descriptor)
+            throw error
+        }
         return descriptor
+    }
+
+    /// Whether the open file is one that Downstream may write: a regular file (not a device, a
+    /// pipe or a directory), with one name (a hard link would change another name's file too),
+    /// owned by this process's user (a file another user made in a shared folder is theirs).
+    static func checkIsOwnFile(_ descriptor: Int32, path: String) throws(DownloadError) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw failure(path, "cannot read the file's status") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .fileSystem(path: path, reason: "it is not a regular file; Downstream writes its own files only")
+        }
+        guard info.st_nlink == 1 else {
+            throw .fileSystem(
+                path: path,
+                reason: "it has \(info.st_nlink) names (hard links); writing it would change the file of the others")
+        }
+        guard info.st_uid == geteuid() else {
+            throw .fileSystem(
+                path: path, reason: "it belongs to user \(info.st_uid), not to this process's user \(geteuid())")
+        }
     }
 
     /// Writes all of `bytes` at `offset`; returns how many bytes were written before a failure.
@@ -116,6 +165,22 @@ enum POSIXFile {
         } catch {
             throw .fileSystem(
                 path: directory.path, reason: "cannot create the directory: \(error.localizedDescription)")
+        }
+    }
+
+    /// Checks that `directory` (followed if it is a link) is a directory this process's user owns:
+    /// a store that a link planted in a shared folder points into another user's directory is
+    /// refused.
+    static func checkIsOwnDirectory(_ directory: URL) throws(DownloadError) {
+        var info = stat()
+        guard stat(directory.path, &info) == 0 else { throw failure(directory, "cannot read the directory's status") }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw .fileSystem(path: directory.path, reason: "it is not a directory")
+        }
+        guard info.st_uid == geteuid() else {
+            throw .fileSystem(
+                path: directory.path,
+                reason: "the directory belongs to user \(info.st_uid), not to this process's user \(geteuid())")
         }
     }
 

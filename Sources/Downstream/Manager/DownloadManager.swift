@@ -70,7 +70,7 @@ public actor DownloadManager {
                 synchronizes: configuration.storage.synchronizesToDisk,
                 duringWrite: configuration.storage.recordWriteObserver)
         } catch  where error.kind == .fileSystem {
-            throw .managerUnavailable("its store cannot be created: \(error.reason)")
+            throw .managerUnavailable("its store \(error.path ?? "") cannot be used: \(error.reason)")
         }
         let (rangedSession, fallbackReason) = configuration.makeTransport()
         transportName = rangedSession.name

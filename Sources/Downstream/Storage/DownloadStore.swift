@@ -52,6 +52,7 @@ final class DownloadStore: Sendable {
         }
         do {
             try POSIXFile.createPrivateDirectory(directory)
+            try POSIXFile.checkIsOwnDirectory(directory)
             lockDescriptor = try Self.lock(directory)
         } catch {
             _ = Self.identifiersInUse.withLock { $0.remove(identifier) }
@@ -115,9 +116,7 @@ final class DownloadStore: Sendable {
         guard next.fits(payload.count) else {
             return try replace(path, with: payload, sequence: next.sequence)
         }
-        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            guard errno == ENOENT else { throw POSIXFile.failure(path, "cannot open for writing") }
+        guard let descriptor = try POSIXFile.openExistingOwnFile(atPath: path, flags: O_WRONLY) else {
             // Deleted behind the store's back: write it anew.
             return try replace(path, with: payload, sequence: next.sequence)
         }
@@ -270,10 +269,7 @@ final class DownloadStore: Sendable {
 
     private static func lock(_ directory: URL) throws(DownloadError) -> Int32 {
         let lockFile = directory.appendingPathComponent(".lock", isDirectory: false)
-        let descriptor = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw POSIXFile.failure(lockFile, "cannot open the store's lock file")
-        }
+        let descriptor = try POSIXFile.openForWriting(lockFile)
         // A child process spawned (by anyone in this process) while the lock was last held keeps
         // a copy of it until it execs, which on a loaded machine takes a while: give such a copy
         // up to 2 s to go. (Only a store that really is in use waits that long to say so.)
