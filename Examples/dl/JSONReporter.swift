@@ -8,7 +8,9 @@ import Foundation
 /// `kind`, `message`), `waitingForNetwork` (`kind`, `message`), `switchedURL` (`url`), `progress`
 /// (`bytes`, `total`, `speed` in bytes per second, `eta` in seconds; `null` when unknown), `completed`
 /// (`path`, `kept`: whether the file that was there was kept, `reason`), `failed` (`kind`,
-/// `status` for an HTTP status, `exitCode`, `resumable`, `message`: dl's line, `detail`:
+/// `status` for an HTTP status, `exitCode`, `resumable`: whether the same command continues,
+/// `bytesKept`, `continuesWithNewURL`: true when the server refused the URL itself and a new URL
+/// for the same file continues from the bytes kept, `message`: dl's line, `detail`:
 /// Downstream's), `paused` (`bytes`, `total`),
 /// `interrupted`, and last `summary` (`saved`, `failed`, `paused`, `exitCode`).
 struct JSONReporter: Reporter {
@@ -50,7 +52,10 @@ struct JSONReporter: Reporter {
             if let status = error.statusCode { line.add("status", Int64(status)) }
             line.add("exitCode", Int64(ExitCode.failure(error).rawValue))
             line.add("resumable", error.isResumable)
-            line.add("message", Describe.failure(error, kept: job.progress?.bytesReceived ?? 0))
+            let kept = job.progress?.bytesReceived ?? 0
+            line.add("bytesKept", kept)
+            if kept > 0, Describe.continuesWithNewURL(error) { line.add("continuesWithNewURL", true) }
+            line.add("message", Describe.failure(error, kept: kept))
             line.add("detail", error.description)
         case .paused:
             line.add("bytes", job.progress?.bytesReceived ?? 0)

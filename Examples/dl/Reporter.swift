@@ -36,8 +36,21 @@ enum Describe {
     /// what to do about it.
     static func failure(_ error: DownloadError, kept: Int64) -> String {
         let reason = reason(error)
-        guard error.isResumable, kept > 0, error.kind != .destinationExists else { return reason }
-        return reason + "; \(Format.bytes(kept)) kept: run the same command again to continue"
+        guard kept > 0, error.kind != .destinationExists else { return reason }
+        if error.isResumable {
+            return reason + "; \(Format.bytes(kept)) kept: run the same command again to continue"
+        }
+        if continuesWithNewURL(error) {
+            return reason + "; \(Format.bytes(kept)) kept: a new URL for the same file continues from them"
+        }
+        return reason
+    }
+
+    /// Whether the server refused the URL itself (expired, forbidden, gone): the same file from
+    /// another URL (a fresh link, a mirror) continues from the bytes kept.
+    static func continuesWithNewURL(_ error: DownloadError) -> Bool {
+        guard error.kind == .httpStatus, let status = error.statusCode else { return false }
+        return [401, 403, 404, 410].contains(status)
     }
 
     /// Why `error` happened, in words.

@@ -250,7 +250,9 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             return "The server answered HTTP \(code) (\(reason)). "
                 + (isResumable
                     ? "The server may recover: resume the download later; the bytes received so far are kept."
-                    : "Check the URL and the request's headers (for example credentials).")
+                    : "Check the URL and the request's headers (for example credentials). The bytes received "
+                        + "so far are kept: a new URL for the same file (a fresh link, "
+                        + "`Download.setURL(_:)`) continues from them.")
         case .network:
             let code = urlErrorCode.map { String($0.rawValue) } ?? "?"
             return "The connection failed (URLError \(code): \(reason)). "

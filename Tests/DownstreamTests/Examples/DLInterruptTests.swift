@@ -72,6 +72,31 @@ struct DLInterruptTests {
         }
     }
 
+    /// An expired link (410) after bytes were kept: the failure says that a new URL for the same
+    /// file continues from them, in the message and in the JSON.
+    @Test func anExpiredLinkSaysANewURLContinuesFromTheBytesKept() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 3_000_000, seed: 92)
+            let url = fixture.serve("/v1/film.mp4", body) { $0.faults = [.holdAfter(1_000_000), .status(410)] }
+            let first = try DLChild(["--progress-interval", "0", url.absoluteString], in: fixture)
+            defer { first.stop() }
+            #expect(await first.output.wait(for: "film.mp4  33%  1.00 MB/3.00 MB"))
+            first.interrupt()
+            #expect(await first.exitStatus() == 130)
+            let kept = try #require(fileLength(fixture.file("film.mp4.partial")))
+            fixture.server.release("/v1/film.mp4")
+
+            let (status, output, errors) = try await DLChild.run(["--json", url.absoluteString], in: fixture)
+            #expect(status == 8, "\(output)\(errors)")
+            let failed = try #require(output.split(separator: "\n").first { $0.contains("\"event\":\"failed\"") })
+            #expect(failed.contains("\"status\":410"), "\(failed)")
+            #expect(failed.contains("\"bytesKept\":\(kept)"), "\(failed)")
+            #expect(failed.contains("\"continuesWithNewURL\":true"), "\(failed)")
+            #expect(failed.contains("kept: a new URL for the same file continues from them"), "\(failed)")
+            #expect(fileLength(fixture.file("film.mp4.partial")) == kept)
+        }
+    }
+
     @Test func aSecondDLAtOnceSaysThatTheFirstRuns() async throws {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/busy.bin", Body.pattern(count: 200_000, seed: 13)) {

@@ -188,7 +188,11 @@ import Testing
         #expect(reporter.refresh([job], at: .seconds(9)).output.isEmpty)
         let failure = reporter.report(.failed(Self.status(404)), of: job, among: [job], at: .seconds(9)).output
         // Foundation words the status (`Not Found` on Linux, `not found` on Apple platforms).
-        #expect(failure.lowercased() == "failed movie.mp4: the server answered http 404 (not found)\n")
+        // The URL was refused with bytes kept: a new URL for the same file continues from them.
+        #expect(
+            failure.lowercased()
+                == "failed movie.mp4: the server answered http 404 (not found); 1.00 mb kept: "
+                + "a new url for the same file continues from them\n")
 
         var everyChange = PlainReporter(period: .zero)
         #expect(!everyChange.refresh([job], at: .zero).output.isEmpty)
