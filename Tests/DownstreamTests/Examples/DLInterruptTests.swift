@@ -51,12 +51,7 @@ struct DLInterruptTests {
             let body = Body.pattern(count: 3_000_000, seed: 91)
             let old = fixture.serve("/v1/movie.mp4", body) { $0.faults = [.holdAfter(1_000_000)] }
             let new = fixture.serve("/v2/movie.mp4", body)
-            let first = try DLChild(["--progress-interval", "0", old.absoluteString], in: fixture)
-            defer { first.stop() }
-            #expect(await first.output.wait(for: "movie.mp4  33%  1.00 MB/3.00 MB"))
-            first.interrupt()
-            #expect(await first.exitStatus() == 130)
-            let kept = try #require(fileLength(fixture.file("movie.mp4.partial")))
+            let kept = try await Self.interruptAtAThird(old, named: "movie.mp4", in: fixture)
             fixture.server.release("/v1/movie.mp4")
 
             let (status, output, errors) = try await DLChild.run([new.absoluteString], in: fixture)
@@ -72,18 +67,24 @@ struct DLInterruptTests {
         }
     }
 
+    /// Runs dl for `url` (a 3 MB file held after its first MB) until it shows a third of `name`,
+    /// then interrupts it; returns the bytes it kept.
+    static func interruptAtAThird(_ url: URL, named name: String, in fixture: Fixture) async throws -> Int64 {
+        let child = try DLChild(["--progress-interval", "0", url.absoluteString], in: fixture)
+        defer { child.stop() }
+        #expect(await child.output.wait(for: "\(name)  33%  1.00 MB/3.00 MB"))
+        child.interrupt()
+        #expect(await child.exitStatus() == 130)
+        return try #require(fileLength(fixture.file("\(name).partial")))
+    }
+
     /// An expired link (410) after bytes were kept: the failure says that a new URL for the same
     /// file continues from them, in the message and in the JSON.
     @Test func anExpiredLinkSaysANewURLContinuesFromTheBytesKept() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 3_000_000, seed: 92)
             let url = fixture.serve("/v1/film.mp4", body) { $0.faults = [.holdAfter(1_000_000), .status(410)] }
-            let first = try DLChild(["--progress-interval", "0", url.absoluteString], in: fixture)
-            defer { first.stop() }
-            #expect(await first.output.wait(for: "film.mp4  33%  1.00 MB/3.00 MB"))
-            first.interrupt()
-            #expect(await first.exitStatus() == 130)
-            let kept = try #require(fileLength(fixture.file("film.mp4.partial")))
+            let kept = try await Self.interruptAtAThird(url, named: "film.mp4", in: fixture)
             fixture.server.release("/v1/film.mp4")
 
             let (status, output, errors) = try await DLChild.run(["--json", url.absoluteString], in: fixture)
