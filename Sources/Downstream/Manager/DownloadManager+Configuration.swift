@@ -118,14 +118,23 @@ extension DownloadManager.Configuration {
         public var transport = TransportChoice.automatic
         /// Whether requests may use cellular networks (Apple platforms). Default: true.
         public var allowsCellularAccess = true
-        /// The most bytes one request asks for. A larger file comes in ranges of this size, one
-        /// request after the other on the same connection. nil asks for the whole file at once.
-        /// Default: 64 MiB.
+        /// The most bytes one request asks for: a larger file comes in ranges of this size, one
+        /// request after the other on the same connection. 0 asks for the whole file at once.
+        /// Default: nil, automatic: ranges of 64 MiB on Linux's URLSession, one request on libcurl
+        /// and on Apple platforms.
         ///
         /// Linux URLSession holds on to about 2% of what a request receives (some 340 bytes for
         /// each 16 KiB chunk) until the request ends, so one request for a multi-gigabyte file
-        /// would grow the process by tens of megabytes; bounded ranges keep that small.
-        public var maximumBytesPerRequest: Int64? = 64 << 20
+        /// would grow the process by tens of megabytes; bounded ranges keep that small. Elsewhere
+        /// one request is better: each range is a point where a server whose file changed between
+        /// two requests could make a file of two versions (see <doc:OneFileOneVersion>).
+        public var maximumBytesPerRequest: Int64?
+
+        /// The most bytes one request asks for over `transport`; nil for the whole file at once.
+        func maximumBytesPerRequest(on transport: any Transport) -> Int64? {
+            guard let maximumBytesPerRequest else { return transport.needsBoundedRequests ? 64 << 20 : nil }
+            return maximumBytesPerRequest > 0 ? maximumBytesPerRequest : nil
+        }
 
         /// Default network settings.
         public init() {}
@@ -198,10 +207,11 @@ extension DownloadManager.Configuration {
 }
 
 extension DownloadManager.Configuration {
-    func makeDownloadSettings() -> Download.Settings {
+    /// The settings of the manager's downloads over `transport`.
+    func makeDownloadSettings(transport: any Transport) -> Download.Settings {
         Download.Settings(
             progressInterval: progress.interval,
-            maximumBytesPerRequest: network.maximumBytesPerRequest.flatMap { $0 > 0 ? $0 : nil },
+            maximumBytesPerRequest: network.maximumBytesPerRequest(on: transport),
             retryPolicy: retry, clock: clock,
             transfer: RangedTransfer.Settings(
                 writeBufferCapacity: storage.writeBufferCapacity, checkpoints: storage.checkpoints,

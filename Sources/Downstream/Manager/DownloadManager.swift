@@ -98,7 +98,7 @@ public actor DownloadManager {
         systemRouter = system?.router
         context = Download.Context(
             engines: Download.Engines(ranged: rangedSession, system: system),
-            settings: configuration.makeDownloadSettings(), observer: observer,
+            settings: configuration.makeDownloadSettings(transport: rangedSession), observer: observer,
             deliveredCopies: DeliveredCopies(directory: store.directory.appendingPathComponent("delivered")))
 
         let restoration = Restoration(

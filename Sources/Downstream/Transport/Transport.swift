@@ -14,6 +14,10 @@ protocol Transport: Sendable {
     /// What moves the bytes, for people: "URLSession", "libcurl 7.88.1".
     var name: String { get }
 
+    /// Whether a large file should come in bounded ranges, one request after another, rather than
+    /// in one request: for a transport that keeps memory for each chunk until its request ends.
+    var needsBoundedRequests: Bool { get }
+
     /// Sends `request`. Its events reach `receiver` one at a time and in order, on a queue of the
     /// transport. A receiver that cannot take body bytes yet says so (``BodyReception/later``)
     /// and the transfer waits, reading nothing more, until it is resumed: bytes never pile up. The

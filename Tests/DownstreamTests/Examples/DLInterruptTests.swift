@@ -40,7 +40,8 @@ struct DLInterruptTests {
             try body.expectMatches(fixture.file("movie.mp4"))
             #expect(fixture.listing() == ["movie.mp4"])
             #expect(fixture.listing(store) == [".lock"])
-            #expect(fixture.server.requests("/dl/movie.mp4").map(\.rangeStart) == [0, kept])
+            // The rerun asks for the bytes missing, after a first request for the file.
+            #expect(fixture.server.requests("/dl/movie.mp4").map { $0.rangeStart ?? 0 } == [0, kept])
         }
     }
 

@@ -20,7 +20,7 @@ struct TestingLibrarySamplesTests {
         route.faults = [.closeAfter(4096)]  // the first response ends after 4096 bytes
         server.setRoute("/file", route)
         try await download(server.url("/file"))
-        #expect(server.requests("/file").map(\.rangeStart) == [0, 4096])
+        #expect(server.requests("/file").last?.rangeStart == 4096)
     }
 
     // TestServer.init(sharedGauge:listening:)'s documentation.

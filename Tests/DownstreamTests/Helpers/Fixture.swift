@@ -114,6 +114,10 @@ func withFixture<Result>(
     configuration.progress.interval = .milliseconds(10)
     // Failures are the subject of many tests: no retries unless a test asks for them.
     configuration.retry = .none
+    // The tests say which requests a download makes, the same on every transport: in ranges of
+    // 64 MiB, as Linux URLSession asks by default. (RangedRequestsTests checks the default
+    // itself: one request on libcurl.)
+    configuration.network.maximumBytesPerRequest = 64 << 20
     configure(&configuration)
     let fixture = Fixture(
         server: server, directory: directory, storeDirectory: storeDirectory, configuration: configuration,

@@ -10,6 +10,7 @@ import Testing
 /// one event at a time, on the test's own task (so events are in order, as a transport's are).
 final class ScriptedTransport: Transport {
     var name: String { "scripted" }
+    var needsBoundedRequests: Bool { false }
     private let requests = Locked<[ScriptedRequest]>([])
 
     /// The requests started so far, oldest first.

@@ -55,7 +55,7 @@ struct RangedRequestsTests {
     }
 
     @Test func withoutALimitOneRequestAsksForEverything() async throws {
-        try await withFixture({ $0.network.maximumBytesPerRequest = nil }) { fixture in
+        try await withFixture({ $0.network.maximumBytesPerRequest = 0 }) { fixture in
             let body = Body.pattern(count: 2_500_000, seed: 83)
             let url = fixture.serve("/one", body)
             try body.expectMatches(
@@ -63,6 +63,23 @@ struct RangedRequestsTests {
             let requests = fixture.server.requests("/one")
             #expect(requests.map(\.status) == [200])
             #expect(requests.first?.header("Range") == nil)
+        }
+    }
+
+    /// By default only Linux URLSession, which keeps memory per chunk until a request ends, asks
+    /// in ranges (of 64 MiB); libcurl asks for the whole file in one request: no stitch point.
+    @Test func byDefaultOnlyLinuxURLSessionAsksInRanges() async throws {
+        try await withFixture({ $0.network.maximumBytesPerRequest = nil }) { fixture in
+            let body = Body.pattern(count: 100_000, seed: 84)
+            let url = fixture.serve("/auto", body)
+            try body.expectMatches(
+                try await fixture.manager.downloadFile(from: url, to: .file(fixture.file("auto.bin"))))
+            let range = fixture.server.requests("/auto").first?.header("Range")
+            #if canImport(FoundationNetworking)
+                #expect(range == (TransportUnderTest.isCurl ? nil : "bytes=0-\((64 << 20) - 1)"))
+            #else
+                #expect(range == nil)
+            #endif
         }
     }
 

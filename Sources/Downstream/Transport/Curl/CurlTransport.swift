@@ -26,6 +26,8 @@ final class CurlTransport: Transport {
 
     private let driver: Driver
     let name: String
+    /// libcurl keeps nothing per chunk: a file comes in one request, with no stitch point.
+    var needsBoundedRequests: Bool { false }
 
     /// A transport, or nil when libcurl cannot be used (see ``CurlLibrary/availability``).
     init?(name: String, settings: Settings) {
