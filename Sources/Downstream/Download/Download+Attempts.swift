@@ -60,8 +60,9 @@ extension Download {
             setup, progress: progressReporter,
             publish: { [weak self] in self?.publishEvent($0) }, observeResponse: observeResponse,
             onEnd: { [weak self] outcome, response in
-                guard let self else { return }
-                Task { await self.attemptEnded(attempt, outcome, response: response) }
+                // Weak in the task too: a download let go of (its manager with it) is not kept
+                // alive by the end of its last request.
+                Task { [weak self] in await self?.attemptEnded(attempt, outcome, response: response) }
             })
         self.transfer = transfer
         transfer.start(urlRequest, on: engines.ranged)

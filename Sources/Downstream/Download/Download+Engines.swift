@@ -65,8 +65,7 @@ extension Download {
             downloadID: id, partialURL: location.partialURL, recordFile: recordFile, progress: progressReporter,
             publish: { [weak self] in self?.publishEvent($0) },
             notify: { [weak self] transfer in
-                guard let self else { return }
-                Task { await self.systemTransferChanged(transfer) }
+                Task { [weak self] in await self?.systemTransferChanged(transfer) }
             })
     }
 

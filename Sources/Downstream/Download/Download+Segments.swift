@@ -101,8 +101,9 @@ extension Download {
                 observer.download(self, didReceive: response)
             },
             onEnd: { [weak self] ending in
-                guard let self else { return }
-                Task { await self.segmentedAttemptEnded(attempt, ending, returningConnections: connections > 1) }
+                Task { [weak self] in
+                    await self?.segmentedAttemptEnded(attempt, ending, returningConnections: connections > 1)
+                }
             })
         self.transfer = transfer
         transfer.start()
