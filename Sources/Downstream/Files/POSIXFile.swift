@@ -55,7 +55,7 @@ enum POSIXFile {
     /// Whether the open file is one that Downstream may write: a regular file (not a device, a
     /// pipe or a directory), with one name (a hard link would change another name's file too),
     /// owned by this process's user (a file another user made in a shared folder is theirs).
-    static func checkIsOwnFile(_ descriptor: Int32, path: String) throws(DownloadError) {
+    private static func checkIsOwnFile(_ descriptor: Int32, path: String) throws(DownloadError) {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw failure(path, "cannot read the file's status") }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
