@@ -183,11 +183,12 @@ extension Download {
             // The first segment only: its answer tells whether the rest can be split.
             end = min(end ?? minimumSize, minimumSize)
         }
-        // A validator guards a range only on the server that gave it (`If-Range`); elsewhere, or
-        // without a strong one, the bytes before the resume point are asked for again and
-        // compared with the disk's before anything is written.
+        // A validator says what to ask for (`If-Range`, only on the server that gave it); the bytes
+        // say what to believe: every continuation asks for the bytes before the resume point again
+        // and compares them with the disk's before anything is written. Validators come from
+        // modification times, which a replaced file can keep.
         let validator = record.url == url ? record.validator : Validator()
-        let overlap = validator.ifRangeValue == nil ? Int64(settings.overlapLength) : 0
+        let overlap = Int64(settings.overlapLength)
         let plan = AttemptPlan(
             offset: offset, overlap: overlap, end: end, validator: validator, expectedLength: record.expectedLength,
             onServerFileChange: request.onServerFileChange, existingCopy: offset == 0 ? copy?.path : nil)

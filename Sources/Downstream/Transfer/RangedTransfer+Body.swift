@@ -35,12 +35,15 @@ extension RangedTransfer {
     }
 
     /// The body's first bytes are not the partial file's: the server's file is another than the
-    /// one the partial holds. Nothing was written; the partial is not to be continued.
+    /// one the partial holds (whatever its validator says: validators come from modification
+    /// times, which a replaced file can keep). Nothing was written; the partial is not to be
+    /// continued.
     private func overlapDiffers(_ overlap: OverlapCheck) {
         let resumePoint = setup.plan.offset
-        let reason =
-            "the \(overlap.expected.count) bytes before byte \(resumePoint) are not those on disk "
-            + "(no validator guards the range)"
+        var reason = "the \(overlap.expected.count) bytes before byte \(resumePoint) are not those on disk"
+        if let validator = setup.plan.validator.ifRangeValue {
+            reason += ", although the file's validator \(validator) did not change"
+        }
         reject(setup.plan.onServerFileChange == .fail ? .failed(.serverFileChanged(reason)) : .restart(reason: reason))
     }
 

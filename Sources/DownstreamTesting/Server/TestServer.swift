@@ -16,10 +16,11 @@ import Foundation
 /// defer { server.shutdown() }
 /// var route = Route(body: .pattern(count: 10_000_000))
 /// route.etag = "\"v1\""
-/// route.faults = [.closeAfter(4096)]  // the first response ends after 4096 bytes
+/// route.faults = [.closeAfter(1_000_000)]  // the first response ends after 1,000,000 bytes
 /// server.setRoute("/file", route)
 /// // ... your app downloads server.url("/file"), and resumes after the break ...
-/// #expect(server.requests("/file").last?.rangeStart == 4096)
+/// // (Downstream asks for the 64 KiB before the bytes on disk again, to compare them.)
+/// #expect(server.requests("/file").last?.rangeStart == 934_464)  // 1,000,000 minus 64 KiB
 /// ```
 public final class TestServer: Sendable {
     private let core: ServerCore

@@ -35,6 +35,12 @@ struct Fixture {
         return server.url(path)
     }
 
+    /// The first byte a request that continues `kept` bytes on disk asks for: every continuation
+    /// asks for the overlap before them again, to compare it with the disk's.
+    func rangeStart(continuing kept: Int64) -> Int64 {
+        kept - min(kept, Int64(configuration.resumption.overlapLength))
+    }
+
     /// A path inside the test's directory.
     func file(_ name: String) -> URL {
         directory.appendingPathComponent(name)

@@ -95,7 +95,9 @@ struct ExpectedDigestTests {
         // Ranges of 256 KiB: the file comes in several requests, and a pause cuts one short.
         try await withFixture({ $0.network.maximumBytesPerRequest = 262_144 }) { fixture in
             let body = Body.pattern(count: 1_000_003, seed: 603)
-            let url = fixture.serve("/paused.bin", body) { $0.faults = [.none, .holdAfter(100_000)] }
+            // The second range holds once 100,000 new bytes are on disk (after the overlap).
+            let overlap = 262_144 - fixture.rangeStart(continuing: 262_144)
+            let url = fixture.serve("/paused.bin", body) { $0.faults = [.none, .holdAfter(100_000 + overlap)] }
             var request = DownloadRequest(url: url, to: .file(fixture.file("paused.bin")))
             request.expectedDigest = Self.digest(.sha256, of: body)
             let download = await fixture.manager.download(request)
@@ -108,7 +110,9 @@ struct ExpectedDigestTests {
 
             await download.resume()
             try body.expectMatches(try await download.fileURL)
-            #expect(fixture.server.requests("/paused.bin").map(\.rangeStart).contains(362_144))
+            #expect(
+                fixture.server.requests("/paused.bin").map(\.rangeStart).contains(
+                    fixture.rangeStart(continuing: 362_144)))
         }
     }
 
@@ -140,7 +144,10 @@ struct ExpectedDigestTests {
             #expect(download.request.expectedDigest == request.expectedDigest)
             await download.resume()
             try body.expectMatches(try await download.fileURL)
-            #expect(fixture.server.requests("/relaunch.bin").map(\.rangeStart) == [0, 450_000])
+            #expect(
+                fixture.server.requests("/relaunch.bin").map(\.rangeStart) == [
+                    0, fixture.rangeStart(continuing: 450_000),
+                ])
         }
     }
 

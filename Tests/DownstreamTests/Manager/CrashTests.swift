@@ -60,7 +60,8 @@ struct CrashTests {
             #expect(ending == .signalled(SIGKILL))
             kills += 1
 
-            // Every launch asked each unfinished file for exactly the bytes missing on disk.
+            // Every launch asked each unfinished file for exactly the bytes missing on disk (and the
+            // overlap before them).
             let launched = server.requests().dropFirst(logged)
             for (path, start) in expectedStarts {
                 guard let first = launched.first(where: { $0.path == path }) else { continue }
@@ -130,7 +131,8 @@ struct CrashTests {
             if let record, record.resume.isResumable, record.intent != .cancelled,
                 let length = fileLength(partial), length <= record.resume.expectedLength ?? .max
             {
-                start = length
+                // Every continuation asks for the default overlap again, to compare it.
+                start = length - min(length, Int64(DownloadManager.Configuration.Resumption().overlapLength))
                 #expect(
                     length >= record.resume.durableLength,
                     "\(path): the record says \(record.resume.durableLength) bytes are durable, the partial has \(length)"

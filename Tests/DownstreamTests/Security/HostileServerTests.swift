@@ -50,7 +50,7 @@ struct HostileServerTests {
 
             await download.resume()
             try body.expectMatches(try await download.fileURL)
-            #expect(fixture.server.requests("/longer.bin").last?.rangeStart == 300_000)
+            #expect(fixture.server.requests("/longer.bin").last?.rangeStart == fixture.rangeStart(continuing: 300_000))
         }
     }
 
@@ -65,7 +65,7 @@ struct HostileServerTests {
             #expect(fileLength(download.location.partialURL) == 123_456)
             await download.resume()
             try body.expectMatches(try await download.fileURL)
-            #expect(fixture.server.requests("/shorter.bin").last?.rangeStart == 123_456)
+            #expect(fixture.server.requests("/shorter.bin").last?.rangeStart == fixture.rangeStart(continuing: 123_456))
         }
     }
 

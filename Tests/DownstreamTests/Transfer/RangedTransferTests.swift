@@ -120,7 +120,7 @@ import Testing
         #expect(request.cancelCount > 0)
         request.complete(TransportFailure(code: .cancelled, reason: "cancelled"))
 
-        let reason = "the 2 bytes before byte 4 are not those on disk (no validator guards the range)"
+        let reason = "the 2 bytes before byte 4 are not those on disk"
         #expect(bench.ends == [policy == .fail ? .failed(.serverFileChanged(reason)) : .restart(reason: reason)])
         #expect(bench.partial == kept)
         #expect(bench.progress.added == 0)
