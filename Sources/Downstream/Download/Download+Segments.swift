@@ -21,19 +21,21 @@ extension Download {
     }
 
     /// The segments of this attempt when the file may come over several connections now: the
-    /// record's (after a pause or a relaunch), or the rest of the file split anew, once an answer
+    /// record's (after a pause or a relaunch, on any URL: each segment's request compares the
+    /// overlap before the bytes it continues), or the rest of the file split anew, once an answer
     /// to a range showed the file's length and a validator that can guard ranges (`If-Range`).
     /// Nil for one connection.
     func segmentMap(for record: ResumeRecord, url: URL, kind: StateMachine.AttemptKind) -> SegmentMap? {
-        guard kind != .restart, !recoveryMemory.rangesRefused, record.isResumable, record.url == url,
-            record.validator.ifRangeValue != nil, let length = record.expectedLength
+        guard kind != .restart, !recoveryMemory.rangesRefused, record.isResumable,
+            let length = record.expectedLength
         else { return nil }
         let (connections, minimumSize) = segmentation
         let fileLength = POSIXFile.length(atPath: location.path) ?? 0
         if let saved = record.segments {
             return SegmentMap(length: length, minimumSize: minimumSize, saved: saved, fileLength: fileLength)
         }
-        guard connections > 1, record.response?.statusCode == 206, fileLength < length,
+        guard record.url == url, record.validator.ifRangeValue != nil, connections > 1,
+            record.response?.statusCode == 206, fileLength < length,
             length - fileLength >= 2 * minimumSize
         else { return nil }
         return SegmentMap(length: length, from: fileLength, connections: connections, minimumSize: minimumSize)
@@ -66,7 +68,13 @@ extension Download {
     ) {
         guard let recordFile else { return }
         var record = recordFile.record.resume
-        let urlRequest = baseRequest(to: sources.current)
+        let url = sources.current
+        let isNewURL = record.url != url
+        if isNewURL {
+            // A validator of another URL means nothing here: no `If-Range`, the overlaps decide.
+            record.validator = Validator()
+        }
+        let urlRequest = baseRequest(to: url)
         do throws(DownloadError) {
             try preparePlaces()
             if let expected = request.expectedDigest {
@@ -86,10 +94,11 @@ extension Download {
             return
         }
         let setup = SegmentedTransfer.Setup(
-            attempt: attempt, url: sources.current, request: urlRequest, record: record, recordFile: recordFile,
+            attempt: attempt, url: url, request: urlRequest, record: record, recordFile: recordFile,
             partialPath: location.path, map: map, connections: connections,
             maximumBytesPerRequest: settings.maximumBytesPerRequest, announcesResume: kind == .run,
-            onServerFileChange: request.onServerFileChange, settings: settings.transfer,
+            onServerFileChange: request.onServerFileChange, overlapLength: Int64(settings.overlapLength),
+            isNewURL: isNewURL, settings: settings.transfer,
             retryPolicy: settings.retryPolicy, clock: settings.clock, downloadID: id)
         let observer = context.observer
         observer.download(self, willSend: urlRequest)

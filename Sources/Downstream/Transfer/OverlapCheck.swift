@@ -1,9 +1,9 @@
 /// The bytes just before a resume point, as the partial file holds them, and how far the first
 /// bytes of a response matched them.
 ///
-/// A request that continues a partial file without a validator to guard it asks for these bytes
-/// again; the response's first bytes must be the same before a single byte is written. Bytes
-/// that differ mean the server's file is not the one the partial file holds.
+/// Every request that continues bytes on disk asks for these bytes again (a validator may be kept
+/// by a replaced file); the response's first bytes must be the same before a single byte is
+/// written. Bytes that differ mean the server's file is not the one the partial file holds.
 struct OverlapCheck: Sendable {
     /// The partial file's bytes the response must repeat.
     let expected: [UInt8]

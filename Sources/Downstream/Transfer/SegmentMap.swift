@@ -107,6 +107,20 @@ struct SegmentMap: Equatable, Sendable {
         return prefix
     }
 
+    /// How many bytes just before file offset `offset` are durable, with no gap: what a request
+    /// that continues there can ask for again and compare with the disk.
+    func durableBytes(before offset: Int64) -> Int64 {
+        var count: Int64 = 0
+        var end = offset
+        for segment in segments.reversed() where segment.start < end {
+            // The segment's durable bytes must reach `end`, or the run stops.
+            guard segment.start + segment.durable >= end else { break }
+            count += end - segment.start
+            end = segment.start
+        }
+        return count
+    }
+
     /// The segment `connection` works on, if any.
     func segment(of connection: Int) -> Segment? {
         segments.first { $0.connection == connection }
@@ -172,6 +186,14 @@ struct SegmentMap: Equatable, Sendable {
     mutating func rewind(segmentAt start: Int64) {
         guard let index = segments.firstIndex(where: { $0.start == start }) else { return }
         segments[index].received = segments[index].durable
+    }
+
+    /// The segment at `start` holds bytes of another file (its overlap did not match): it starts
+    /// again from its first byte.
+    mutating func restart(segmentAt start: Int64) {
+        guard let index = segments.firstIndex(where: { $0.start == start }) else { return }
+        segments[index].received = 0
+        segments[index].durable = 0
     }
 
     /// Bytes lost since the last checkpoint are forgotten (the process died, or a write failed):

@@ -5,7 +5,9 @@ import Foundation
 #endif
 
 /// One request of a segmented download (``SegmentedTransfer``): a range of one segment, asked for
-/// with `Range` and `If-Range`, written at its own place in the partial file.
+/// with `Range` and `If-Range`, written at its own place in the partial file. Where the bytes just
+/// before the range are on disk, it asks for them again and compares them first (the overlap), as
+/// every continuation does.
 ///
 /// It takes a chunk only as far as its segment still reaches (a takeover may have shortened it)
 /// and stops its request there: that end is a success. It checkpoints its own bytes and tells its
@@ -25,12 +27,17 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
         case failed(DownloadError)
         /// The server answered the range with its whole file: it does not serve ranges here.
         case rangesRefused
+        /// The bytes before the range are not those on disk: the server's file is another.
+        /// Nothing was written.
+        case overlapDiffers(reason: String)
         /// An answer that ends the whole attempt: the file changed on the server, say.
         case endsAttempt(TransferEnd)
     }
 
     private struct Sink {
         var file: PartialFile?
+        /// The bytes before the range, while the body's first bytes are compared with them.
+        var overlap: OverlapCheck?
         /// Just past the last byte of the body the server announced.
         var bodyEnd: Int64 = 0
         /// Set when this request decided how it ends; later bytes are dropped.
@@ -44,17 +51,25 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
     /// The connection the request runs on, and the start of its segment (the segment's name).
     let connection: Int
     let segmentStart: Int64
-    /// The bytes asked for.
+    /// The bytes to write.
     let range: Range<Int64>
+    /// Bytes before ``range`` asked for again, to compare with the disk's before writing.
+    let overlap: Int64
     private let owner: SegmentedTransfer
     private let control = RequestControl()
     private var sink = Sink()
 
-    init(connection: Int, segmentStart: Int64, range: Range<Int64>, owner: SegmentedTransfer) {
+    init(connection: Int, segmentStart: Int64, range: Range<Int64>, overlap: Int64 = 0, owner: SegmentedTransfer) {
         self.connection = connection
         self.segmentStart = segmentStart
         self.range = range
+        self.overlap = min(max(0, overlap), range.lowerBound)
         self.owner = owner
+    }
+
+    /// The value of the `Range` header: the overlap, then the range.
+    var rangeHeader: String {
+        "bytes=\(range.lowerBound - overlap)-\(range.upperBound - 1)"
     }
 
     /// Sends `request` through `transport`.
@@ -88,9 +103,14 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
     func didReceive(_ response: ServerResponse) {
         guard sink.decided == nil else { return }
         guard sink.file == nil else { return decide(.failed(.unexpectedResponse("a second response to one request"))) }
-        switch owner.verdict(on: response, for: range) {
+        switch owner.verdict(on: response, for: range, overlap: overlap) {
         case .write(let bodyEnd):
             do {
+                if overlap > 0 {
+                    sink.overlap = OverlapCheck(
+                        expected: try POSIXFile.bytes(
+                            atPath: owner.setup.partialPath, in: range.lowerBound - overlap..<range.lowerBound))
+                }
                 sink.file = try owner.openFile(from: range.lowerBound, length: bodyEnd - range.lowerBound)
             } catch {
                 return decide(.endsAttempt(.failed(error)))
@@ -111,6 +131,20 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
         if let limiter = owner.limiter, !limiter.admit(bytes.count, for: owner.downloadID, task: task) {
             sink.waitedForLimit = task
             return .later
+        }
+        var bytes = bytes
+        if var overlap = sink.overlap {
+            // Taken whole from here on (the checks above are for the whole chunk): the repeated
+            // bytes are compared, never written.
+            guard let repeated = overlap.consume(bytes) else {
+                decide(
+                    .overlapDiffers(
+                        reason: "the \(self.overlap) bytes before byte \(range.lowerBound) are not those on disk"))
+                return .taken
+            }
+            sink.overlap = overlap.isComplete ? nil : overlap
+            bytes = UnsafeRawBufferPointer(rebasing: bytes[repeated...])
+            guard !bytes.isEmpty else { return .taken }
         }
         let wanted = Int(min(Int64(bytes.count), sink.bodyEnd - file.length))
         let taken = Int(owner.take(Int64(wanted), inSegmentAt: segmentStart))

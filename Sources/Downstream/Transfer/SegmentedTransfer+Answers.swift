@@ -13,22 +13,29 @@ extension SegmentedTransfer {
         case refuse(SegmentRequest.Outcome)
     }
 
-    /// Decides on the answer to a request for `range` (see ``ResponseDecision``): a `206` of the
-    /// same file from the first byte asked for is written; a changed file ends the attempt (to
-    /// start over, or to fail, as the request says); a `200` of the same file means the server
-    /// does not serve ranges here; another status fails the request (which retries alone when the
-    /// failure is transient).
-    func verdict(on response: ServerResponse, for range: Range<Int64>) -> Verdict {
-        state.withLock { $0.lastResponse = response }
-        observeResponse?(response)
+    /// Decides on the answer to a request for `range` after `overlap` bytes to compare (see
+    /// ``ResponseDecision``): a `206` of the same file from the first byte asked for is written; a
+    /// changed file ends the attempt (to start over, or to fail, as the request says); a `200` of
+    /// the same file means the server does not serve ranges here; another status fails the
+    /// request (which retries alone when the failure is transient). The first answer from a new
+    /// URL gives the record that URL's validator.
+    func verdict(on response: ServerResponse, for range: Range<Int64>, overlap: Int64) -> Verdict {
         let head = ResponseHead(response)
+        state.withLock { state in
+            state.lastResponse = response
+            if head.status == 206, state.record.url != setup.url {
+                state.record.url = setup.url
+                state.record.validator = head.validator
+            }
+        }
+        observeResponse?(response)
         let record = setup.record
         let plan = AttemptPlan(
-            offset: range.lowerBound, end: range.upperBound, validator: record.validator,
+            offset: range.lowerBound, overlap: overlap, end: range.upperBound, validator: record.validator,
             expectedLength: record.expectedLength, onServerFileChange: setup.onServerFileChange)
         switch ResponseDecision.decide(head, for: plan) {
         case .write(let body) where !body.discardsPartial:
-            guard let end = body.end, body.start == range.lowerBound, end > body.start else {
+            guard let end = body.end, body.start == plan.firstByte, end > range.lowerBound else {
                 return .refuse(.failed(.unexpectedResponse("206 without the range asked for")))
             }
             return .write(bodyEnd: min(end, range.upperBound))

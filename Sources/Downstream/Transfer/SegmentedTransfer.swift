@@ -7,7 +7,11 @@ import Foundation
 /// One attempt of a download over several connections: the rest of a file whose length and
 /// validator are known, split in segments (``SegmentMap``), each connection asking for its
 /// segment with `Range` and `If-Range` (``SegmentRequest``) and writing at its own place in the
-/// partial file.
+/// partial file. A request that continues bytes on disk (its segment's own, after a pause or a
+/// relaunch, or a finished segment's before it) compares the overlap before them first: bytes
+/// that differ mean the server's file changed, and the attempt ends to start over. On a new URL
+/// (a fresh link, a mirror) only the segment whose overlap differs starts again: each other one
+/// keeps its bytes.
 ///
 /// A connection that finishes its segment takes over half of the largest remaining one. A
 /// connection that fails retries its segment alone, after the retry policy's delay; when its
@@ -38,6 +42,11 @@ final class SegmentedTransfer: Sendable {
         /// Whether to publish `resumed(at:)` when bytes are on disk already.
         var announcesResume: Bool
         var onServerFileChange: DownloadRequest.ServerFileChangePolicy
+        /// Bytes before a continued range asked for again and compared with the disk's.
+        var overlapLength: Int64
+        /// Whether ``url`` is not the URL the bytes on disk came from: a segment whose overlap
+        /// differs then starts again alone, instead of the whole file.
+        var isNewURL: Bool
         var settings: RangedTransfer.Settings
         var retryPolicy: RetryPolicy
         var clock: any Clock<Duration>
@@ -64,6 +73,9 @@ final class SegmentedTransfer: Sendable {
         /// How the attempt ends, once that is decided: every connection then stops.
         var end: TransferEnd?
         var rangesRefused = false
+        /// Segments (by start) that started again after their overlap differed: their next
+        /// request compares nothing (the bytes before them are another file's, as they were).
+        var restartedSegments: Set<Int64> = []
         var lastResponse: ServerResponse?
         var hasEnded = false
     }
@@ -130,8 +142,12 @@ final class SegmentedTransfer: Sendable {
             guard let segment = state.map.assign(connection), !segment.isComplete else { return nil }
             var to = segment.end
             if let most = setup.maximumBytesPerRequest { to = min(to, segment.next + most) }
+            let overlap =
+                state.restartedSegments.contains(segment.start)
+                ? 0 : min(setup.overlapLength, state.map.durableBytes(before: segment.next))
             let request = SegmentRequest(
-                connection: connection, segmentStart: segment.start, range: segment.next..<to, owner: self)
+                connection: connection, segmentStart: segment.start, range: segment.next..<to, overlap: overlap,
+                owner: self)
             state.requests[connection] = request
             let isNew = previous?.start != segment.start || previous?.next != segment.next
             return (request, isNew ? .segmentStarted(segment.next..<segment.end) : nil)
@@ -139,8 +155,7 @@ final class SegmentedTransfer: Sendable {
         guard let (request, event) = work else { return }
         if let event { publish(event) }
         var urlRequest = setup.request
-        urlRequest.setValue(
-            "bytes=\(request.range.lowerBound)-\(request.range.upperBound - 1)", forHTTPHeaderField: "Range")
+        urlRequest.setValue(request.rangeHeader, forHTTPHeaderField: "Range")
         urlRequest.setValue(setup.record.validator.ifRangeValue, forHTTPHeaderField: "If-Range")
         request.start(urlRequest, on: transport)
     }
@@ -156,6 +171,7 @@ final class SegmentedTransfer: Sendable {
         var events: [DownloadEvent] = []
         var stops: [SegmentRequest] = []
         var next: Int?
+        var receivedAfterRestart: Int64?
         state.withLock { state in
             if state.requests[connection] === request { state.requests[connection] = nil }
             state.map.markDurable(upTo: durable, inSegmentAt: request.segmentStart)
@@ -184,6 +200,25 @@ final class SegmentedTransfer: Sendable {
                     state.end = .failed(error)
                     stops = Array(state.requests.values)
                 }
+            case .overlapDiffers(let reason):
+                guard state.end == nil else { break }
+                if setup.isNewURL {
+                    // The new URL's file differs there: that segment alone starts again.
+                    state.map.restart(segmentAt: request.segmentStart)
+                    state.restartedSegments.insert(request.segmentStart)
+                    if let digest = state.record.digest, digest.length > request.segmentStart {
+                        // It covered bytes that are to be replaced: it is read again as the bytes
+                        // with no gap grow.
+                        state.record.digest = RunningDigest(digest.algorithm)
+                    }
+                    receivedAfterRestart = state.map.received
+                    next = connection
+                } else {
+                    state.end =
+                        setup.onServerFileChange == .fail
+                        ? .failed(.serverFileChanged(reason)) : .restart(reason: reason)
+                    stops = Array(state.requests.values)
+                }
             case .rangesRefused:
                 if state.end == nil {
                     state.end = .incomplete(progressed: true)
@@ -197,6 +232,9 @@ final class SegmentedTransfer: Sendable {
                 }
             }
             if state.end != nil { state.map.release(connection) }
+        }
+        if let receivedAfterRestart {
+            progress.update(totalBytes: receivedAfterRestart, expectedBytes: setup.map.length)
         }
         for event in events { publish(event) }
         for stop in stops { stop.cancel() }

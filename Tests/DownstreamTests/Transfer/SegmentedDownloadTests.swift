@@ -67,19 +67,25 @@ struct SegmentedDownloadTests {
             let download = await fixture.manager.download(from: url, to: .file(fixture.file("steal.bin")))
             let held = try #require(await Self.firstSegmentRequest(fixture.server, "/steal.bin"))
             let heldEnd = try #require(held.rangeEnd) + 1
+            // The held request's segment (its request starts with the overlap before it when those
+            // bytes are on disk).
+            let heldSegment = await download.waitForEvent { event in
+                event.segment?.upperBound == heldEnd && event.description.hasSuffix("started")
+            }
+            let heldStart = try #require(heldSegment?.segment?.lowerBound)
             // The others finish theirs, then one takes the second half of the held segment.
             let takeover = await download.waitForEvent { event in
                 guard let range = event.segment, event.description.hasSuffix("started") else { return false }
-                return range.lowerBound > held.rangeStart ?? 0 && range.upperBound == heldEnd
+                return range.lowerBound > heldStart && range.upperBound == heldEnd
             }
             let taken = try #require(takeover?.segment)
-            #expect(taken.lowerBound > (held.rangeStart ?? 0) + 10_000)
+            #expect(taken.lowerBound > heldStart + 10_000)
             fixture.server.release("/steal.bin")
             try body.expectMatches(try await download.fileURL)
             // The held request stopped where the other connection's part began: nothing was
             // received twice.
             let events = await download.allEvents()
-            #expect(events.contains(.segmentFinished((held.rangeStart ?? 0)..<taken.lowerBound)), "\(events)")
+            #expect(events.contains(.segmentFinished(heldStart..<taken.lowerBound)), "\(events)")
             #expect(events.contains(.segmentFinished(taken)))
             #expect(fixture.server.requests("/steal.bin").contains { $0.rangeStart == taken.lowerBound })
         }
@@ -172,14 +178,17 @@ struct SegmentedDownloadTests {
     func stoppingAndGoingOnContinuesEverySegmentFromItsBytesOnDisk(byCancelling: Bool) async throws {
         try await withFixture(Self.segmented(4)) { fixture in
             let body = Body.pattern(count: 2_000_000, seed: 1406)
+            // The segment after the first asks for the overlap before it first (the first segment
+            // is on disk): each segment gets 50,000 bytes of its own at least.
+            let overlap = Int64(fixture.configuration.resumption.overlapLength)
             let url = fixture.serve("/paused.bin", body) {
-                $0.faults = [.none] + Array(repeating: .holdAfter(50_000), count: 4)
+                $0.faults = [.none] + Array(repeating: .holdAfter(50_000 + overlap), count: 4)
             }
             var request = DownloadRequest(url: url, to: .file(fixture.file("paused.bin")))
             request.expectedDigest = ExpectedDigestTests.digest(.sha256, of: body)
             var download = await fixture.manager.download(request)
             await fixture.server.waitForRequests(5, path: "/paused.bin")
-            await download.waitForBytes(256 * Self.kibibyte + 4 * 50_000)
+            await download.waitForBytes(256 * Self.kibibyte + 4 * 50_000 + 3 * overlap)
             if byCancelling {
                 await download.cancel(keepingPartialData: true)
             } else {
@@ -188,7 +197,9 @@ struct SegmentedDownloadTests {
             let record = try #require(fixture.storedRecord(download.id)?.resume)
             let saved = try #require(record.segments)
             #expect(saved.count == 5)
-            #expect(saved.dropFirst().allSatisfy { $0.durable == 50_000 }, "\(saved)")
+            #expect(
+                saved.dropFirst().allSatisfy { $0.durable == 50_000 + ($0.start == 256 * Self.kibibyte ? 0 : overlap) },
+                "\(saved)")
             // The digest covers the bytes from the first with no gap (the first segment and the
             // next one's 50,000), read back from the disk, and is kept with the record.
             #expect(record.durableLength == 256 * Self.kibibyte + 50_000)
@@ -201,9 +212,11 @@ struct SegmentedDownloadTests {
                 await download.resume()
             }
             try body.expectMatches(try await download.fileURL)
-            // Each unfinished segment is asked for from its bytes on disk, and only that.
+            // Each unfinished segment is asked for from its bytes on disk (after the overlap before
+            // them, compared first), and only that.
             let resumed = fixture.server.requests("/paused.bin").dropFirst(before)
-            #expect(Set(resumed.compactMap(\.rangeStart)) == Set(saved.dropFirst().map { $0.start + $0.durable }))
+            #expect(
+                Set(resumed.compactMap(\.rangeStart)) == Set(saved.dropFirst().map { $0.start + $0.durable - overlap }))
             #expect(resumed.count == 4)
         }
     }
@@ -228,7 +241,11 @@ struct SegmentedDownloadTests {
             let chunk = Double(limiter.largestChunkAdmitted(for: download.id))
             let time = BandwidthLimitTests.seconds(advancer.time)
             #expect(time >= (2_000_000 - 40_000 - 4 * chunk) / 400_000, "\(time) s on the clock")
-            #expect(limiter.bytesAdmitted(for: download.id) == 2_000_000)
+            // Every byte the server sent passed the limiter: the file, and the overlap the segment
+            // after the first (on disk) asked for again.
+            #expect(
+                limiter.bytesAdmitted(for: download.id) == 2_000_000
+                    + Int64(fixture.configuration.resumption.overlapLength))
         }
     }
 
