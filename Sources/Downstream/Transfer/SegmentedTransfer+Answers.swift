@@ -17,19 +17,30 @@ extension SegmentedTransfer {
     /// same file from the first byte asked for is written; a changed file ends the attempt (to
     /// start over, or to fail, as the request says); a `200` of the same file means the server
     /// does not serve ranges here; another status fails the request (which retries alone when the
-    /// failure is transient).
+    /// failure is transient). An answer whose digest of the whole file differs from the record's
+    /// is of another file; one that gives a digest the record does not have yet adds it.
     func verdict(on response: ServerResponse, for range: Range<Int64>) -> Verdict {
-        state.withLock { $0.lastResponse = response }
-        observeResponse?(response)
         let head = ResponseHead(response)
-        let record = setup.record
+        let record = state.withLock { state in
+            state.lastResponse = response
+            return state.record
+        }
+        observeResponse?(response)
         let plan = AttemptPlan(
             offset: range.lowerBound, end: range.upperBound, validator: record.validator,
-            expectedLength: record.expectedLength, onServerFileChange: setup.onServerFileChange)
+            expectedLength: record.expectedLength, onServerFileChange: setup.onServerFileChange,
+            serverDigest: record.serverDigest)
         switch ResponseDecision.decide(head, for: plan) {
         case .write(let body) where !body.discardsPartial:
             guard let end = body.end, body.start == range.lowerBound, end > body.start else {
                 return .refuse(.failed(.unexpectedResponse("206 without the range asked for")))
+            }
+            if setup.settings.verifiesServerDigests, record.serverDigest == nil, let offered = head.serverDigests.first
+            {
+                // Saved with the next checkpoint; the file is then read at delivery.
+                state.withLock { state in
+                    if state.record.serverDigest == nil { state.record.serverDigest = offered }
+                }
             }
             return .write(bodyEnd: min(end, range.upperBound))
         case .write:
