@@ -17,7 +17,7 @@ struct ResponseHead: Equatable, Sendable {
     /// The server's `Retry-After`, as a delay from now.
     var retryAfter: Duration?
     /// The digests of the whole file the response gives, strongest first (see
-    /// ``ServerDigest/offered(status:fields:)``).
+    /// ``ServerDigest/offered(status:fields:isWholeFile:)``).
     var serverDigests: [ServerDigest] = []
 
     init(
@@ -50,7 +50,8 @@ struct ResponseHead: Equatable, Sendable {
             contentDisposition: fields["content-disposition"],
             url: response.url)
         retryAfter = fields["retry-after"].flatMap { Self.parseRetryAfter($0, now: Date()) }
-        serverDigests = ServerDigest.offered(status: response.statusCode, fields: fields)
+        serverDigests = ServerDigest.offered(
+            status: response.statusCode, fields: fields, isWholeFile: contentRange?.isWholeFile == true)
     }
 
     /// `Retry-After` is delay-seconds or an HTTP-date (RFC 9110, section 10.2.3).

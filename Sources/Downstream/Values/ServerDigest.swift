@@ -31,29 +31,29 @@ extension ServerDigest {
     /// The digests of the whole file that a response with `status` and `fields` (header names
     /// lowercased) gives, strongest algorithm first (SHA-256, SHA-1, MD5, CRC-32C, CRC-32), and
     /// for one algorithm in the order of the headers below; empty when it gives none that can be
-    /// trusted.
+    /// trusted. `isWholeFile`: a `206` whose `Content-Range` is the whole file (`bytes 0-99/100`).
     ///
-    /// Which headers describe the whole file depends on the status:
+    /// Which headers describe the whole file depends on what the body is:
     ///
     /// - On `200` and `206`: `Repr-Digest` (RFC 9530, the selected representation), `x-goog-hash`
     ///   (Google Cloud Storage gives the whole object's hashes for a range too) and a single-part
     ///   S3 `ETag` (the object's MD5; an entity tag is of the whole representation).
-    /// - On `200` only: `Content-Digest` (RFC 9530) and `Content-MD5`, which describe the message's
-    ///   content (a `206`'s part); `Digest` (RFC 3230), whose "instance" is the whole file, but
-    ///   which servers computed over a range's part as well; `x-amz-checksum-*` (S3 sends none
-    ///   for a range).
+    /// - On `200`, and on a `206` whose range is the whole file: `Content-Digest` (RFC 9530) and
+    ///   `Content-MD5`, which describe the message's content (on another `206`, its part);
+    ///   `Digest` (RFC 3230), whose "instance" is the whole file, but which servers computed
+    ///   over a range's part as well; `x-amz-checksum-*` (S3 sends none for a range).
     /// - Never on a body with a `Content-Encoding` other than `identity` (the digests are of the
     ///   encoded bytes), nor on other statuses.
     ///
     /// Unknown algorithms are skipped; a header that cannot be read is ignored as a whole.
-    static func offered(status: Int, fields: [String: String]) -> [ServerDigest] {
+    static func offered(status: Int, fields: [String: String], isWholeFile: Bool = false) -> [ServerDigest] {
         guard status == 200 || status == 206 else { return [] }
         if let coding = fields["content-encoding"]?.trimmingWhitespace.lowercased(),
             !coding.isEmpty, coding != "identity"
         {
             return []
         }
-        let isWhole = status == 200
+        let isWhole = status == 200 || isWholeFile
         var offered: [ServerDigest] = []
         offered += structuredDigests(fields["repr-digest"], header: "Repr-Digest")
         if isWhole {
@@ -71,15 +71,6 @@ extension ServerDigest {
             let (strengthA, strengthB) = (a.element.strength, b.element.strength)
             return strengthA != strengthB ? strengthA > strengthB : a.offset < b.offset
         }.map(\.element)
-    }
-
-    /// The digests of the whole file in `response` (see ``offered(status:fields:)``).
-    static func offered(in response: ServerResponse) -> [ServerDigest] {
-        var fields: [String: String] = [:]
-        for (name, value) in response.headers {
-            fields[name.lowercased()] = value
-        }
-        return offered(status: response.statusCode, fields: fields)
     }
 
     private var strength: Int { Digest.Algorithm(code: algorithm).strength }
