@@ -10,7 +10,9 @@ import Foundation
 /// request.expectedDigest = .sha256("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
 /// ```
 ///
-/// A mismatch fails the download with ``DownloadError/Kind/integrityCheckFailed``.
+/// A mismatch fails the download with ``DownloadError/Kind/integrityCheckFailed``. A request
+/// without one is checked against the digest its server gives, when it gives one (see
+/// ``DownloadManager/Configuration-swift.struct/Integrity-swift.struct``).
 public struct Digest: Sendable, Hashable, CustomStringConvertible {
     /// A hash function.
     public struct Algorithm: Sendable, Hashable, CustomStringConvertible {
