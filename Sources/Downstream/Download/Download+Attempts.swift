@@ -162,13 +162,8 @@ extension Download {
             // Whatever the partial file holds is not to be continued until a response replaces it.
             record = .startingOver(url: url)
         }
-        if let expected = request.expectedDigest {
-            // Saved at the last checkpoint: only the bytes written since are read again.
-            record.digest = try RunningDigest.resuming(
-                record.digest, expected.algorithm, fileAt: location.path, length: offset)
-        } else {
-            record.digest = nil
-        }
+        let digest = try continuedDigest(of: &record, upTo: offset)
+        record.digest = digest
         // A large file comes in bounded ranges, one request after another (see
         // `maximumBytesPerRequest`); the last range is open-ended.
         var end: Int64?
@@ -191,7 +186,8 @@ extension Download {
         let overlap = Int64(settings.overlapLength)
         let plan = AttemptPlan(
             offset: offset, overlap: overlap, end: end, validator: validator, expectedLength: record.expectedLength,
-            onServerFileChange: request.onServerFileChange, existingCopy: offset == 0 ? copy?.path : nil)
+            onServerFileChange: request.onServerFileChange, existingCopy: offset == 0 ? copy?.path : nil,
+            serverDigest: record.serverDigest)
 
         var urlRequest = baseRequest(to: url)
         urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
@@ -205,7 +201,8 @@ extension Download {
             attempt: attempt, url: url, plan: plan, announcesResume: kind == .run, partialPath: location.path,
             namesFile: request.destination.fileURL == nil, record: record, recordFile: recordFile,
             settings: settings.transfer, downloadID: id,
-            answersChallenges: machine.answersChallenges, previousChallenges: machine.answeredChallenges)
+            answersChallenges: machine.answersChallenges, previousChallenges: machine.answeredChallenges,
+            expectedAlgorithm: request.expectedDigest?.algorithm)
         return (setup, urlRequest)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Download {
-    /// Checks the complete partial file (the expected digest, then the validators), then moves
+    /// Checks the complete partial file (the expected digest or the server's, then the validators), then moves
     /// it into place and forgets the record (in that order: a process killed in between finds a
     /// record whose bytes were all received and no partial file, and knows the file was
     /// delivered).
@@ -9,8 +9,9 @@ extension Download {
     /// The checks run off the actor: they may read the whole file, and validators are the app's
     /// code. The download stays `.running` (finalizing) meanwhile.
     func finalize() {
+        let check = digestToCheck
         let inspection = Inspection(
-            path: location.path, expectedDigest: request.expectedDigest,
+            path: location.path, expectedDigest: check?.digest, digestSource: check?.source,
             digest: recordFile?.record.resume.digest, response: recordFile?.record.resume.response,
             validations: responseChain.validations, keepsRejectedFile: request.onRejectedFile == .keep)
         Task {
@@ -62,6 +63,9 @@ extension Download {
 struct Inspection: Sendable {
     var path: String
     var expectedDigest: Digest?
+    /// Where ``expectedDigest`` comes from when it is not the request's ("the server's
+    /// Repr-Digest").
+    var digestSource: String?
     /// The digest of the file's first bytes, as computed while writing them.
     var digest: RunningDigest?
     var response: ServerResponse?
@@ -78,7 +82,8 @@ struct Inspection: Sendable {
                 let actual = try RunningDigest.resuming(digest, expectedDigest.algorithm, fileAt: path, length: length)
                     .finalized()
                 if actual != expectedDigest.bytes {
-                    return .integrityCheckFailed(expected: expectedDigest, actual: actual.hexString, path: keptPath)
+                    return .integrityCheckFailed(
+                        expected: expectedDigest, actual: actual.hexString, path: keptPath, source: digestSource)
                 }
             } catch {
                 return error

@@ -77,17 +77,13 @@ extension Download {
         let urlRequest = baseRequest(to: url)
         do throws(DownloadError) {
             try preparePlaces()
-            if let expected = request.expectedDigest {
-                // Only the bytes from the first on, with no gap, can be hashed: the saved digest
-                // goes on from where it is (reading nothing here, on the actor), the transfer's
-                // checkpoints catch it up as the prefix grows.
-                let saved = record.digest?.algorithm == expected.algorithm ? record.digest?.length ?? 0 : 0
-                record.digest = try RunningDigest.resuming(
-                    record.digest, expected.algorithm, fileAt: location.path,
-                    length: min(saved, map.durablePrefix))
-            } else {
-                record.digest = nil
-            }
+            // Only the bytes from the first on, with no gap, can be hashed: the saved digest goes
+            // on from where it is (reading nothing here, on the actor), the transfer's checkpoints
+            // catch it up as the prefix grows.
+            let algorithm = digestAlgorithm(of: record)
+            let saved = record.digest.map { $0.algorithm == algorithm ? $0.length : 0 } ?? 0
+            let digest = try continuedDigest(of: &record, upTo: min(saved, map.durablePrefix))
+            record.digest = digest
         } catch {
             if connections > 1 { context.observer.downloadReturnsConnections(self) }
             handle(machine.attemptEnded(attempt, .failed(error)))

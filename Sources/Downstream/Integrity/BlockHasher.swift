@@ -90,17 +90,3 @@ struct BlockHasher<Compression: BlockCompression>: Sendable {
         return copy.compression.digest
     }
 }
-
-extension Array where Element == UInt8 {
-    /// The bytes as lowercase hexadecimal, as digests are usually written.
-    var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var characters: [UInt8] = []
-        characters.reserveCapacity(count * 2)
-        for byte in self {
-            characters.append(digits[Int(byte >> 4)])
-            characters.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: characters, as: UTF8.self)
-    }
-}

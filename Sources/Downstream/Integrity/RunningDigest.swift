@@ -1,12 +1,20 @@
 import Foundation
 
-/// A digest being computed over a file as it is written: any of the supported algorithms, its
-/// state saved with the download's record so that a relaunch goes on from it.
+/// A digest being computed over a file as it is written: any of the supported algorithms (hashes
+/// and CRCs), its state saved with the download's record so that a relaunch goes on from it.
 struct RunningDigest: Sendable {
     private enum Hasher: Sendable {
         case sha256(BlockHasher<SHA256Compression>)
         case sha1(BlockHasher<SHA1Compression>)
         case md5(BlockHasher<MD5Compression>)
+        case crc32c(CRCState)
+        case crc32(CRCState)
+    }
+
+    /// A CRC and how many bytes it covers.
+    private struct CRCState: Sendable {
+        var value: UInt32 = 0
+        var length: UInt64 = 0
     }
 
     let algorithm: Digest.Algorithm
@@ -19,6 +27,8 @@ struct RunningDigest: Sendable {
         case .sha256: hasher = .sha256(BlockHasher())
         case .sha1: hasher = .sha1(BlockHasher())
         case .md5: hasher = .md5(BlockHasher())
+        case .crc32c: hasher = .crc32c(CRCState())
+        case .crc32: hasher = .crc32(CRCState())
         }
     }
 
@@ -28,6 +38,7 @@ struct RunningDigest: Sendable {
         case .sha256(let hasher): Int64(hasher.length)
         case .sha1(let hasher): Int64(hasher.length)
         case .md5(let hasher): Int64(hasher.length)
+        case .crc32c(let state), .crc32(let state): Int64(state.length)
         }
     }
 
@@ -42,6 +53,14 @@ struct RunningDigest: Sendable {
         case .md5(var hasher):
             hasher.update(bytes)
             self.hasher = .md5(hasher)
+        case .crc32c(var state):
+            state.value = CRC32C.checksum(bytes, continuing: state.value)
+            state.length += UInt64(bytes.count)
+            self.hasher = .crc32c(state)
+        case .crc32(var state):
+            state.value = CRC32.checksum(bytes, continuing: state.value)
+            state.length += UInt64(bytes.count)
+            self.hasher = .crc32(state)
         }
     }
 
@@ -51,6 +70,7 @@ struct RunningDigest: Sendable {
         case .sha256(let hasher): hasher.finalized()
         case .sha1(let hasher): hasher.finalized()
         case .md5(let hasher): hasher.finalized()
+        case .crc32c(let state), .crc32(let state): state.value.bigEndianBytes
         }
     }
 
@@ -90,6 +110,7 @@ extension RunningDigest: Codable {
             case .sha256(let hasher): (hasher.words, hasher.pendingBytes)
             case .sha1(let hasher): (hasher.words, hasher.pendingBytes)
             case .md5(let hasher): (hasher.words, hasher.pendingBytes)
+            case .crc32c(let state), .crc32(let state): ([state.value], [])
             }
         let wordText = words.flatMap(\.bigEndianBytes).hexString
         return "\(algorithm.code.rawValue):\(length):\(wordText):\(pending.hexString)"
@@ -121,6 +142,10 @@ extension RunningDigest: Codable {
                 return nil
             }
             self.hasher = .md5(hasher)
+        case .crc32c, .crc32:
+            guard words.count == 1, pending.isEmpty else { return nil }
+            let state = CRCState(value: words[0], length: length)
+            self.hasher = code == .crc32c ? .crc32c(state) : .crc32(state)
         }
     }
 

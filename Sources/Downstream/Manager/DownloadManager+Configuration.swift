@@ -30,6 +30,8 @@ extension DownloadManager {
         public var scheduling = Scheduling()
         /// How a download makes sure the bytes it continues are of the same file.
         public var resumption = Resumption()
+        /// How downloads check their files: against the digests their servers give, too.
+        public var integrity = Integrity()
         /// When failed requests are tried again by themselves.
         public var retry = RetryPolicy()
         /// A background session for the downloads, on Apple platforms; nil (the default) for an
@@ -217,7 +219,7 @@ extension DownloadManager.Configuration {
                 writeBufferCapacity: storage.writeBufferCapacity, checkpoints: storage.checkpoints,
                 synchronizesToDisk: storage.synchronizesToDisk,
                 disk: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
-                redirects: redirects,
+                redirects: redirects, verifiesServerDigests: integrity.verifiesServerDigests,
                 limiter: BandwidthLimiter(
                     overall: network.maximumBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }, clock: clock)),
             authentication: authentication,

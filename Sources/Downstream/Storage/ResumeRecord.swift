@@ -21,8 +21,14 @@ struct ResumeRecord: Codable, Equatable, Sendable {
     /// False when the partial file must not be continued: the server's answer cannot be resumed
     /// with a range (a compressed body), or a request that starts over was not answered yet.
     var isResumable = true
-    /// The digest of the partial file's first `digest.length` bytes, when the request expects one.
+    /// The digest of the partial file's first `digest.length` bytes, when the request expects one
+    /// or the server gave one (``serverDigest``).
     var digest: RunningDigest?
+    /// The digest of the whole file that the server gave with the bytes the partial file holds,
+    /// when server digests are checked: the file is checked against it when the request expects
+    /// no digest, and a later response that gives another value means another file. Nil in
+    /// records of older versions.
+    var serverDigest: ServerDigest?
     /// The response whose body the partial file holds, for validators.
     var response: ServerResponse?
     /// For a file downloaded over several connections, each part's range and its bytes on the

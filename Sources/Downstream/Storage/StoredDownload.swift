@@ -177,6 +177,13 @@ extension StoredDownload {
                     writer.integer("end", segment.end)
                     writer.integer("durable", segment.durable)
                 }
+                if let serverDigest = resume.serverDigest {
+                    writer.object("serverDigest") { writer in
+                        writer.string("algorithm", serverDigest.algorithm.rawValue)
+                        writer.string("hex", serverDigest.hex)
+                        writer.string("header", serverDigest.header)
+                    }
+                }
                 if let response = resume.response {
                     writer.object("response") { writer in
                         writer.integer("statusCode", response.statusCode)

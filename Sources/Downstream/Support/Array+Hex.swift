@@ -19,4 +19,16 @@ extension Array where Element == UInt8 {
         }
         self = bytes
     }
+
+    /// The bytes as lowercase hexadecimal, as digests are usually written.
+    var hexString: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var characters: [UInt8] = []
+        characters.reserveCapacity(count * 2)
+        for byte in self {
+            characters.append(digits[Int(byte >> 4)])
+            characters.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: characters, as: UTF8.self)
+    }
 }

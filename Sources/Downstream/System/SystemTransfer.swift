@@ -129,8 +129,10 @@ final class SystemTransfer: Sendable {
                 resume.durableLength = length
                 resume.suggestedFileName = FileName.suggested(
                     contentDisposition: head?.contentDisposition, url: response?.url ?? record.request.url)
-                // The system wrote the file: its digest is computed from the disk before delivery.
+                // The system wrote the file: its digest is computed from the disk before delivery,
+                // and checked against the server's when the download checks those.
                 resume.response = (response as? HTTPURLResponse).map(ServerResponse.init)
+                resume.serverDigest = head?.serverDigests.first
                 record.resume = resume
                 record.systemResumeData = nil
             }

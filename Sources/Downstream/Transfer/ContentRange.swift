@@ -13,6 +13,12 @@ struct ContentRange: Equatable, Sendable {
         self.total = total
     }
 
+    /// Whether the range is the whole file: from its first byte to its last.
+    var isWholeFile: Bool {
+        guard let range, let total else { return false }
+        return range.lowerBound == 0 && range.upperBound + 1 == total
+    }
+
     init?(_ headerValue: String) {
         let value = headerValue.trimmingWhitespace
         guard value.prefix(6).lowercased() == "bytes " else { return nil }

@@ -87,9 +87,21 @@ extension RangedTransfer {
         sink.record.durableLength = kept
         sink.record.isResumable = body.isResumable
         sink.record.response = response
-        if let digest = sink.record.digest, digest.length != kept {
-            // The digest covers what the file keeps: nothing, or the bytes this range continues.
-            sink.record.digest = kept == 0 ? RunningDigest(digest.algorithm) : nil
+        if setup.settings.verifiesServerDigests, body.discardsPartial || sink.record.serverDigest == nil {
+            // The response's file replaces the partial's, or continues one whose digest was not
+            // known (changed digests were refused by the decision).
+            sink.record.serverDigest = head.serverDigests.first
+        }
+        let algorithm = setup.expectedAlgorithm ?? sink.record.serverDigest?.digest.algorithm
+        if let digest = sink.record.digest, digest.algorithm == algorithm {
+            if digest.length != kept {
+                // The digest covers what the file keeps: nothing, or the bytes this range continues.
+                sink.record.digest = kept == 0 ? RunningDigest(digest.algorithm) : nil
+            }
+        } else {
+            // A digest known from this response on: hashed from the first byte, or, when bytes are
+            // kept, read from the disk at delivery.
+            sink.record.digest = kept == 0 ? algorithm.map { RunningDigest($0) } : nil
         }
         if setup.namesFile {
             sink.record.suggestedFileName = FileName.suggested(

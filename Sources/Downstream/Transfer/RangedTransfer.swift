@@ -27,6 +27,9 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         var synchronizesToDisk: Bool
         var disk: (any DiskSimulation)?
         var redirects: RedirectSettings
+        /// Whether responses' digests of the whole file are kept with the partial file, and
+        /// checked (see `DownloadManager.Configuration.Integrity`).
+        var verifiesServerDigests = true
         /// The manager's bandwidth limits (one object for all its transfers).
         var limiter: BandwidthLimiter?
     }
@@ -54,6 +57,9 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         var answersChallenges: Bool
         /// Challenges answered before this request, in this run of the download.
         var previousChallenges: Int
+        /// The algorithm of the request's expected digest, if it expects one: the file is hashed
+        /// with it, else with the server's digest's (``ResumeRecord/serverDigest``).
+        var expectedAlgorithm: Digest.Algorithm? = nil
     }
 
     /// The state of the response being written.

@@ -16,6 +16,9 @@ struct ResponseHead: Equatable, Sendable {
     var url: URL?
     /// The server's `Retry-After`, as a delay from now.
     var retryAfter: Duration?
+    /// The digests of the whole file the response gives, strongest first (see
+    /// ``ServerDigest/offered(status:fields:isWholeFile:)``).
+    var serverDigests: [ServerDigest] = []
 
     init(
         status: Int, contentRange: String? = nil, contentLength: Int64? = nil, validator: Validator = Validator(),
@@ -47,6 +50,8 @@ struct ResponseHead: Equatable, Sendable {
             contentDisposition: fields["content-disposition"],
             url: response.url)
         retryAfter = fields["retry-after"].flatMap { Self.parseRetryAfter($0, now: Date()) }
+        serverDigests = ServerDigest.offered(
+            status: response.statusCode, fields: fields, isWholeFile: contentRange?.isWholeFile == true)
     }
 
     /// `Retry-After` is delay-seconds or an HTTP-date (RFC 9110, section 10.2.3).
@@ -86,10 +91,15 @@ struct AttemptPlan: Equatable, Sendable {
     /// The path of an existing copy of the file, when the request is conditional (it asks for the
     /// file only if it changed since that copy): `304 Not Modified` means the copy is current.
     var existingCopy: String?
+    /// The server's digest of the file the partial holds, when server digests are checked: a
+    /// response that gives another value of its algorithm is of another file (from any URL: a
+    /// digest is of the content, not of a server).
+    var serverDigest: ServerDigest?
 
     init(
         offset: Int64, overlap: Int64 = 0, end: Int64?, validator: Validator, expectedLength: Int64?,
-        onServerFileChange: DownloadRequest.ServerFileChangePolicy, existingCopy: String? = nil
+        onServerFileChange: DownloadRequest.ServerFileChangePolicy, existingCopy: String? = nil,
+        serverDigest: ServerDigest? = nil
     ) {
         self.offset = offset
         self.overlap = min(max(overlap, 0), offset)
@@ -98,6 +108,7 @@ struct AttemptPlan: Equatable, Sendable {
         self.expectedLength = expectedLength
         self.onServerFileChange = onServerFileChange
         self.existingCopy = existingCopy
+        self.serverDigest = serverDigest
     }
 
     /// The first byte asked for.
@@ -152,8 +163,9 @@ enum ResponseDecision: Equatable, Sendable {
     /// - 206 whose `Content-Range` starts at the first byte asked for: append (after comparing the
     ///   overlap, if one was asked for).
     /// - 200 (the server ignored `Range`, or `If-Range` found a changed file): write from 0.
-    /// - 206 from another offset, or with a changed total or validator: never write it at a
-    ///   wrong offset; restart from 0 (or fail, if the request says so on a changed file).
+    /// - 206 from another offset, or with a changed total, validator or digest of the whole file
+    ///   (``AttemptPlan/serverDigest``): never write it at a wrong offset; restart from 0 (or
+    ///   fail, if the request says so on a changed file).
     /// - 416: complete when the partial already holds the whole length, else restart.
     /// - other statuses: fail with the status.
     static func decide(_ head: ResponseHead, for plan: AttemptPlan) -> ResponseDecision {
@@ -237,6 +249,13 @@ enum ResponseDecision: Equatable, Sendable {
         }
         if let totalLength, let expected = plan.expectedLength, totalLength != expected {
             return "length changed from \(expected) to \(totalLength) bytes"
+        }
+        if let stored = plan.serverDigest,
+            let offered = head.serverDigests.first(where: { $0.algorithm == stored.algorithm }),
+            offered.hex != stored.hex
+        {
+            return "the file's \(stored.digest.algorithm) digest changed from \(stored.hex) (\(stored.header)) "
+                + "to \(offered.hex) (\(offered.header))"
         }
         return nil
     }

@@ -18,25 +18,35 @@ extension SegmentedTransfer {
     /// changed file ends the attempt (to start over, or to fail, as the request says); a `200` of
     /// the same file means the server does not serve ranges here; another status fails the
     /// request (which retries alone when the failure is transient). The first answer from a new
-    /// URL gives the record that URL's validator.
+    /// URL gives the record that URL's validator. An answer whose digest of the whole file
+    /// differs from the record's is of another file; one that gives a digest the record does not
+    /// have yet adds it.
     func verdict(on response: ServerResponse, for range: Range<Int64>, overlap: Int64) -> Verdict {
         let head = ResponseHead(response)
-        state.withLock { state in
+        let record = state.withLock { state in
             state.lastResponse = response
             if head.status == 206, state.record.url != setup.url {
                 state.record.url = setup.url
                 state.record.validator = head.validator
             }
+            return state.record
         }
         observeResponse?(response)
-        let record = setup.record
         let plan = AttemptPlan(
             offset: range.lowerBound, overlap: overlap, end: range.upperBound, validator: record.validator,
-            expectedLength: record.expectedLength, onServerFileChange: setup.onServerFileChange)
+            expectedLength: record.expectedLength, onServerFileChange: setup.onServerFileChange,
+            serverDigest: record.serverDigest)
         switch ResponseDecision.decide(head, for: plan) {
         case .write(let body) where !body.discardsPartial:
             guard let end = body.end, body.start == plan.firstByte, end > range.lowerBound else {
                 return .refuse(.failed(.unexpectedResponse("206 without the range asked for")))
+            }
+            if setup.settings.verifiesServerDigests, record.serverDigest == nil, let offered = head.serverDigests.first
+            {
+                // Saved with the next checkpoint; the file is then read at delivery.
+                state.withLock { state in
+                    if state.record.serverDigest == nil { state.record.serverDigest = offered }
+                }
             }
             return .write(bodyEnd: min(end, range.upperBound))
         case .write:

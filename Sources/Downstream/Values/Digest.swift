@@ -10,7 +10,9 @@ import Foundation
 /// request.expectedDigest = .sha256("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
 /// ```
 ///
-/// A mismatch fails the download with ``DownloadError/Kind/integrityCheckFailed``.
+/// A mismatch fails the download with ``DownloadError/Kind/integrityCheckFailed``. A request
+/// without one is checked against the digest its server gives, when it gives one (see
+/// ``DownloadManager/Configuration-swift.struct/Integrity-swift.struct``).
 public struct Digest: Sendable, Hashable, CustomStringConvertible {
     /// A hash function.
     public struct Algorithm: Sendable, Hashable, CustomStringConvertible {
@@ -18,6 +20,8 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
             case sha256 = "sha256"
             case sha1 = "sha1"
             case md5 = "md5"
+            case crc32c = "crc32c"
+            case crc32 = "crc32"
         }
 
         let code: Code
@@ -30,6 +34,14 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
         /// MD5 (RFC 1321), for servers that publish nothing better. It detects damage, not
         /// tampering.
         public static let md5 = Algorithm(code: .md5)
+        /// CRC-32C (Castagnoli, RFC 3720), as object stores give it (`x-goog-hash`,
+        /// `x-amz-checksum-crc32c`); the value is the checksum's 4 bytes, most significant first.
+        /// It detects damage, not tampering.
+        public static let crc32c = Algorithm(code: .crc32c)
+        /// CRC-32 (IEEE 802.3, the checksum of zip), as some object stores give it
+        /// (`x-amz-checksum-crc32`); the value is the checksum's 4 bytes, most significant first.
+        /// It detects damage, not tampering.
+        public static let crc32 = Algorithm(code: .crc32)
 
         /// How many bytes a digest of this algorithm has.
         public var byteCount: Int {
@@ -37,6 +49,7 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
             case .sha256: 32
             case .sha1: 20
             case .md5: 16
+            case .crc32c, .crc32: 4
             }
         }
 
@@ -45,6 +58,20 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
             case .sha256: "SHA-256"
             case .sha1: "SHA-1"
             case .md5: "MD5"
+            case .crc32c: "CRC-32C"
+            case .crc32: "CRC-32"
+            }
+        }
+
+        /// How much a match of this algorithm proves, to choose among the digests a server gives:
+        /// SHA-256, then SHA-1, MD5, CRC-32C, CRC-32.
+        var strength: Int {
+            switch code {
+            case .sha256: 5
+            case .sha1: 4
+            case .md5: 3
+            case .crc32c: 2
+            case .crc32: 1
             }
         }
     }

@@ -73,8 +73,11 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         /// A ``DownloadManager`` could not start: its identifier or its store is in use, or its
         /// store cannot be created.
         public static let managerUnavailable = Kind(code: .managerUnavailable)
-        /// The downloaded file's digest is not the ``DownloadRequest/expectedDigest``. The file was
-        /// not delivered; its bytes were deleted or kept as ``DownloadRequest/onRejectedFile`` says.
+        /// The downloaded file's digest is not the ``DownloadRequest/expectedDigest``, or, for a
+        /// request that expects none, not the one its server gave (see
+        /// ``DownloadManager/Configuration-swift.struct/Integrity-swift.struct``; the reason names
+        /// the header). The file was not delivered; its bytes were deleted or kept as
+        /// ``DownloadRequest/onRejectedFile`` says.
         public static let integrityCheckFailed = Kind(code: .integrityCheckFailed)
         /// A validator refused the response or the file (see ``Download/validate(_:)``). The file
         /// was not delivered; its bytes were deleted or kept as ``DownloadRequest/onRejectedFile``
@@ -362,9 +365,18 @@ extension DownloadError {
     }
 
     /// The file's digest is not the expected one; its bytes are at `path` if they were kept.
-    static func integrityCheckFailed(expected: Digest, actual: String, path: String?) -> DownloadError {
-        DownloadError(
-            .integrityCheckFailed, reason: "expected \(expected), got \(actual)", path: path)
+    /// `source` says where the expected one comes from when it is not the request's ("the
+    /// server's Repr-Digest").
+    static func integrityCheckFailed(
+        expected: Digest, actual: String, path: String?, source: String? = nil
+    ) -> DownloadError {
+        let reason =
+            if let source {
+                "\(source) says \(expected), the file has \(actual)"
+            } else {
+                "expected \(expected), got \(actual)"
+            }
+        return DownloadError(.integrityCheckFailed, reason: reason, path: path)
     }
 
     /// A validator refused the download; its bytes are at `path` if they were kept.

@@ -31,14 +31,18 @@ public struct DownloadRequest: Sendable {
     /// What happens when the manager already downloads the same URL to the same destination.
     /// Default: ``DuplicatePolicy/join``.
     public var duplicates = DuplicatePolicy.join
-    /// The digest the file must have (as its publisher gives it), or nil not to check one.
+    /// The digest the file must have (as its publisher gives it), or nil to check only the digest
+    /// the server gives, if it gives one.
     ///
     /// The file is hashed while it is written and the digest is compared before the file is
     /// delivered; a mismatch fails the download with ``DownloadError/Kind/integrityCheckFailed``
-    /// and the destination is not touched.
+    /// and the destination is not touched. Without it, a digest of the whole file in the
+    /// server's response (`Repr-Digest`, `x-goog-hash`, an S3 `ETag`…) is checked in the same
+    /// way, unless the manager's configuration turns that off
+    /// (``DownloadManager/Configuration-swift.struct/Integrity-swift.struct``).
     public var expectedDigest: Digest?
     /// What happens to the downloaded bytes when the file is rejected: its digest does not match
-    /// ``expectedDigest`` or a validator refuses it. Default: ``RejectedFilePolicy/discard``.
+    /// ``expectedDigest`` (or the server's), or a validator refuses it. Default: ``RejectedFilePolicy/discard``.
     public var onRejectedFile = RejectedFilePolicy.discard
     /// Other URLs of the same file, tried in order when the request's URL fails in a way its
     /// retries cannot mend (a status such as `404`, or a network failure after the last retry).

@@ -63,7 +63,9 @@ final class TransferBench {
         let setup = RangedTransfer.Setup(
             attempt: 1, url: url, plan: plan, announcesResume: true, partialPath: partialPath, namesFile: true,
             record: recordFile.record.resume, recordFile: recordFile, settings: settings,
-            downloadID: recordFile.record.id, answersChallenges: answersChallenges, previousChallenges: 0)
+            downloadID: recordFile.record.id, answersChallenges: answersChallenges, previousChallenges: 0,
+            // A digest in the record is the request's expected one's, as a download sets it up.
+            expectedAlgorithm: recordFile.record.resume.digest?.algorithm)
         let transfer = RangedTransfer(
             setup, progress: progress, publish: { [events] event in events.withLock { $0.append(event) } },
             onEnd: { [endsSeen, responsesSeen] end, response in

@@ -47,6 +47,7 @@ struct StoredDownloadJSONTests {
         var digest = RunningDigest(.sha256)
         Data(awkward.utf8).withUnsafeBytes { digest.update($0) }
         record.resume.digest = digest
+        record.resume.serverDigest = ServerDigest(.crc32c, bytes: [0xE3, 0x06, 0x92, 0x83], header: awkward)
         record.resume.response = ServerResponse(
             url: url, statusCode: 206, headers: ["Content-Range": "bytes 0-9/10", "X-Awkward": awkward])
         return record
@@ -80,7 +81,7 @@ struct StoredDownloadJSONTests {
     }
 
     @Test func aDigestStateSurvivesItsTextAndRejectsDamagedText() throws {
-        for algorithm in [Digest.Algorithm.sha256, .sha1, .md5] {
+        for algorithm in [Digest.Algorithm.sha256, .sha1, .md5, .crc32c, .crc32] {
             var digest = RunningDigest(algorithm)
             let bytes = Data((0..<1_000).map { UInt8(truncatingIfNeeded: $0 * 31) })
             bytes.prefix(700).withUnsafeBytes { digest.update($0) }
@@ -92,7 +93,8 @@ struct StoredDownloadJSONTests {
         let text = RunningDigest(.sha256).serialized
         for damaged in [
             "", "sha256", "sha512:0::", text.replacingOccurrences(of: "sha256:0:", with: "sha256:5:"),
-            text.replacingOccurrences(of: "sha256:0:", with: "md5:0:"), text + "zz",
+            text.replacingOccurrences(of: "sha256:0:", with: "md5:0:"), text + "zz", "crc32c:0:00000000:00",
+            "crc32:0:0000000000000000:",
         ] {
             #expect(RunningDigest(serialized: damaged) == nil, "\(damaged)")
         }

@@ -253,4 +253,33 @@ import Testing
             ResponseDecision.decide(ResponseHead(status: 304), for: plan(offset: 0, end: 100, expected: nil))
                 == .fail(.httpStatus(304)))
     }
+
+    @Test func aContinuationWithAnotherDigestOfTheWholeFileIsAnotherFile() {
+        let sha = { (byte: UInt8) in
+            ServerDigest(.sha256, bytes: [UInt8](repeating: byte, count: 32), header: "Repr-Digest")
+        }
+        var plan = plan(offset: 400)
+        plan.serverDigest = sha(1)
+        func head(_ digests: [ServerDigest]) -> ResponseHead {
+            var head = ResponseHead(status: 206, contentRange: "bytes 400-999/1000", validator: stored)
+            head.serverDigests = digests
+            return head
+        }
+        let write = ResponseDecision.write(
+            .init(start: 400, end: 1000, totalLength: 1000, discardsPartial: false, isResumable: true))
+        #expect(ResponseDecision.decide(head([sha(1)]), for: plan) == write)
+        #expect(ResponseDecision.decide(head([]), for: plan) == write)
+        // Another algorithm says nothing about the stored one.
+        #expect(
+            ResponseDecision.decide(
+                head([ServerDigest(.md5, bytes: [UInt8](repeating: 2, count: 16), header: "ETag")]), for: plan) == write
+        )
+        guard case .restart(let reason) = ResponseDecision.decide(head([sha(2)]), for: plan) else {
+            Issue.record("a changed digest is a changed file")
+            return
+        }
+        #expect(reason.contains("SHA-256 digest changed from 0101"))
+        plan.onServerFileChange = .fail
+        #expect(ResponseDecision.decide(head([sha(2)]), for: plan) == .fail(.serverFileChanged(reason)))
+    }
 }
