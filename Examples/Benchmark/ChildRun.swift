@@ -6,7 +6,7 @@ import Foundation
 #endif
 
 /// One measured download, in a child process: `child --engine E --url U --destination PATH
-/// [--disk-bytes-per-second N] [--sha256 HEX] [--connections N]`. Prints `wall=<s> cpu=<s>
+/// [--disk-bytes-per-second N] [--sha256 HEX] [--connections N] [--connection-checkpoint-kib N]`. Prints `wall=<s> cpu=<s>
 /// peak-kib=<KiB>`.
 ///
 /// Engines: `downstream` (its default transport: libcurl on Linux), `downstream-urlsession`
@@ -58,7 +58,8 @@ enum ChildRun {
                 try await downloadWithDownstream(
                     url, to: destination, diskRate: rate, sha256: options.string("sha256"),
                     transport: engine == "downstream" ? .automatic : .urlSession,
-                    connections: options.int("connections", default: 1))
+                    connections: options.int("connections", default: 1),
+                    connectionCheckpointBytes: options.int("connection-checkpoint-kib", default: 0) << 10)
             case "aria2":
                 let figures = try CurlCommand.downloadWithAria2(
                     url, to: destination, connections: options.int("connections", default: 4))
@@ -84,7 +85,8 @@ enum ChildRun {
 
     static func downloadWithDownstream(
         _ url: URL, to destination: URL, diskRate: Int, sha256: String?,
-        transport: DownloadManager.Configuration.Network.TransportChoice = .automatic, connections: Int = 1
+        transport: DownloadManager.Configuration.Network.TransportChoice = .automatic, connections: Int = 1,
+        connectionCheckpointBytes: Int = 0
     ) async throws {
         let manager = try DownloadManager(
             configuration: .init(identifier: "benchmark") {
@@ -97,6 +99,9 @@ enum ChildRun {
                 $0.storage.directory = destination.deletingLastPathComponent().appendingPathComponent(
                     ".store-\(getpid())")
                 $0.storage.simulatedDiskBytesPerSecond = diskRate > 0 ? diskRate : nil
+                if connectionCheckpointBytes > 0 {
+                    $0.storage.checkpoints.bytesPerConnection = Int64(connectionCheckpointBytes)
+                }
             })
         var request = DownloadRequest(url: url, to: .file(destination, ifExists: .replace))
         request.expectedDigest = sha256.map { .sha256($0) }

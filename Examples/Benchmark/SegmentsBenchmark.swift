@@ -6,7 +6,8 @@ import Foundation
 /// over 1, 4 and 8 connections, each download in a child process of its own; in a rotating order,
 /// `runs` times. Prints each one's wall time and peak memory, and the speed of 4 and 8
 /// connections as ratios to 1 (medians of the runs' ratios); next to `aria2c -x4 -s4` when
-/// aria2c is installed. Targets (issue 14): 4 connections ≥ 3.5×, 8 ≥ 6×, peak ≤ 48 MiB.
+/// aria2c is installed. Targets (issue 14): 4 connections ≥ 3.5×, 8 ≥ 6×, peak ≤ 48 MiB; (issue 21) 8
+/// connections checkpointing every 1 MiB each ≤ 1.03× the wall time of every 8 MiB.
 struct SegmentsBenchmark {
     let mebibytes: Int
     let bytesPerSecond: Int
@@ -36,7 +37,9 @@ struct SegmentsBenchmark {
         print(
             "Segments benchmark: \(mebibytes) MiB over loopback from a server that paces each connection to"
                 + " \(bytesPerSecond / 1_000_000) MB/s; each client in a child process; medians of \(runs) runs")
-        var engines = ["x1", "x4", "x8"]
+        // x8 again with each connection checkpointing after 8 MiB (before issue 21: the same as one
+        // connection), to weigh what checkpoints after 1 MiB cost.
+        var engines = ["x1", "x4", "x8", "x8-8MiB"]
         if let aria2 = Self.aria2Path {
             engines.append("aria2")
             print("aria2c: \(aria2)")
@@ -44,6 +47,8 @@ struct SegmentsBenchmark {
             print("aria2c is not installed: no aria2 baseline (install aria2 to compare with it)")
         }
         var samples: [String: [Benchmark.Sample]] = [:]
+        var checkpointCosts: [Double] = []
+        var checkpointCPUCosts: [Double] = []
         var ratios: [String: [Double]] = [:]
         for run in 0..<runs {
             let shift = run % engines.count
@@ -52,7 +57,7 @@ struct SegmentsBenchmark {
                 let destination = root.appendingPathComponent("\(engine).bin")
                 let sample = try await Benchmark.measure(
                     engine == "aria2" ? "aria2" : "downstream", url: server.url("/big.bin"), destination: destination,
-                    rate: 0, extraArguments: ["--connections", engine == "aria2" ? "4" : String(engine.dropFirst())])
+                    rate: 0, extraArguments: Self.arguments(engine))
                 if let mismatch = try body.firstMismatch(inFileAt: destination) {
                     throw BenchmarkError("\(engine) wrote a wrong file (byte \(mismatch))")
                 }
@@ -63,6 +68,8 @@ struct SegmentsBenchmark {
             for engine in engines where engine != "x1" {
                 ratios[engine, default: []].append(sampled["x1"]!.wall / sampled[engine]!.wall)
             }
+            checkpointCosts.append(sampled["x8"]!.wall / sampled["x8-8MiB"]!.wall)
+            checkpointCPUCosts.append(sampled["x8"]!.cpu / sampled["x8-8MiB"]!.cpu)
         }
         print("client                    wall s   MB/s     peak MiB   speed / 1 connection")
         for engine in engines {
@@ -80,10 +87,14 @@ struct SegmentsBenchmark {
             engines.filter { $0 != "aria2" }.map { engine in
                 Benchmark.middle(samples[engine]!.map { Double($0.peakKiB) }) / 1024
             }.max() ?? 0
-        let pass = four >= 3.5 && eight >= 6 && peak <= 48
+        let checkpointCost = Benchmark.middle(checkpointCosts)
+        let pass = four >= 3.5 && eight >= 6 && peak <= 48 && checkpointCost <= 1.03
         print("4 connections: \(Benchmark.format(four))x the speed of 1 (target >= 3.5x)")
         print("8 connections: \(Benchmark.format(eight))x the speed of 1 (target >= 6x)")
         print("peak memory of Downstream: \(Benchmark.format(peak)) MiB (target <= 48 MiB)")
+        print(
+            "8 connections checkpointing every 1 MiB each / every 8 MiB: \(Benchmark.format(checkpointCost))x the wall"
+                + " time (target <= 1.03x), \(Benchmark.format(Benchmark.middle(checkpointCPUCosts)))x the CPU time")
         if let aria2 = ratios["aria2"] {
             let x4 = Benchmark.middle(samples["x4"]!.map(\.wall))
             let wall = Benchmark.middle(samples["aria2"]!.map(\.wall))
@@ -97,8 +108,17 @@ struct SegmentsBenchmark {
 
     static let names = [
         "x1": "Downstream, 1 connection", "x4": "Downstream, 4 connections", "x8": "Downstream, 8 connections",
-        "aria2": "aria2c -x4 -s4",
+        "x8-8MiB": "8, checkpoints per 8 MiB", "aria2": "aria2c -x4 -s4",
     ]
+
+    /// The child's arguments for `engine`.
+    static func arguments(_ engine: String) -> [String] {
+        switch engine {
+        case "aria2": ["--connections", "4"]
+        case "x8-8MiB": ["--connections", "8", "--connection-checkpoint-kib", "8192"]
+        default: ["--connections", String(engine.dropFirst())]
+        }
+    }
 
     /// Where aria2c is, if it is installed.
     static let aria2Path: String? = ["/usr/bin/aria2c", "/usr/local/bin/aria2c"].first {

@@ -2,15 +2,28 @@
 /// (``DownloadManager/Configuration/Storage-swift.struct/checkpoints``): its buffered bytes go to
 /// the partial file and its record is rewritten, after ``bytes`` bytes or ``interval``, whichever
 /// comes first, and whenever it pauses or stops. A process killed at any instant loses at most
-/// that much, which a relaunch asks the server for again.
+/// that much, which a relaunch asks the server for again. Over several connections each one
+/// checkpoints its own bytes, after ``bytesPerConnection``.
 public struct CheckpointSettings: Sendable {
     /// Default: 8 MiB.
     public var bytes: Int64 = 8 << 20
     /// Default: 2 seconds.
     public var interval: Duration = .seconds(2)
+    /// With several connections, each one checkpoints after this many bytes of its own (or after
+    /// ``bytes``, if that is smaller), or ``interval``: a process killed during a download over
+    /// `N` connections asks again for about `N` times this at most, plus what was in flight.
+    /// Each checkpoint rewrites the download's record. Default: 1 MiB.
+    public var bytesPerConnection: Int64 = 1 << 20
 
     /// Default checkpoints.
     public init() {}
+
+    /// The checkpoints of one connection of several.
+    var perConnection: CheckpointSettings {
+        var settings = self
+        settings.bytes = min(bytes, max(1, bytesPerConnection))
+        return settings
+    }
 }
 
 /// When a running request's next checkpoint is due: once the file reaches a length, or at a

@@ -105,7 +105,9 @@ final class SegmentedTransfer: Sendable {
     var attemptNumber: Int? { setup.attempt }
     var downloadID: DownloadID { setup.downloadID }
     var limiter: BandwidthLimiter? { setup.settings.limiter }
-    var checkpoints: CheckpointSettings { setup.settings.checkpoints }
+    /// Each connection's checkpoints: after fewer bytes than one connection's, so that a kill
+    /// loses little per connection.
+    var checkpoints: CheckpointSettings { setup.settings.checkpoints.perConnection }
     var synchronizesToDisk: Bool { setup.settings.synchronizesToDisk }
 
     /// Saves the segments, prepares the partial file and starts every connection.

@@ -112,4 +112,39 @@ struct SegmentContinuationTests {
             #expect(await !download.allEvents().contains(.restarted))
         }
     }
+
+    /// What a `kill -9` leaves is the record on disk: with several connections, each one
+    /// checkpoints after ``CheckpointSettings/bytesPerConnection`` bytes of its own, so a relaunch
+    /// asks again for about that much per connection at most (plus the chunk in hand).
+    @Test func eachConnectionCheckpointsAfterAMebibyteOfItsOwn() async throws {
+        try await withFixture(SegmentedDownloadTests.segmented(4)) { fixture in
+            let overlap = Int64(fixture.configuration.resumption.overlapLength)
+            let own: Int64 = 2_500_000
+            let body = Body.pattern(count: 12_000_000, seed: 1421)
+            // Each segment's request stops after 2.5 MB of its own (the one after the first
+            // segment asks for the overlap before it first).
+            let url = fixture.serve("/kill.bin", body) {
+                $0.faults = [.none] + Array(repeating: .holdAfter(own + overlap), count: 4)
+            }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("kill.bin")))
+            await fixture.server.waitForRequests(5, path: "/kill.bin")
+            await download.waitForBytes(256 * SegmentedDownloadTests.kibibyte + 4 * own + 3 * overlap)
+            let requests = fixture.server.requests("/kill.bin").dropFirst()
+            let saved = try #require(fixture.storedRecord(download.id)?.resume.segments)
+            fixture.server.release("/kill.bin")
+            // The default: 1 MiB per connection.
+            let perConnection: Int64 = 1 << 20
+            #expect(fixture.configuration.storage.checkpoints.bytesPerConnection == perConnection)
+            let chunk: Int64 = 512 << 10
+            for segment in saved.dropFirst() {
+                let request = try #require(
+                    requests.first { $0.rangeStart == segment.start || $0.rangeStart == segment.start - overlap })
+                let received = (request.rangeStart ?? 0) + request.bodyBytesSent - segment.start
+                #expect(
+                    received - segment.durable < perConnection + chunk,
+                    "segment \(segment.start): \(received) received, \(segment.durable) durable")
+            }
+            try body.expectMatches(try await download.fileURL)
+        }
+    }
 }
