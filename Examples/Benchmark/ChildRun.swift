@@ -6,7 +6,8 @@ import Foundation
 #endif
 
 /// One measured download, in a child process: `child --engine E --url U --destination PATH
-/// [--disk-bytes-per-second N] [--sha256 HEX] [--connections N] [--connection-checkpoint-kib N]`. Prints `wall=<s> cpu=<s>
+/// [--disk-bytes-per-second N] [--sha256 HEX] [--connections N] [--connection-checkpoint-kib N]
+/// [--store DIR]` (a store of its own by default; a given one is continued, as after a relaunch). Prints `wall=<s> cpu=<s>
 /// peak-kib=<KiB>`.
 ///
 /// Engines: `downstream` (its default transport: libcurl on Linux), `downstream-urlsession`
@@ -59,7 +60,8 @@ enum ChildRun {
                     url, to: destination, diskRate: rate, sha256: options.string("sha256"),
                     transport: engine == "downstream" ? .automatic : .urlSession,
                     connections: options.int("connections", default: 1),
-                    connectionCheckpointBytes: options.int("connection-checkpoint-kib", default: 0) << 10)
+                    connectionCheckpointBytes: options.int("connection-checkpoint-kib", default: 0) << 10,
+                    store: options.string("store").map { URL(fileURLWithPath: $0, isDirectory: true) })
             case "aria2":
                 let figures = try CurlCommand.downloadWithAria2(
                     url, to: destination, connections: options.int("connections", default: 4))
@@ -86,7 +88,7 @@ enum ChildRun {
     static func downloadWithDownstream(
         _ url: URL, to destination: URL, diskRate: Int, sha256: String?,
         transport: DownloadManager.Configuration.Network.TransportChoice = .automatic, connections: Int = 1,
-        connectionCheckpointBytes: Int = 0
+        connectionCheckpointBytes: Int = 0, store: URL? = nil
     ) async throws {
         let manager = try DownloadManager(
             configuration: .init(identifier: "benchmark") {
@@ -96,8 +98,8 @@ enum ChildRun {
                 // Every connection takes a slot of the limits: room for all of them.
                 $0.scheduling.maximumConcurrentDownloads = max(6, connections)
                 $0.scheduling.maximumConcurrentDownloadsPerHost = max(4, connections)
-                $0.storage.directory = destination.deletingLastPathComponent().appendingPathComponent(
-                    ".store-\(getpid())")
+                $0.storage.directory =
+                    store ?? destination.deletingLastPathComponent().appendingPathComponent(".store-\(getpid())")
                 $0.storage.simulatedDiskBytesPerSecond = diskRate > 0 ? diskRate : nil
                 if connectionCheckpointBytes > 0 {
                     $0.storage.checkpoints.bytesPerConnection = Int64(connectionCheckpointBytes)

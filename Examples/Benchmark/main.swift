@@ -31,8 +31,13 @@
 //         aria2c -x4 -s4 when installed): wall time, peak memory, speed as ratios to 1 connection.
 //
 //     swift run -c release downstream-benchmark overlap [--mib 256] [--range-mib 4] [--mbps 100]
-//         What overlap verification costs per resume: a download from a server without validators
-//         in consecutive ranges, with overlaps of 0, 64 KiB and 1 MiB; extra bytes and time.
+//         What overlap verification costs per resume: a download in consecutive ranges, with
+//         overlaps of 0, 64 KiB and 1 MiB; extra bytes and time (--validators yes: with ETag).
+//
+//     swift run -c release downstream-benchmark kills [--mib 512] [--mbps 20] [--connections 8]
+//         What a kill -9 costs a download over several connections: killed at random moments
+//         until it completes, with the default checkpoints per connection and after 8 MiB; the
+//         bytes the server sent again per kill.
 
 import Foundation
 
@@ -57,6 +62,9 @@ if arguments.first == "limit" {
 }
 if arguments.first == "segments" {
     exit(await SegmentsBenchmark(arguments: Array(arguments.dropFirst())).run())
+}
+if arguments.first == "kills" {
+    exit(await KillsBenchmark(arguments: Array(arguments.dropFirst())).run())
 }
 if arguments.first == "store" {
     exit(await StoreBenchmark(arguments: Array(arguments.dropFirst())).run())

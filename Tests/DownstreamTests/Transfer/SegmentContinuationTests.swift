@@ -116,7 +116,7 @@ struct SegmentContinuationTests {
     /// What a `kill -9` leaves is the record on disk: with several connections, each one
     /// checkpoints after ``CheckpointSettings/bytesPerConnection`` bytes of its own, so a relaunch
     /// asks again for about that much per connection at most (plus the chunk in hand).
-    @Test func eachConnectionCheckpointsAfterAMebibyteOfItsOwn() async throws {
+    @Test func eachConnectionCheckpointsAfterAQuarterMebibyteOfItsOwn() async throws {
         try await withFixture(SegmentedDownloadTests.segmented(4)) { fixture in
             let overlap = Int64(fixture.configuration.resumption.overlapLength)
             let own: Int64 = 2_500_000
@@ -132,8 +132,8 @@ struct SegmentContinuationTests {
             let requests = fixture.server.requests("/kill.bin").dropFirst()
             let saved = try #require(fixture.storedRecord(download.id)?.resume.segments)
             fixture.server.release("/kill.bin")
-            // The default: 1 MiB per connection.
-            let perConnection: Int64 = 1 << 20
+            // The default: 256 KiB per connection.
+            let perConnection: Int64 = 256 << 10
             #expect(fixture.configuration.storage.checkpoints.bytesPerConnection == perConnection)
             let chunk: Int64 = 512 << 10
             for segment in saved.dropFirst() {
