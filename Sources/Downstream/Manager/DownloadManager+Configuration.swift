@@ -152,6 +152,18 @@ extension DownloadManager.Configuration {
         /// its destination, as `<name>.partial`. The directory belongs to this manager: at launch,
         /// partial files there that none of its downloads knows are deleted.
         public var partialsDirectory: URL?
+        /// Directories that may move between launches, by a name of your choosing: an app group's
+        /// container, a folder the user picked. Records name the partial file and the destination
+        /// relative to the deepest of these, of the store's directory and of the home directory
+        /// (on Apple platforms, the app's container, which iOS moves when the app is updated), so
+        /// that a relaunch finds them where the directory is now; a path inside none of them is
+        /// kept absolute. Give the same names at every launch: a record whose directory is not
+        /// named is left in the store and reported in ``DownloadManager/restorationIssues``.
+        /// Default: none.
+        public var relocatableDirectories: [String: URL] = [:]
+        /// The home directory that records name files relative to; nil is the process's. For
+        /// tests that move it.
+        var homeDirectory: String?
         /// How often a running download saves how far it got.
         public var checkpoints = Checkpoints()
         /// Whether records, checkpoints and delivered files are forced to the disk (`fsync`), so

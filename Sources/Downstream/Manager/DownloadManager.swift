@@ -67,7 +67,8 @@ public actor DownloadManager {
         do {
             store = try DownloadStore(
                 identifier: configuration.identifier, directory: configuration.storeDirectory,
-                synchronizes: configuration.storage.synchronizesToDisk,
+                relocatableDirectories: configuration.storage.relocatableDirectories,
+                home: configuration.storage.homeDirectory, synchronizes: configuration.storage.synchronizesToDisk,
                 duringWrite: configuration.storage.recordWriteObserver)
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store \(error.path ?? "") cannot be used: \(error.reason)")
@@ -99,7 +100,8 @@ public actor DownloadManager {
         context = Download.Context(
             engines: Download.Engines(ranged: rangedSession, system: system),
             settings: configuration.makeDownloadSettings(transport: rangedSession), observer: observer,
-            deliveredCopies: DeliveredCopies(directory: store.directory.appendingPathComponent("delivered")))
+            deliveredCopies: DeliveredCopies(
+                directory: store.directory.appendingPathComponent("delivered"), bases: store.bases))
 
         let restoration = Restoration(
             store: store, context: context, partialsDirectory: configuration.storage.partialsDirectory)

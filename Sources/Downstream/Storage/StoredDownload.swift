@@ -135,8 +135,23 @@ extension StoredDownload {
 }
 
 extension StoredDownload {
+    /// The record with its paths as stored (see ``PathBases``) resolved against `bases`; nil when
+    /// one names a base that is not one any more.
+    func resolvingPaths(_ bases: PathBases) -> StoredDownload? {
+        guard let partial = bases.resolved(partialPath), let destinationPath = bases.resolved(destination.path)
+        else { return nil }
+        var record = self
+        record.partialPath = partial
+        record.destination.path = destinationPath
+        return record
+    }
+
     /// The record as JSON, as `JSONEncoder` would write it (members in another order), fast.
-    var json: Data {
+    var json: Data { json(relativeTo: nil) }
+
+    /// The record as JSON, with its paths relative to `bases` where they are inside one.
+    func json(relativeTo bases: PathBases?) -> Data {
+        let store = { (path: String) in bases?.stored(path) ?? path }
         var writer = JSONWriter()
         writer.object { writer in
             writer.integer("version", version)
@@ -156,10 +171,10 @@ extension StoredDownload {
             }
             writer.object("destination") { writer in
                 writer.bool("isDirectory", destination.isDirectory)
-                writer.string("path", destination.path)
+                writer.string("path", store(destination.path))
                 writer.string("conflictPolicy", destination.conflictPolicy.rawValue)
             }
-            writer.string("partialPath", partialPath)
+            writer.string("partialPath", store(partialPath))
             writer.string("intent", intent.rawValue)
             writer.object("resume") { writer in
                 writer.url("url", resume.url)
