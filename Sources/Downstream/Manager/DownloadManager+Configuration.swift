@@ -164,6 +164,18 @@ extension DownloadManager.Configuration {
         /// The home directory that records name files relative to; nil is the process's. For
         /// tests that move it.
         var homeDirectory: String?
+        /// The data-protection class of partial files, records and the store on Apple platforms:
+        /// one under which a background session can go on writing while the device is locked.
+        /// A delivered file keeps it, unless its request asks for another
+        /// (``DownloadRequest/fileProtection``). Default:
+        /// ``FileProtection/completeUntilFirstUserAuthentication``.
+        public var fileProtection = FileProtection.completeUntilFirstUserAuthentication
+        /// Whether partial files, records and the store are left out of backups (iCloud, a
+        /// computer), as Apple's storage guidelines ask of data that can be downloaded again. A
+        /// delivered file is backed up. Default: true.
+        public var excludesFromBackup = true
+        /// What marks files for the system; nil is the system itself. For tests that record it.
+        var fileMarking: (any FileMarking)?
         /// How often a running download saves how far it got.
         public var checkpoints = Checkpoints()
         /// Whether records, checkpoints and delivered files are forced to the disk (`fsync`), so
@@ -222,6 +234,13 @@ extension DownloadManager.Configuration {
 
 extension DownloadManager.Configuration {
     /// The settings of the manager's downloads over `transport`.
+    /// How the manager marks the files it writes (see ``FileMarker``).
+    var fileMarker: FileMarker {
+        FileMarker(
+            marking: storage.fileMarking ?? SystemFileMarking(),
+            own: FileMarks(excludedFromBackup: storage.excludesFromBackup, protection: storage.fileProtection))
+    }
+
     func makeDownloadSettings(transport: any Transport) -> Download.Settings {
         Download.Settings(
             progressInterval: progress.interval,
@@ -232,6 +251,7 @@ extension DownloadManager.Configuration {
                 synchronizesToDisk: storage.synchronizesToDisk,
                 disk: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
                 redirects: redirects, verifiesServerDigests: integrity.verifiesServerDigests,
+                marker: fileMarker,
                 limiter: BandwidthLimiter(
                     overall: network.maximumBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }, clock: clock)),
             authentication: authentication,

@@ -73,6 +73,13 @@ public actor DownloadManager {
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store \(error.path ?? "") cannot be used: \(error.reason)")
         }
+        // Records and the store's other files: out of backups, writable while the device is
+        // locked (new files take the directory's class).
+        let marker = configuration.fileMarker
+        marker.markOwn(store.directory.path)
+        if let partials = configuration.storage.partialsDirectory, POSIXFile.isDirectory(atPath: partials.path) {
+            marker.markOwn(partials.path)
+        }
         let (rangedSession, fallbackReason) = configuration.makeTransport()
         transportName = rangedSession.name
         if let fallbackReason {

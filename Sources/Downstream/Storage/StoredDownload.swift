@@ -54,6 +54,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
         var maximumBytesPerSecond: Int?
         var maximumConnections: Int?
         var minimumSegmentSize: Int64?
+        var fileProtection: FileProtection.Code?
     }
 
     struct StoredDestination: Codable, Equatable, Sendable {
@@ -75,7 +76,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
             onRejectedFile: request.onRejectedFile == .discard ? nil : request.onRejectedFile.code,
             mirrors: request.mirrors.isEmpty ? nil : request.mirrors,
             maximumBytesPerSecond: request.maximumBytesPerSecond, maximumConnections: request.maximumConnections,
-            minimumSegmentSize: request.minimumSegmentSize)
+            minimumSegmentSize: request.minimumSegmentSize, fileProtection: request.fileProtection?.code)
         switch request.destination.location {
         case .file(let file):
             destination = StoredDestination(
@@ -117,6 +118,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
         downloadRequest.maximumBytesPerSecond = request.maximumBytesPerSecond
         downloadRequest.maximumConnections = request.maximumConnections
         downloadRequest.minimumSegmentSize = request.minimumSegmentSize
+        downloadRequest.fileProtection = request.fileProtection.map(FileProtection.init(code:))
         return downloadRequest
     }
 
@@ -168,6 +170,7 @@ extension StoredDownload {
                 writer.integer("maximumBytesPerSecond", request.maximumBytesPerSecond)
                 writer.integer("maximumConnections", request.maximumConnections)
                 writer.integer("minimumSegmentSize", request.minimumSegmentSize)
+                writer.string("fileProtection", request.fileProtection?.rawValue)
             }
             writer.object("destination") { writer in
                 writer.bool("isDirectory", destination.isDirectory)

@@ -25,6 +25,8 @@ final class SystemTransfer: Sendable {
         var publish: @Sendable (DownloadEvent) -> Void
         /// Tells the download that the transfer changed (adopted, or ended).
         var notify: @Sendable (SystemTransfer) -> Void
+        /// How the partial file is marked for the system (backups, data protection).
+        var marker = FileMarker()
     }
 
     let target: Target
@@ -120,6 +122,7 @@ final class SystemTransfer: Sendable {
         }
         do {
             try FilePlacement.move(location, to: target.partialURL)
+            target.marker.markOwn(target.partialURL.path)
             let length = POSIXFile.length(of: target.partialURL) ?? 0
             let head = (response as? HTTPURLResponse).map { ResponseHead(ServerResponse($0)) }
             try target.recordFile.update { record in
