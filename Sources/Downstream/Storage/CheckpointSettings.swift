@@ -12,8 +12,11 @@ public struct CheckpointSettings: Sendable {
     /// With several connections, each one checkpoints after this many bytes of its own (or after
     /// ``bytes``, if that is smaller), or ``interval``: a process killed during a download over
     /// `N` connections asks again for about `N` times this at most, plus what was in flight.
-    /// Each checkpoint rewrites the download's record. Default: 256 KiB (over 8 connections of
-    /// 20 MB/s, about 2 MB asked again per kill, for 3 % more CPU time than 8 MiB).
+    /// Each checkpoint rewrites the download's record (and, with
+    /// ``DownloadManager/Configuration-swift.struct/Storage-swift.struct/synchronizesToDisk``,
+    /// flushes it and the file to the disk: raise it then on slow disks). Default: 256 KiB (over
+    /// 8 connections of 20 MB/s, about 2 MB asked again per kill, for 3 % more CPU time than
+    /// 8 MiB).
     public var bytesPerConnection: Int64 = 256 << 10
 
     /// Default checkpoints.
