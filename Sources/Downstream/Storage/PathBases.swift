@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The directories a record names its files relative to, so that it still names them after they
 /// moved: iOS gives an updated app a new container path (the Simulator does on every install),
 /// and a record with absolute paths would point outside the sandbox.
@@ -37,9 +45,14 @@ struct PathBases: Sendable, Equatable {
 
     private static func base(_ name: String, _ path: String) -> Base {
         let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-        return Base(
-            name: name, path: trimmed,
-            resolvedPath: URL(fileURLWithPath: trimmed, isDirectory: true).resolvingSymlinksInPath().path)
+        return Base(name: name, path: trimmed, resolvedPath: resolved(trimmed))
+    }
+
+    /// `path` with its symbolic links resolved (`realpath`), or as it is when it does not exist.
+    private static func resolved(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// How a record stores `path`: relative to the deepest base it is inside, else as it is.

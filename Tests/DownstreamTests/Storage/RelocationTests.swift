@@ -34,7 +34,7 @@ struct RelocationTests {
         }
     }
 
-    /// A ranged and a segmented download interrupted, and a file delivered with
+    /// A ranged and a segmented download paused as the app ends, and a file delivered with
     /// `replaceIfChanged`; the container moves; the next launch continues both from their bytes at
     /// the new place, finds the delivered copy current, and writes nothing at the old place.
     @Test(arguments: Base.allCases)
@@ -68,9 +68,12 @@ struct RelocationTests {
             await one.waitForBytes(300_000)
             await fixture.server.waitForRequests(5, path: "/segmented.bin")
             await many.waitForBytes(256 * SegmentedDownloadTests.kibibyte + 4 * 50_000 + 3 * overlap)
-            await first.invalidate()
+            // The app pauses them and ends.
+            await one.pause()
+            await many.pause()
             fixture.server.release("/ranged.bin")
             fixture.server.release("/segmented.bin")
+            await first.invalidate()
             let logged = fixture.server.requests().count
 
             // The container moves; the next launch knows it only by its new place.
@@ -81,6 +84,8 @@ struct RelocationTests {
             #expect(restored.count == 2)
             let newFiles = moved.appendingPathComponent("files", isDirectory: true)
             for download in restored {
+                #expect(download.state == .paused)
+                await download.resume()
                 let file = try await download.fileURL
                 #expect(file.deletingLastPathComponent().standardizedFileURL == newFiles.standardizedFileURL)
             }
@@ -116,8 +121,9 @@ struct RelocationTests {
             let first = try Self.manager(fixture, under: root)
             let download = await first.download(from: url, to: .directory(fixture.directory))
             await download.waitForBytes(200_000)
-            await first.invalidate()
+            await download.pause()
             fixture.server.release("/waits.bin")
+            await first.invalidate()
 
             let unnamed = try fixture.makeManager()
             let issues = unnamed.restorationIssues
@@ -129,10 +135,14 @@ struct RelocationTests {
 
             let named = try Self.manager(fixture, under: root)
             let restored = try #require(await named.downloads.first)
+            await restored.resume()
             try body.expectMatches(try await restored.fileURL)
-            // The launch that named it continued from the bytes on disk.
-            let requests = fixture.server.requests("/waits.bin")
-            #expect(requests.prefix(2).map(\.rangeStart) == [0, fixture.rangeStart(continuing: 200_000)])
+            // The launch that named it continued from the bytes on disk (the rest split in two
+            // segments, the first continuing those bytes after its overlap).
+            let launched = fixture.server.requests("/waits.bin").dropFirst()
+            let resumePoint = fixture.rangeStart(continuing: 200_000)
+            #expect(launched.contains { $0.rangeStart == resumePoint })
+            #expect(launched.allSatisfy { ($0.rangeStart ?? 0) >= resumePoint })
             await named.invalidate()
         }
     }
