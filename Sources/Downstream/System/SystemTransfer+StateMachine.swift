@@ -197,15 +197,13 @@ extension SystemTransfer {
         }
 
         /// The task completed, with `error` or none. A repeated completion is ignored.
-        ///   - stoppedBySystem: why the system cancelled the task on its own, when it says so (a
-        ///     force quit): not a failure, the download pauses.
-        mutating func completed(error: TransportFailure?, stoppedBySystem: String? = nil) -> CompletedAction {
+        mutating func completed(error: TransportFailure?) -> CompletedAction {
             switch state {
             case .running(let running):
-                state = .ended(end(of: running, isStopping: false, error: error, stoppedBySystem: stoppedBySystem))
+                state = .ended(end(of: running, isStopping: false, error: error))
                 return .reportEnd
             case .stopping(let running, let awaitsResumeData):
-                let end = end(of: running, isStopping: true, error: error, stoppedBySystem: stoppedBySystem)
+                let end = end(of: running, isStopping: true, error: error)
                 if awaitsResumeData {
                     state = .awaitingResumeData(end: end)
                     return .none
@@ -239,9 +237,7 @@ extension SystemTransfer {
 
         // MARK: - Private
 
-        private func end(
-            of running: RunningTask, isStopping: Bool, error: TransportFailure?, stoppedBySystem: String?
-        ) -> TransferEnd {
+        private func end(of running: RunningTask, isStopping: Bool, error: TransportFailure?) -> TransferEnd {
             switch running.file {
             case .kept: return .finished
             case .failed(let error): return .failed(error)
@@ -252,10 +248,6 @@ extension SystemTransfer {
             }
             if error.isCancellation, isStopping {
                 return .cancelled
-            }
-            if error.isCancellation, let stoppedBySystem {
-                // Its resume data (if any) was kept: even one it could not use yet is tried again.
-                return .stoppedBySystem(reason: stoppedBySystem)
             }
             if usesResumeData, !running.hasReceivedBytes {
                 // The system could not use its resume data: start the file again.

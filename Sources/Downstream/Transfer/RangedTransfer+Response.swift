@@ -66,7 +66,6 @@ extension RangedTransfer {
             sink.file = try PartialFile(
                 path: setup.partialPath, keepingFirst: kept, bufferCapacity: capacity,
                 disk: settings.disk)
-            settings.marker.markOwn(setup.partialPath)
         } catch {
             return reject(.failed(error))
         }
