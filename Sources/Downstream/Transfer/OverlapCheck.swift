@@ -14,6 +14,11 @@ struct OverlapCheck: Sendable {
         self.expected = expected
     }
 
+    /// Why a body whose overlap differs is not continued at `resumePoint`.
+    func mismatch(before resumePoint: Int64) -> String {
+        "the \(expected.count) bytes before byte \(resumePoint) are not those on disk"
+    }
+
     /// Whether every expected byte was matched: what follows in the body is new.
     var isComplete: Bool { matched == expected.count }
 

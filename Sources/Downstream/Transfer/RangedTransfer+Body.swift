@@ -40,7 +40,7 @@ extension RangedTransfer {
     /// continued.
     private func overlapDiffers(_ overlap: OverlapCheck) {
         let resumePoint = setup.plan.offset
-        var reason = "the \(overlap.expected.count) bytes before byte \(resumePoint) are not those on disk"
+        var reason = overlap.mismatch(before: resumePoint)
         if let validator = setup.plan.validator.ifRangeValue {
             reason += ", although the file's validator \(validator) did not change"
         }

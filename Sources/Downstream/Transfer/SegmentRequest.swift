@@ -137,9 +137,7 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
             // Taken whole from here on (the checks above are for the whole chunk): the repeated
             // bytes are compared, never written.
             guard let repeated = overlap.consume(bytes) else {
-                decide(
-                    .overlapDiffers(
-                        reason: "the \(self.overlap) bytes before byte \(range.lowerBound) are not those on disk"))
+                decide(.overlapDiffers(reason: overlap.mismatch(before: range.lowerBound)))
                 return .taken
             }
             sink.overlap = overlap.isComplete ? nil : overlap
