@@ -40,6 +40,7 @@ extension Download {
         }
         do {
             let url = try FilePlacement.place(location.partialURL, at: request.destination, suggestedName: name)
+            settings.transfer.marker.markDelivered(url.path, protection: request.fileProtection)
             if request.destination.conflictPolicy == .replaceIfChanged, let copies = context.deliveredCopies,
                 let validator = recordFile?.record.resume.validator,
                 let copy = DeliveredCopy(path: url.path, url: sources.current, validator: validator)

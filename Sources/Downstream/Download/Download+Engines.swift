@@ -66,7 +66,7 @@ extension Download {
             publish: { [weak self] in self?.publishEvent($0) },
             notify: { [weak self] transfer in
                 Task { [weak self] in await self?.systemTransferChanged(transfer) }
-            })
+            }, marker: context.settings.transfer.marker)
     }
 
     /// Whether this attempt goes to the system: when the manager has a system session, unless the

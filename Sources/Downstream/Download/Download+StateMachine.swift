@@ -375,6 +375,10 @@ extension Download {
             case .cancelled:
                 // Only stopping requests are cancelled by us: something else cancelled the task.
                 return .becomeFailed(fail(.network(.cancelled, reason: "the request was cancelled by the system")))
+            case .stoppedBySystem:
+                // Not a failure: the system will let it go on when asked (a force quit, say).
+                state = .paused
+                return .becomePaused(savingIntent: true)
             case .failed(let error):
                 switch recovery {
                 case .none:

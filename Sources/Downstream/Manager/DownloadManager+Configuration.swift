@@ -152,6 +152,30 @@ extension DownloadManager.Configuration {
         /// its destination, as `<name>.partial`. The directory belongs to this manager: at launch,
         /// partial files there that none of its downloads knows are deleted.
         public var partialsDirectory: URL?
+        /// Directories that may move between launches, by a name of your choosing: an app group's
+        /// container, a folder the user picked. Records name the partial file and the destination
+        /// relative to the deepest of these, of the store's directory and of the home directory
+        /// (on Apple platforms, the app's container, which iOS moves when the app is updated), so
+        /// that a relaunch finds them where the directory is now; a path inside none of them is
+        /// kept absolute. Give the same names at every launch: a record whose directory is not
+        /// named is left in the store and reported in ``DownloadManager/restorationIssues``.
+        /// Default: none.
+        public var relocatableDirectories: [String: URL] = [:]
+        /// The home directory that records name files relative to; nil is the process's. For
+        /// tests that move it.
+        var homeDirectory: String?
+        /// The data-protection class of partial files, records and the store on Apple platforms:
+        /// one under which a background session can go on writing while the device is locked.
+        /// A delivered file keeps it, unless its request asks for another
+        /// (``DownloadRequest/fileProtection``). Default:
+        /// ``FileProtection/completeUntilFirstUserAuthentication``.
+        public var fileProtection = FileProtection.completeUntilFirstUserAuthentication
+        /// Whether partial files, records and the store are left out of backups (iCloud, a
+        /// computer), as Apple's storage guidelines ask of data that can be downloaded again. A
+        /// delivered file is backed up. Default: true.
+        public var excludesFromBackup = true
+        /// What marks files for the system; nil is the system itself. For tests that record it.
+        var fileMarking: (any FileMarking)?
         /// How often a running download saves how far it got.
         public var checkpoints = Checkpoints()
         /// Whether records, checkpoints and delivered files are forced to the disk (`fsync`), so
@@ -210,6 +234,13 @@ extension DownloadManager.Configuration {
 
 extension DownloadManager.Configuration {
     /// The settings of the manager's downloads over `transport`.
+    /// How the manager marks the files it writes (see ``FileMarker``).
+    var fileMarker: FileMarker {
+        FileMarker(
+            marking: storage.fileMarking ?? SystemFileMarking(),
+            own: FileMarks(excludedFromBackup: storage.excludesFromBackup, protection: storage.fileProtection))
+    }
+
     func makeDownloadSettings(transport: any Transport) -> Download.Settings {
         Download.Settings(
             progressInterval: progress.interval,
@@ -220,6 +251,7 @@ extension DownloadManager.Configuration {
                 synchronizesToDisk: storage.synchronizesToDisk,
                 disk: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
                 redirects: redirects, verifiesServerDigests: integrity.verifiesServerDigests,
+                marker: fileMarker,
                 limiter: BandwidthLimiter(
                     overall: network.maximumBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }, clock: clock)),
             authentication: authentication,

@@ -67,10 +67,18 @@ public actor DownloadManager {
         do {
             store = try DownloadStore(
                 identifier: configuration.identifier, directory: configuration.storeDirectory,
-                synchronizes: configuration.storage.synchronizesToDisk,
+                relocatableDirectories: configuration.storage.relocatableDirectories,
+                home: configuration.storage.homeDirectory, synchronizes: configuration.storage.synchronizesToDisk,
                 duringWrite: configuration.storage.recordWriteObserver)
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store \(error.path ?? "") cannot be used: \(error.reason)")
+        }
+        // Records and the store's other files: out of backups, writable while the device is
+        // locked (new files take the directory's class).
+        let marker = configuration.fileMarker
+        marker.markOwn(store.directory.path)
+        if let partials = configuration.storage.partialsDirectory, POSIXFile.isDirectory(atPath: partials.path) {
+            marker.markOwn(partials.path)
         }
         let (rangedSession, fallbackReason) = configuration.makeTransport()
         transportName = rangedSession.name
@@ -99,7 +107,8 @@ public actor DownloadManager {
         context = Download.Context(
             engines: Download.Engines(ranged: rangedSession, system: system),
             settings: configuration.makeDownloadSettings(transport: rangedSession), observer: observer,
-            deliveredCopies: DeliveredCopies(directory: store.directory.appendingPathComponent("delivered")))
+            deliveredCopies: DeliveredCopies(
+                directory: store.directory.appendingPathComponent("delivered"), bases: store.bases))
 
         let restoration = Restoration(
             store: store, context: context, partialsDirectory: configuration.storage.partialsDirectory)

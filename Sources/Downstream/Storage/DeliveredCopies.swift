@@ -38,32 +38,46 @@ struct DeliveredCopy: Codable, Equatable, Sendable {
 
 /// The delivered copies of a manager, one small file each in a directory of its store, by
 /// destination path: written when such a download delivers its file, read when the next one
-/// for the same destination starts (in this process or after a relaunch).
+/// for the same destination starts (in this process or after a relaunch). Paths are stored as
+/// records store them (see ``PathBases``): a copy is found again after its directory moved.
 final class DeliveredCopies: Sendable {
     let directory: URL
+    let bases: PathBases?
 
-    init(directory: URL) {
+    init(directory: URL, bases: PathBases? = nil) {
         self.directory = directory
+        self.bases = bases
     }
 
     /// The copy delivered at `path`, if it is still there as it was delivered.
     func copy(at path: String) -> DeliveredCopy? {
-        guard let data = try? Data(contentsOf: file(for: path)),
-            let copy = try? JSONDecoder().decode(DeliveredCopy.self, from: data), copy.path == path,
-            copy.isUnchanged
-        else { return nil }
-        return copy
+        // As stored now, else as versions before relocatable paths stored it (absolute).
+        let current = stored(path)
+        for stored in current == path ? [path] : [current, path] {
+            guard let data = try? Data(contentsOf: file(for: stored)),
+                var copy = try? JSONDecoder().decode(DeliveredCopy.self, from: data), copy.path == stored
+            else { continue }
+            copy.path = path
+            return copy.isUnchanged ? copy : nil
+        }
+        return nil
     }
 
     /// Remembers `copy`, replacing what was known of its path. A copy that cannot be remembered
     /// only costs a full download next time.
     func remember(_ copy: DeliveredCopy) {
-        guard let data = try? JSONEncoder().encode(copy) else { return }
+        var stored = copy
+        stored.path = self.stored(copy.path)
+        guard let data = try? JSONEncoder().encode(stored) else { return }
         try? POSIXFile.createPrivateDirectory(directory)
-        try? AtomicFile.write(data, to: file(for: copy.path))
+        try? AtomicFile.write(data, to: file(for: stored.path))
     }
 
-    private func file(for path: String) -> URL {
-        directory.appendingPathComponent("\(StableHash.hex(path)).json", isDirectory: false)
+    private func stored(_ path: String) -> String {
+        bases?.stored(path) ?? path
+    }
+
+    private func file(for storedPath: String) -> URL {
+        directory.appendingPathComponent("\(StableHash.hex(storedPath)).json", isDirectory: false)
     }
 }

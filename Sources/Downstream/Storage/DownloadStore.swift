@@ -28,6 +28,8 @@ final class DownloadStore: Sendable {
     private static let identifiersInUse = Locked<Set<String>>([])
 
     let directory: URL
+    /// The directories records name their files relative to.
+    let bases: PathBases
     private let directoryPath: String
     private let identifier: String
     private let lockDescriptor: Int32
@@ -38,11 +40,14 @@ final class DownloadStore: Sendable {
     /// Claims `identifier` in this process and the store at `directory` among processes.
     ///
     /// - Parameters:
+    ///   - relocatableDirectories: the app's directories that records name files relative to, by
+    ///     name (see ``PathBases``); the home directory is `home`'s, or the process's.
     ///   - synchronizes: whether each write of a record is on the disk (`fsync`) before it returns.
     ///   - duringWrite: called in the middle of every update of a record, between writing the first
     ///     and the second half of its slot: a test seam for kills that tear a write.
     init(
-        identifier: String, directory: URL, synchronizes: Bool = false, duringWrite: (@Sendable () -> Void)? = nil
+        identifier: String, directory: URL, relocatableDirectories: [String: URL] = [:], home: String? = nil,
+        synchronizes: Bool = false, duringWrite: (@Sendable () -> Void)? = nil
     ) throws(DownloadError) {
         let claimed = Self.identifiersInUse.withLock { $0.insert(identifier).inserted }
         guard claimed else {
@@ -60,6 +65,8 @@ final class DownloadStore: Sendable {
         }
         self.identifier = identifier
         self.directory = directory
+        bases = PathBases(
+            home: home ?? NSHomeDirectory(), store: directory.path, registered: relocatableDirectories)
         directoryPath = directory.path
         self.synchronizes = synchronizes
         self.duringWrite = duringWrite
@@ -88,7 +95,7 @@ final class DownloadStore: Sendable {
 
     /// Writes the first copy of a new record, in a new file; returns where the copy is.
     func create(_ record: StoredDownload) throws(DownloadError) -> RecordSlots.Position {
-        let payload = record.json
+        let payload = record.json(relativeTo: bases)
         let position = RecordSlots.firstPosition(for: payload.count)
         guard !isReleased.value else { return position }
         let path = path(for: record.id)
@@ -109,7 +116,7 @@ final class DownloadStore: Sendable {
     func update(
         _ record: StoredDownload, after position: RecordSlots.Position
     ) throws(DownloadError) -> RecordSlots.Position {
-        let payload = record.json
+        let payload = record.json(relativeTo: bases)
         let next = position.next
         guard !isReleased.value else { return next }
         let path = path(for: record.id)
@@ -187,7 +194,7 @@ final class DownloadStore: Sendable {
                 continue
             }
             guard file.pathExtension == Self.recordExtension else { continue }
-            switch Self.read(file) {
+            switch Self.read(file, bases: bases) {
             case .record(let loaded):
                 guard file.deletingPathExtension().lastPathComponent == loaded.record.id.rawValue.uuidString else {
                     contents.issues.append(
@@ -201,6 +208,9 @@ final class DownloadStore: Sendable {
                 contents.issues.append(setAside(file, as: Self.corruptExtension, because: reason))
             case .newer(let reason):
                 contents.issues.append(setAside(file, as: Self.unsupportedExtension, because: reason))
+            case .unresolved(let reason):
+                // Left as it is: a launch that names the directory again restores it.
+                contents.issues.append(RestorationIssue(recordURL: file, reason: reason))
             }
         }
         contents.records.sort {
@@ -219,10 +229,13 @@ final class DownloadStore: Sendable {
         case damaged(String)
         /// Written by a newer version of Downstream.
         case newer(String)
+        /// Its paths are relative to a directory the configuration does not name (this time).
+        case unresolved(String)
     }
 
-    /// Reads the record file `file`.
-    static func read(_ file: URL) -> FileContents {
+    /// Reads the record file `file`, with its paths resolved against `bases` (by default, the
+    /// home directory and the store that holds the file).
+    static func read(_ file: URL, bases: PathBases? = nil) -> FileContents {
         guard let data = try? Data(contentsOf: file) else { return .damaged("it cannot be read") }
         let payload: Data
         let position: RecordSlots.Position
@@ -239,8 +252,14 @@ final class DownloadStore: Sendable {
         // The common case parses once; the version decides between damaged and newer.
         let decoder = JSONDecoder()
         do {
-            let record = try decoder.decode(StoredDownload.self, from: payload)
-            guard record.version <= StoredDownload.currentVersion else { return .newer(newerVersion(record.version)) }
+            let stored = try decoder.decode(StoredDownload.self, from: payload)
+            guard stored.version <= StoredDownload.currentVersion else { return .newer(newerVersion(stored.version)) }
+            let bases = bases ?? PathBases(home: NSHomeDirectory(), store: file.deletingLastPathComponent().path)
+            guard let record = stored.resolvingPaths(bases) else {
+                return .unresolved(
+                    "it names its files relative to a directory the configuration does not name "
+                        + "(storage.relocatableDirectories): \(stored.partialPath)")
+            }
             return .record(LoadedRecord(record: record, position: position))
         } catch {
             if let version = (try? decoder.decode(VersionProbe.self, from: payload))?.version,

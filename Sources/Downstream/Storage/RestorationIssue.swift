@@ -5,7 +5,9 @@ import Foundation
 public struct RestorationIssue: Sendable, Hashable, CustomStringConvertible {
     /// Where the record is now: renamed aside in the store (`.corrupt` for a damaged record,
     /// `.unsupported` for one written by a newer version of Downstream), so that it is not
-    /// read again and can be inspected.
+    /// read again and can be inspected; left in place when it names its files relative to a
+    /// directory the configuration does not name this time
+    /// (``DownloadManager/Configuration-swift.struct/Storage-swift.struct/relocatableDirectories``).
     public let recordURL: URL
     /// Why it could not be restored.
     public let reason: String

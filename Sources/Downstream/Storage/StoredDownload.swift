@@ -54,6 +54,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
         var maximumBytesPerSecond: Int?
         var maximumConnections: Int?
         var minimumSegmentSize: Int64?
+        var fileProtection: FileProtection.Code?
     }
 
     struct StoredDestination: Codable, Equatable, Sendable {
@@ -75,7 +76,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
             onRejectedFile: request.onRejectedFile == .discard ? nil : request.onRejectedFile.code,
             mirrors: request.mirrors.isEmpty ? nil : request.mirrors,
             maximumBytesPerSecond: request.maximumBytesPerSecond, maximumConnections: request.maximumConnections,
-            minimumSegmentSize: request.minimumSegmentSize)
+            minimumSegmentSize: request.minimumSegmentSize, fileProtection: request.fileProtection?.code)
         switch request.destination.location {
         case .file(let file):
             destination = StoredDestination(
@@ -117,6 +118,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
         downloadRequest.maximumBytesPerSecond = request.maximumBytesPerSecond
         downloadRequest.maximumConnections = request.maximumConnections
         downloadRequest.minimumSegmentSize = request.minimumSegmentSize
+        downloadRequest.fileProtection = request.fileProtection.map(FileProtection.init(code:))
         return downloadRequest
     }
 
@@ -135,8 +137,23 @@ extension StoredDownload {
 }
 
 extension StoredDownload {
+    /// The record with its paths as stored (see ``PathBases``) resolved against `bases`; nil when
+    /// one names a base that is not one any more.
+    func resolvingPaths(_ bases: PathBases) -> StoredDownload? {
+        guard let partial = bases.resolved(partialPath), let destinationPath = bases.resolved(destination.path)
+        else { return nil }
+        var record = self
+        record.partialPath = partial
+        record.destination.path = destinationPath
+        return record
+    }
+
     /// The record as JSON, as `JSONEncoder` would write it (members in another order), fast.
-    var json: Data {
+    var json: Data { json(relativeTo: nil) }
+
+    /// The record as JSON, with its paths relative to `bases` where they are inside one.
+    func json(relativeTo bases: PathBases?) -> Data {
+        let store = { (path: String) in bases?.stored(path) ?? path }
         var writer = JSONWriter()
         writer.object { writer in
             writer.integer("version", version)
@@ -153,13 +170,14 @@ extension StoredDownload {
                 writer.integer("maximumBytesPerSecond", request.maximumBytesPerSecond)
                 writer.integer("maximumConnections", request.maximumConnections)
                 writer.integer("minimumSegmentSize", request.minimumSegmentSize)
+                writer.string("fileProtection", request.fileProtection?.rawValue)
             }
             writer.object("destination") { writer in
                 writer.bool("isDirectory", destination.isDirectory)
-                writer.string("path", destination.path)
+                writer.string("path", store(destination.path))
                 writer.string("conflictPolicy", destination.conflictPolicy.rawValue)
             }
-            writer.string("partialPath", partialPath)
+            writer.string("partialPath", store(partialPath))
             writer.string("intent", intent.rawValue)
             writer.object("resume") { writer in
                 writer.url("url", resume.url)

@@ -197,13 +197,15 @@ extension SystemTransfer {
         }
 
         /// The task completed, with `error` or none. A repeated completion is ignored.
-        mutating func completed(error: TransportFailure?) -> CompletedAction {
+        ///   - stoppedBySystem: why the system cancelled the task on its own, when it says so (a
+        ///     force quit): not a failure, the download pauses.
+        mutating func completed(error: TransportFailure?, stoppedBySystem: String? = nil) -> CompletedAction {
             switch state {
             case .running(let running):
-                state = .ended(end(of: running, isStopping: false, error: error))
+                state = .ended(end(of: running, isStopping: false, error: error, stoppedBySystem: stoppedBySystem))
                 return .reportEnd
             case .stopping(let running, let awaitsResumeData):
-                let end = end(of: running, isStopping: true, error: error)
+                let end = end(of: running, isStopping: true, error: error, stoppedBySystem: stoppedBySystem)
                 if awaitsResumeData {
                     state = .awaitingResumeData(end: end)
                     return .none
@@ -237,7 +239,9 @@ extension SystemTransfer {
 
         // MARK: - Private
 
-        private func end(of running: RunningTask, isStopping: Bool, error: TransportFailure?) -> TransferEnd {
+        private func end(
+            of running: RunningTask, isStopping: Bool, error: TransportFailure?, stoppedBySystem: String?
+        ) -> TransferEnd {
             switch running.file {
             case .kept: return .finished
             case .failed(let error): return .failed(error)
@@ -248,6 +252,10 @@ extension SystemTransfer {
             }
             if error.isCancellation, isStopping {
                 return .cancelled
+            }
+            if error.isCancellation, let stoppedBySystem {
+                // Its resume data (if any) was kept: even one it could not use yet is tried again.
+                return .stoppedBySystem(reason: stoppedBySystem)
             }
             if usesResumeData, !running.hasReceivedBytes {
                 // The system could not use its resume data: start the file again.

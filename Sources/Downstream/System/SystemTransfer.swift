@@ -25,6 +25,8 @@ final class SystemTransfer: Sendable {
         var publish: @Sendable (DownloadEvent) -> Void
         /// Tells the download that the transfer changed (adopted, or ended).
         var notify: @Sendable (SystemTransfer) -> Void
+        /// How the partial file is marked for the system (backups, data protection).
+        var marker = FileMarker()
     }
 
     let target: Target
@@ -120,6 +122,7 @@ final class SystemTransfer: Sendable {
         }
         do {
             try FilePlacement.move(location, to: target.partialURL)
+            target.marker.markOwn(target.partialURL.path)
             let length = POSIXFile.length(of: target.partialURL) ?? 0
             let head = (response as? HTTPURLResponse).map { ResponseHead(ServerResponse($0)) }
             try target.recordFile.update { record in
@@ -149,7 +152,8 @@ final class SystemTransfer: Sendable {
             saveResumeData(resumeData)
         }
         let failure = error.map(TransportFailure.init)
-        switch machine.withLock({ $0.completed(error: failure) }) {
+        let stoppedBySystem = Self.systemCancellationReason(of: error)
+        switch machine.withLock({ $0.completed(error: failure, stoppedBySystem: stoppedBySystem) }) {
         case .none:
             break
         case .reportEnd:
@@ -176,7 +180,29 @@ final class SystemTransfer: Sendable {
     private func saveResumeData(_ data: Data) {
         try? target.recordFile.update { $0.systemResumeData = data }
     }
+
+    /// Why the system cancelled a task on its own, when its error says so (Apple's
+    /// `NSURLErrorBackgroundTaskCancelledReasonKey`): the user force-quit the app, background
+    /// work is off for it, or the system lacked resources.
+    static func systemCancellationReason(of error: (any Error)?) -> String? {
+        guard let error = error as NSError?, error.code == URLError.Code.cancelled.rawValue,
+            let reason = (error.userInfo[URLErrorBackgroundTaskCancelledReasonKey] as? NSNumber)?.intValue
+                ?? error.userInfo[URLErrorBackgroundTaskCancelledReasonKey] as? Int
+        else { return nil }
+        switch reason {
+        case 0: return "the user force-quit the app"
+        case 1: return "background app refresh is off for the app"
+        case 2: return "the system lacked the resources to go on"
+        default: return "the system cancelled the background task (reason \(reason))"
+        }
+    }
 }
+
+/// The key of the reason a background task was cancelled by the system in its error
+/// (`NSURLErrorBackgroundTaskCancelledReasonKey`): 0 the user force-quit the app
+/// (`NSURLErrorCancelledReasonUserForceQuitApplication`), 1 background updates are disabled, 2
+/// insufficient system resources.
+@_spi(Testing) public let URLErrorBackgroundTaskCancelledReasonKey = "NSURLErrorBackgroundTaskCancelledReasonKey"
 
 /// The key of Apple's resume data in a download task's error (`NSURLSessionDownloadTaskResumeData`).
 @_spi(Testing) public let URLSessionDownloadTaskResumeDataKey = "NSURLSessionDownloadTaskResumeData"

@@ -66,6 +66,7 @@ extension RangedTransfer {
             sink.file = try PartialFile(
                 path: setup.partialPath, keepingFirst: kept, bufferCapacity: capacity,
                 disk: settings.disk)
+            settings.marker.markOwn(setup.partialPath)
         } catch {
             return reject(.failed(error))
         }

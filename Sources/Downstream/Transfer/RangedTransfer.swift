@@ -30,6 +30,8 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         /// Whether responses' digests of the whole file are kept with the partial file, and
         /// checked (see `DownloadManager.Configuration.Integrity`).
         var verifiesServerDigests = true
+        /// How partial files are marked for the system (backups, data protection).
+        var marker = FileMarker()
         /// The manager's bandwidth limits (one object for all its transfers).
         var limiter: BandwidthLimiter?
     }

@@ -29,6 +29,7 @@ extension SegmentedTransfer {
         let length = setup.map.length
         let descriptor = try POSIXFile.openForWriting(atPath: path)
         defer { POSIXFile.close(descriptor) }
+        setup.settings.marker.markOwn(path)
         let existing = POSIXFile.length(atPath: path) ?? 0
         if existing > length {
             try POSIXFile.truncate(descriptor, to: length, path: path)

@@ -9,6 +9,9 @@ enum TransferEnd: Equatable, Sendable {
     case incomplete(progressed: Bool)
     /// Stopped on request.
     case cancelled
+    /// The system stopped the request on its own (a background task cancelled because the user
+    /// force-quit the app, say): the download pauses, with its bytes and resume data.
+    case stoppedBySystem(reason: String)
     /// The response could not be used; ask again from the first byte.
     case restart(reason: String)
     case failed(DownloadError)

@@ -73,6 +73,12 @@ public struct DownloadRequest: Sendable {
     /// manager's ``DownloadManager/Configuration/Network-swift.struct/minimumSegmentSize``.
     public var minimumSegmentSize: Int64?
 
+    /// The data-protection class of the delivered file on Apple platforms; nil (the default)
+    /// keeps the class of the partial file
+    /// (``DownloadManager/Configuration-swift.struct/Storage-swift.struct/fileProtection``).
+    /// The delivered file is backed up, unlike the partial file.
+    public var fileProtection: FileProtection?
+
     /// A request for `urlRequest`, saved at `destination`.
     public init(
         _ urlRequest: URLRequest, to destination: Destination,

@@ -165,6 +165,9 @@ public final class BackgroundSessionReplay: Sendable {
         for answer in waiting {
             answer(active)
         }
+        if !waiting.isEmpty {
+            deliverPendingCompletions()
+        }
     }
 
     // MARK: - Events
@@ -273,9 +276,29 @@ public final class BackgroundSessionReplay: Sendable {
         }
         guard !isHeld else { return }
         let active = activeTasks()
-        // As a real session does, answer later, on a queue of its own.
+        // As a real session does, answer later, on a queue of its own; then deliver what
+        // happened while no manager played the session.
         DispatchQueue.global().async {
             answer(active)
+            self.deliverPendingCompletions()
+        }
+    }
+
+    /// Keeps the completion of `task` with `error` for the next manager, delivered once it has
+    /// listed the session's tasks.
+    func deliverLater(_ task: DownloadTask, error: NSError) {
+        task.system.end()
+        state.withLock { $0.pendingCompletions.append((task, error)) }
+    }
+
+    /// Delivers the completions kept for the manager that listed the tasks last.
+    private func deliverPendingCompletions() {
+        let pending = state.withLock { state in
+            defer { state.pendingCompletions = [] }
+            return state.pendingCompletions
+        }
+        for (task, error) in pending {
+            router().completed(task.system, error: error)
         }
     }
 
@@ -303,6 +326,8 @@ extension BackgroundSessionReplay {
             var nextTaskIdentifier = 1
             var isTaskListHeld: Bool
             var taskListRequests: [@Sendable ([any SystemTask]) -> Void] = []
+            /// Completions for the next manager (see `cancelBySystem`).
+            var pendingCompletions: [(task: DownloadTask, error: NSError)] = []
             /// The last manager's router; weak, as the router holds the session, which holds the
             /// replay.
             weak var router: SystemTaskRouter?
