@@ -11,10 +11,11 @@ final class URLSystemSession: SystemSession {
     private let controlQueue: DispatchQueue
 
     init(configuration: URLSessionConfiguration, router: SystemTaskRouter, pendingCallbackLimit: Int, name: String) {
-        let delegateQueue = makeDelegateQueue(limit: pendingCallbackLimit, name: "Downstream.\(name).system")
+        let delegateQueue = URLSessionQueues.makeDelegateQueue(
+            limit: pendingCallbackLimit, name: "Downstream.\(name).system")
         session = URLSession(
             configuration: configuration, delegate: SystemSessionDelegate(router: router), delegateQueue: delegateQueue)
-        controlQueue = DispatchQueue(label: "Downstream.\(name).system-control")
+        controlQueue = URLSessionQueues.makeControlQueue(label: "Downstream.\(name).system-control")
     }
 
     /// Linux Foundation cannot resume from resume data: `downloadTask(withResumeData:)` makes a

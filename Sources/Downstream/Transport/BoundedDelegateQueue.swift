@@ -1,22 +1,5 @@
 import Foundation
 
-/// A URLSession's delegate queue: serial; on Linux a ``BoundedDelegateQueue``, which holds
-/// URLSession back when our work falls behind.
-///
-/// On Apple platforms it is a plain serial queue: a delegate queue held back there holds a
-/// CFNetwork thread, and the block that `addOperation` takes is `@Sendable` only in newer SDKs, so
-/// no override would match every SDK.
-func makeDelegateQueue(limit: Int, name: String) -> OperationQueue {
-    #if canImport(Darwin)
-        let queue = OperationQueue()
-        queue.name = name
-        queue.maxConcurrentOperationCount = 1
-        return queue
-    #else
-        BoundedDelegateQueue(limit: limit, name: name)
-    #endif
-}
-
 #if !canImport(Darwin)
     /// The session's delegate queue: serial, and it holds URLSession back when our work falls behind.
     ///

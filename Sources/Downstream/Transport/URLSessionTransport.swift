@@ -30,9 +30,10 @@ final class URLSessionTransport: Transport {
     /// - Parameter pendingCallbackLimit: how many callbacks (about 16 KiB of body each) may wait
     ///   for the receivers before URLSession is held back.
     init(identifier: String, configuration: URLSessionConfiguration, pendingCallbackLimit: Int) {
-        let delegateQueue = makeDelegateQueue(limit: pendingCallbackLimit, name: "Downstream.\(identifier).delegate")
+        let delegateQueue = URLSessionQueues.makeDelegateQueue(
+            limit: pendingCallbackLimit, name: "Downstream.\(identifier).delegate")
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
-        controlQueue = DispatchQueue(label: "Downstream.\(identifier).control")
+        controlQueue = URLSessionQueues.makeControlQueue(label: "Downstream.\(identifier).control")
     }
 
     deinit {
