@@ -12,16 +12,22 @@ import Foundation
     /// Costs, measured on Linux: all URLSessions of a process share Foundation's work queue, so one
     /// held-back download slows the others; and URLSession calls that need that queue (creating,
     /// resuming, cancelling tasks) must never be made from this queue (they would deadlock) and may
-    /// block elsewhere: ``URLSessionTransport`` makes them from a queue of its own.
+    /// block elsewhere: they are made from the process's one control queue (``URLSessionQueues``).
     final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
-        // Safe: the only state added to OperationQueue is `slots`, which is itself thread-safe.
+        // Safe: the only state added to OperationQueue is `slots`, which is itself thread-safe,
+        // and `dispatchQueue`, which is set once.
         private let slots: SlotCounter
+        /// The serial Dispatch queue the operations run on (see ``URLSessionQueues``). Kept here:
+        /// `underlyingQueue` does not keep it alive on Linux (`unowned(unsafe)`).
+        private let dispatchQueue: DispatchQueue
 
         init(limit: Int, name: String) {
             slots = SlotCounter(limit: limit)
+            dispatchQueue = DispatchQueue(label: name)
             super.init()
             self.name = name
             maxConcurrentOperationCount = 1
+            underlyingQueue = dispatchQueue
         }
 
         override func addOperation(_ block: @Sendable @escaping () -> Void) {

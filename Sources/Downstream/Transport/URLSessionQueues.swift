@@ -15,7 +15,7 @@ import Foundation
 ///   waits (for the disk, for the bandwidth limit, for buffers written) then never blocks a task.
 enum URLSessionQueues {
     /// The queue every URLSession control call of the process goes through, in order.
-    private static let control = DispatchQueue(label: "Downstream.urlsession-control")
+    static let control = DispatchQueue(label: "Downstream.urlsession-control")
 
     /// A serial queue named `label` for one session's control calls: its calls run in order,
     /// one at a time with every other session's.
@@ -36,9 +36,7 @@ enum URLSessionQueues {
             queue.maxConcurrentOperationCount = 1
             return queue
         #else
-            let queue = BoundedDelegateQueue(limit: limit, name: name)
-            queue.underlyingQueue = DispatchQueue(label: name)
-            return queue
+            BoundedDelegateQueue(limit: limit, name: name)
         #endif
     }
 }
