@@ -45,6 +45,41 @@ extension URLSessionConfiguration {
     }
 }
 
+extension URLSessionConfiguration {
+    // NSURLSession.h `@property (nullable, copy) NSString *sharedContainerIdentifier` (Linux's is get-only).
+    @available(macOS 10.10, iOS 8.0, watchOS 2.0, tvOS 9.0, *)
+    public var sharedContainerIdentifier: String? {
+        get { fatalError() }
+        set { fatalError() }
+    }
+}
+
+extension URLSessionTask {
+    // NSURLSession.h `@property (nullable, copy) NSDate *earliestBeginDate` (deprecated on Linux, which has no
+    // background sessions).
+    @available(macOS 10.13, iOS 11.0, watchOS 4.0, tvOS 11.0, *)
+    public var earliestBeginDate: Date? {
+        get { fatalError() }
+        set { fatalError() }
+    }
+}
+
+extension URLRequest {
+    // NSURLRequest.h `@property BOOL allowsExpensiveNetworkAccess` (NSMutableURLRequest: settable).
+    @available(macOS 10.15, iOS 13.0, watchOS 6.0, tvOS 13.0, *)
+    public var allowsExpensiveNetworkAccess: Bool {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    // NSURLRequest.h `@property BOOL allowsConstrainedNetworkAccess` (NSMutableURLRequest: settable).
+    @available(macOS 10.15, iOS 13.0, watchOS 6.0, tvOS 13.0, *)
+    public var allowsConstrainedNetworkAccess: Bool {
+        get { fatalError() }
+        set { fatalError() }
+    }
+}
+
 extension URLSessionDelegate {
     // NSURLSession.h `-URLSessionDidFinishEventsForBackgroundURLSession:` (optional requirement).
     @available(macOS 11.0, iOS 7.0, watchOS 2.0, tvOS 9.0, *)

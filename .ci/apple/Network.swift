@@ -16,6 +16,13 @@ public struct NWPath: Equatable, CustomDebugStringConvertible {
 
     // Network.swiftinterface: `public let status: NWPath.Status`.
     public let status: NWPath.Status
+    // Network.swiftinterface: `public let isExpensive: Swift.Bool`.
+    public let isExpensive: Bool
+    // Network.swiftinterface: `@available(macOS 10.15, iOS 13.0, watchOS 6.0, tvOS 13.0, *) public var isConstrained: Swift.Bool { get }`.
+    @available(macOS 10.15, iOS 13.0, watchOS 6.0, tvOS 13.0, *)
+    public var isConstrained: Bool { fatalError() }
+    // Network.swiftinterface: `public func usesInterfaceType(_ type: Network.NWInterface.InterfaceType) -> Swift.Bool`.
+    public func usesInterfaceType(_ type: NWInterface.InterfaceType) -> Bool { fatalError() }
     // Network.swiftinterface: `public var debugDescription: String { get }`.
     public var debugDescription: String { fatalError() }
 
@@ -36,4 +43,22 @@ final public class NWPathMonitor {
     final public func cancel() { fatalError() }
     // Network.swiftinterface: `public init()`.
     public init() { fatalError() }
+}
+
+// Network.swiftinterface: `public struct NWInterface : Swift.Hashable, Swift.CustomDebugStringConvertible`.
+@available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
+public struct NWInterface: Hashable, CustomDebugStringConvertible {
+    // Network.swiftinterface: `NWInterface.InterfaceType`.
+    public enum InterfaceType: Hashable {
+        case other
+        case wifi
+        case cellular
+        case wiredEthernet
+        case loopback
+    }
+
+    // Network.swiftinterface: `public let type: Network.NWInterface.InterfaceType`.
+    public let type: NWInterface.InterfaceType
+    // Network.swiftinterface: `public var debugDescription: Swift.String { get }`.
+    public var debugDescription: String { fatalError() }
 }

@@ -126,6 +126,7 @@ extension Download {
         var urlRequest = request.urlRequest
         urlRequest.url = url
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        request.networkAccess.apply(to: &urlRequest)
         for (name, value) in credentials {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }

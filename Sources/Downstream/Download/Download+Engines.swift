@@ -105,13 +105,17 @@ extension Download {
         }
         urlRequest.url = sources.current
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        let options = SystemTaskOptions(
+            networkAccess: request.networkAccess,
+            earliestBeginDate: resumeData == nil ? request.earliestBeginDate : nil,
+            expectedByteCount: request.expectedByteCount)
         let transfer = SystemTransfer(
             target: target, session: session, backgroundEvents: system.router.backgroundEvents,
             usesResumeData: resumeData != nil, announcesResume: kind == .run)
         transfer.setAttempt(attempt)
         self.transfer = transfer
         system.router.bind(transfer)
-        session.start(urlRequest, resumeData: resumeData, downloadID: id, attach: transfer.attach)
+        session.start(urlRequest, resumeData: resumeData, downloadID: id, options: options, attach: transfer.attach)
     }
 
     /// A system transfer of this download changed: it ended, or the router adopted a task of an

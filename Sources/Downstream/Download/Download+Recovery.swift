@@ -44,7 +44,12 @@ extension Download {
     /// happens here, before the machine takes the failure.
     func decideRecovery(after error: DownloadError) -> (DownloadError, StateMachine.Recovery) {
         let url = sources.current
-        if error.kind == .network, let code = error.urlErrorCode, Self.noNetworkCodes.contains(code),
+        if let policy = error.networkUnavailableReason {
+            // The system would not use the network it has: wait for one the policy allows.
+            if !settings.networkMonitor.isReachable(url, despite: policy) {
+                return (error, .waitForNetwork)
+            }
+        } else if error.kind == .network, let code = error.urlErrorCode, Self.noNetworkCodes.contains(code),
             !settings.networkMonitor.isReachable(url)
         {
             return (error, .waitForNetwork)
@@ -111,9 +116,11 @@ extension Download {
         handle(machine.attemptEnded(attempt, .failed(error), recovery: .switchURL))
     }
 
-    /// Waits for the network (wait number `wait`, after `error`), at most as long as the settings
-    /// say, off the actor.
+    /// Waits for the network (wait number `wait`, after `error`; for one its policy allows, when
+    /// the system held the request back for it), at most as long as the settings say, off the
+    /// actor.
     func waitForNetwork(_ wait: Int, after error: DownloadError) {
+        let policy = error.networkUnavailableReason
         let monitor = settings.networkMonitor
         let url = sources.current
         let clock = settings.clock
@@ -121,8 +128,12 @@ extension Download {
         pendingWait = Task { [weak self] in
             let isBack = await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
-                    await monitor.waitUntilReachable(url)
-                    return true
+                    if let policy {
+                        await monitor.waitUntilReachable(url, despite: policy)
+                    } else {
+                        await monitor.waitUntilReachable(url)
+                    }
+                    return !Task.isCancelled
                 }
                 if let limit {
                     group.addTask {

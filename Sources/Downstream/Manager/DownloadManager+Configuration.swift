@@ -361,8 +361,18 @@ extension DownloadManager.Configuration {
     }
 }
 
-extension DownloadManager.Configuration.Scheduling {
-    var limits: Scheduler<Download.ID>.Limits {
-        .init(overall: maximumConcurrentDownloads, perHost: maximumConcurrentDownloadsPerHost)
+extension DownloadManager.Configuration {
+    /// The limits the manager's queue applies: `overall` and `perHost`, and for a background
+    /// manager no more downloads at once than the system's task budget
+    /// (``Background-swift.struct/maximumSystemTasks``).
+    func schedulerLimits(overall: Int, perHost: Int) -> Scheduler<Download.ID>.Limits {
+        let budget = background.map { max(1, $0.maximumSystemTasks) } ?? .max
+        return .init(overall: min(overall, budget), perHost: perHost)
+    }
+
+    /// The limits the queue starts with.
+    var schedulerLimits: Scheduler<Download.ID>.Limits {
+        schedulerLimits(
+            overall: scheduling.maximumConcurrentDownloads, perHost: scheduling.maximumConcurrentDownloadsPerHost)
     }
 }

@@ -60,7 +60,7 @@ public actor DownloadManager {
     ///   directory cannot be created.
     public init(configuration: Configuration) throws(DownloadError) {
         self.configuration = configuration
-        scheduler = Scheduler(limits: configuration.scheduling.limits)
+        scheduler = Scheduler(limits: configuration.schedulerLimits)
         observer = Observer(
             progressInterval: configuration.progress.interval, monitors: configuration.eventMonitors,
             schedulingLink: schedulingLink)
@@ -285,9 +285,9 @@ public actor DownloadManager {
     /// their bytes when their turn comes). A limit of 0 holds the whole queue: nothing runs until
     /// it is raised again.
     public func setLimits(maximumConcurrentDownloads: Int? = nil, maximumConcurrentDownloadsPerHost: Int? = nil) {
-        var limits = scheduler.limits
-        limits.overall = maximumConcurrentDownloads ?? limits.overall
-        limits.perHost = maximumConcurrentDownloadsPerHost ?? limits.perHost
+        let limits = configuration.schedulerLimits(
+            overall: maximumConcurrentDownloads ?? scheduler.limits.overall,
+            perHost: maximumConcurrentDownloadsPerHost ?? scheduler.limits.perHost)
         let (granted, stopped) = scheduler.setLimits(limits)
         for id in stopped {
             if let download = byID[id] {

@@ -21,4 +21,28 @@ public protocol NetworkMonitor: Sendable {
     /// Returns once requests to `url` may be reachable again, or as soon as the calling task is
     /// cancelled.
     func waitUntilReachable(_ url: URL) async
+
+    /// Whether requests to `url` can leave the device now on a network that `policy` does not
+    /// forbid (not cellular for ``NetworkUnavailableReason/cellular``…), as far as the monitor
+    /// knows. The default says no: a monitor that does not know the kinds of networks cannot tell.
+    func isReachable(_ url: URL, despite policy: NetworkUnavailableReason) -> Bool
+
+    /// Returns once requests to `url` may leave the device on a network that `policy` does not
+    /// forbid, or as soon as the calling task is cancelled. The default waits until the task is
+    /// cancelled: the download then waits until the manager's longest network wait, or until it
+    /// is resumed.
+    func waitUntilReachable(_ url: URL, despite policy: NetworkUnavailableReason) async
+}
+
+extension NetworkMonitor {
+    public func isReachable(_ url: URL, despite policy: NetworkUnavailableReason) -> Bool {
+        false
+    }
+
+    public func waitUntilReachable(_ url: URL, despite policy: NetworkUnavailableReason) async {
+        // A stream that never yields ends when the task is cancelled.
+        let (never, continuation) = AsyncStream<Never>.makeStream()
+        for await _ in never {}
+        withExtendedLifetime(continuation) {}
+    }
 }

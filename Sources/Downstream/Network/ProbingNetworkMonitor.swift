@@ -7,17 +7,17 @@ final class ProbingNetworkMonitor: NetworkMonitor {
     /// The longest time between two probes while someone waits.
     let maximumInterval: Duration
     private let firstInterval: Duration
-    private let probe: @Sendable (URL) -> Bool
+    private let probe: @Sendable (URL, NetworkUnavailableReason?) -> Bool
     private let clock: any Clock<Duration>
     private let changes = ChangeSignal()
 
     /// - Parameters:
-    ///   - probe: whether requests to a URL can leave the device now; fast, without network
-    ///     traffic.
+    ///   - probe: whether requests to a URL can leave the device now (on a network that the
+    ///     policy, if one is given, does not forbid); fast, without network traffic.
     ///   - clock: the clock of the intervals between probes.
     init(
         clock: any Clock<Duration>, firstInterval: Duration = .seconds(1), maximumInterval: Duration = .seconds(30),
-        probe: @escaping @Sendable (URL) -> Bool
+        probe: @escaping @Sendable (URL, NetworkUnavailableReason?) -> Bool
     ) {
         self.clock = clock
         self.firstInterval = firstInterval
@@ -26,7 +26,11 @@ final class ProbingNetworkMonitor: NetworkMonitor {
     }
 
     func isReachable(_ url: URL) -> Bool {
-        probe(url)
+        probe(url, nil)
+    }
+
+    func isReachable(_ url: URL, despite policy: NetworkUnavailableReason) -> Bool {
+        probe(url, policy)
     }
 
     /// The network may have changed: probe now.
@@ -35,11 +39,19 @@ final class ProbingNetworkMonitor: NetworkMonitor {
     }
 
     func waitUntilReachable(_ url: URL) async {
+        await waitUntil { probe(url, nil) }
+    }
+
+    func waitUntilReachable(_ url: URL, despite policy: NetworkUnavailableReason) async {
+        await waitUntil { probe(url, policy) }
+    }
+
+    private func waitUntil(_ isReachable: () -> Bool) async {
         var interval = firstInterval
         while !Task.isCancelled {
             // Registered before the probe: a change reported while it runs is not missed.
             let change = changes.register()
-            guard !isReachable(url) else {
+            guard !isReachable() else {
                 changes.unregister(change)
                 return
             }
@@ -69,11 +81,16 @@ extension ProbingNetworkMonitor {
     static func system(clock: any Clock<Duration>) -> ProbingNetworkMonitor {
         #if canImport(Network)
             let path = SystemNetworkPath()
-            let monitor = ProbingNetworkMonitor(clock: clock) { isLoopback($0) || path.isSatisfied }
+            let monitor = ProbingNetworkMonitor(clock: clock) { url, policy in
+                isLoopback(url) || (path.isSatisfied && policy.map(path.allows) ?? true)
+            }
             path.onChange = { [weak monitor] in monitor?.networkChanged() }
             return monitor
         #else
-            return ProbingNetworkMonitor(clock: clock) { isLoopback($0) || NetworkInterfaces.hasUsableInterface() }
+            // Linux has no network policies: any network will do.
+            return ProbingNetworkMonitor(clock: clock) { url, _ in
+                isLoopback(url) || NetworkInterfaces.hasUsableInterface()
+            }
         #endif
     }
 }

@@ -28,5 +28,15 @@
         var isSatisfied: Bool {
             monitor.currentPath.status == .satisfied
         }
+
+        /// Whether the current path is one that `policy` does not forbid.
+        func allows(_ policy: NetworkUnavailableReason) -> Bool {
+            let path = monitor.currentPath
+            switch policy.code {
+            case .cellular: return !path.usesInterfaceType(.cellular)
+            case .expensive: return !path.isExpensive
+            case .constrained: return !path.isConstrained
+            }
+        }
     }
 #endif

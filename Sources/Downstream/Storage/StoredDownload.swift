@@ -55,6 +55,16 @@ struct StoredDownload: Codable, Equatable, Sendable {
         var maximumConnections: Int?
         var minimumSegmentSize: Int64?
         var fileProtection: FileProtection.Code?
+        var networkAccess: StoredNetworkAccess?
+        var earliestBeginDate: Date?
+        var expectedByteCount: Int64?
+    }
+
+    /// ``NetworkAccess``, stored only when a setting is not the session's.
+    struct StoredNetworkAccess: Codable, Equatable, Sendable {
+        var cellular: Bool?
+        var expensive: Bool?
+        var constrained: Bool?
     }
 
     struct StoredDestination: Codable, Equatable, Sendable {
@@ -76,7 +86,13 @@ struct StoredDownload: Codable, Equatable, Sendable {
             onRejectedFile: request.onRejectedFile == .discard ? nil : request.onRejectedFile.code,
             mirrors: request.mirrors.isEmpty ? nil : request.mirrors,
             maximumBytesPerSecond: request.maximumBytesPerSecond, maximumConnections: request.maximumConnections,
-            minimumSegmentSize: request.minimumSegmentSize, fileProtection: request.fileProtection?.code)
+            minimumSegmentSize: request.minimumSegmentSize, fileProtection: request.fileProtection?.code,
+            networkAccess: request.networkAccess.isDefault
+                ? nil
+                : StoredNetworkAccess(
+                    cellular: request.networkAccess.allowsCellular, expensive: request.networkAccess.allowsExpensive,
+                    constrained: request.networkAccess.allowsConstrained),
+            earliestBeginDate: request.earliestBeginDate, expectedByteCount: request.expectedByteCount)
         switch request.destination.location {
         case .file(let file):
             destination = StoredDestination(
@@ -119,6 +135,13 @@ struct StoredDownload: Codable, Equatable, Sendable {
         downloadRequest.maximumConnections = request.maximumConnections
         downloadRequest.minimumSegmentSize = request.minimumSegmentSize
         downloadRequest.fileProtection = request.fileProtection.map(FileProtection.init(code:))
+        if let access = request.networkAccess {
+            downloadRequest.networkAccess = NetworkAccess(
+                allowsCellular: access.cellular, allowsExpensive: access.expensive,
+                allowsConstrained: access.constrained)
+        }
+        downloadRequest.earliestBeginDate = request.earliestBeginDate
+        downloadRequest.expectedByteCount = request.expectedByteCount
         return downloadRequest
     }
 
@@ -171,6 +194,15 @@ extension StoredDownload {
                 writer.integer("maximumConnections", request.maximumConnections)
                 writer.integer("minimumSegmentSize", request.minimumSegmentSize)
                 writer.string("fileProtection", request.fileProtection?.rawValue)
+                if let access = request.networkAccess {
+                    writer.object("networkAccess") { writer in
+                        writer.bool("cellular", access.cellular)
+                        writer.bool("expensive", access.expensive)
+                        writer.bool("constrained", access.constrained)
+                    }
+                }
+                writer.date("earliestBeginDate", request.earliestBeginDate)
+                writer.integer("expectedByteCount", request.expectedByteCount)
             }
             writer.object("destination") { writer in
                 writer.bool("isDirectory", destination.isDirectory)

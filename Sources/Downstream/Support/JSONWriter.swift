@@ -43,6 +43,11 @@ struct JSONWriter {
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
+    /// Writes `value` unless it is nil (as `encodeIfPresent` does).
+    mutating func bool(_ key: String, _ value: Bool?) {
+        if let value { bool(key, value) }
+    }
+
     mutating func url(_ key: String, _ value: URL) {
         string(key, value.absoluteString)
     }
@@ -50,6 +55,11 @@ struct JSONWriter {
     mutating func date(_ key: String, _ value: Date) {
         member(key)
         bytes.append(contentsOf: value.timeIntervalSinceReferenceDate.description.utf8)
+    }
+
+    /// Writes `value` unless it is nil (as `encodeIfPresent` does).
+    mutating func date(_ key: String, _ value: Date?) {
+        if let value { date(key, value) }
     }
 
     mutating func data(_ key: String, _ value: Data?) {

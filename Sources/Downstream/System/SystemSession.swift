@@ -15,11 +15,12 @@ import Foundation
     /// Whether the session can make a task from resume data.
     var supportsResumeData: Bool { get }
 
-    /// Creates a download task for `request`, or from `resumeData`, labels it with `downloadID`
-    /// (its `taskDescription`, which is how a relaunched app finds it again), hands it to `attach`
-    /// and then starts it. Never blocks the caller.
+    /// Creates a download task for `request` (with `options`' network access), or from
+    /// `resumeData`, labels it with `downloadID` (its `taskDescription`, which is how a relaunched
+    /// app finds it again), gives it `options`' scheduling hints, hands it to `attach` and then
+    /// starts it. Never blocks the caller.
     func start(
-        _ request: URLRequest, resumeData: Data?, downloadID: DownloadID,
+        _ request: URLRequest, resumeData: Data?, downloadID: DownloadID, options: SystemTaskOptions,
         attach: @escaping @Sendable (any SystemTask) -> Void)
 
     /// Cancels `task`; with `producingResumeData`, hands the system's resume data (nil if it has
@@ -28,6 +29,25 @@ import Foundation
 
     /// Hands every task the session has (running, suspended or finishing) to `body`.
     func allTasks(_ body: @escaping @Sendable ([any SystemTask]) -> Void)
+}
+
+/// What a download asks of the system for its task: which networks it may use, and the hints the
+/// system schedules background tasks by (see ``DownloadRequest``).
+@_spi(Testing) public struct SystemTaskOptions: Sendable, Hashable {
+    /// The request's network access (`URLRequest`'s policies).
+    public var networkAccess: NetworkAccess
+    /// The task's `earliestBeginDate`; nil for a task made from resume data, which goes on at once.
+    public var earliestBeginDate: Date?
+    /// The task's `countOfBytesClientExpectsToReceive`.
+    public var expectedByteCount: Int64?
+
+    public init(
+        networkAccess: NetworkAccess = NetworkAccess(), earliestBeginDate: Date? = nil, expectedByteCount: Int64? = nil
+    ) {
+        self.networkAccess = networkAccess
+        self.earliestBeginDate = earliestBeginDate
+        self.expectedByteCount = expectedByteCount
+    }
 }
 
 /// What the engine needs of one download task.

@@ -261,7 +261,7 @@ extension SystemTransfer {
                 // The system could not use its resume data: start the file again.
                 return .restart(reason: "the system could not resume from its resume data (\(error.reason))")
             }
-            return .failed(.network(error.code, reason: error.reason))
+            return .failed(.network(error))
         }
     }
 }

@@ -38,13 +38,24 @@ final class URLSystemSession: SystemSession {
     }
 
     func start(
-        _ request: URLRequest, resumeData: Data?, downloadID: DownloadID,
+        _ request: URLRequest, resumeData: Data?, downloadID: DownloadID, options: SystemTaskOptions,
         attach: @escaping @Sendable (any SystemTask) -> Void
     ) {
-        controlQueue.async { [session] in
+        var request = request
+        options.networkAccess.apply(to: &request)
+        controlQueue.async { [session, request] in
             let task =
                 resumeData.map { session.downloadTask(withResumeData: $0) } ?? session.downloadTask(with: request)
             task.taskDescription = downloadID.rawValue.uuidString
+            #if canImport(Darwin)
+                // Background sessions only (Linux has none: there it is deprecated and ignored).
+                if let date = options.earliestBeginDate {
+                    task.earliestBeginDate = date
+                }
+            #endif
+            if let count = options.expectedByteCount {
+                task.countOfBytesClientExpectsToReceive = count
+            }
             attach(task)
             task.resume()
         }

@@ -43,7 +43,7 @@ extension RangedTransfer {
                 // connection as this one's status line ("Received HTTP/0.9").
                 return .failed(.unexpectedResponse("the answer is not HTTP (\(failure.reason))"))
             }
-            return .failed(.network(failure.code, reason: failure.reason))
+            return .failed(.network(failure))
         }
         guard let file = sink.file, let body = sink.body else {
             return .failed(.unexpectedResponse("the request ended without a response"))

@@ -188,7 +188,7 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
     private func outcome(of failure: TransportFailure?) -> Outcome {
         if let failure {
             if failure.isCancellation, control.isStopRequested { return .stopped }
-            return .failed(.network(failure.code, reason: failure.reason))
+            return .failed(.network(failure))
         }
         guard let file = sink.file else {
             return .failed(.unexpectedResponse("the request ended without a response"))

@@ -83,6 +83,8 @@ struct TransportFailure: Error, Equatable, Sendable {
     var code: URLError.Code
     /// The transport's own words for it.
     var reason: String
+    /// The system's policy that kept the request off the network it has (Apple platforms).
+    var networkUnavailableReason: NetworkUnavailableReason?
 
     /// Whether the request ended because it was cancelled.
     var isCancellation: Bool { code == .cancelled }

@@ -13,6 +13,7 @@ extension TransportFailure {
         // The initialiser is failable on Linux only; an optional-typed constant suits both.
         let bridged: URLError.Code? = URLError.Code(rawValue: (error as NSError).code)
         self.init(
-            code: (error as? URLError)?.code ?? bridged ?? .unknown, reason: (error as NSError).localizedDescription)
+            code: (error as? URLError)?.code ?? bridged ?? .unknown, reason: (error as NSError).localizedDescription,
+            networkUnavailableReason: NetworkUnavailableReason(userInfo: (error as NSError).userInfo))
     }
 }

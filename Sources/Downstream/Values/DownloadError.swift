@@ -133,10 +133,12 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         /// Whether the download had nothing to keep when it failed (a conflict found before the
         /// first byte).
         let keptNothing: Bool
+        let networkUnavailableReason: NetworkUnavailableReason?
 
         init(
             kind: Kind, statusCode: Int?, urlErrorCode: URLError.Code?, path: String?, retryAfter: Duration?,
-            reason: String, urlFailures: [URLFailure], keptNothing: Bool
+            reason: String, urlFailures: [URLFailure], keptNothing: Bool,
+            networkUnavailableReason: NetworkUnavailableReason?
         ) {
             self.kind = kind
             self.statusCode = statusCode
@@ -146,13 +148,15 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             self.reason = reason
             self.urlFailures = urlFailures
             self.keptNothing = keptNothing
+            self.networkUnavailableReason = networkUnavailableReason
         }
 
         static func == (a: Details, b: Details) -> Bool {
             a === b
                 || ((a.kind, a.statusCode, a.urlErrorCode, a.path, a.retryAfter, a.reason)
                     == (b.kind, b.statusCode, b.urlErrorCode, b.path, b.retryAfter, b.reason)
-                    && a.urlFailures == b.urlFailures && a.keptNothing == b.keptNothing)
+                    && a.urlFailures == b.urlFailures && a.keptNothing == b.keptNothing
+                    && a.networkUnavailableReason == b.networkUnavailableReason)
         }
 
         func hash(into hasher: inout Hasher) {
@@ -164,6 +168,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             hasher.combine(reason)
             hasher.combine(urlFailures)
             hasher.combine(keptNothing)
+            hasher.combine(networkUnavailableReason)
         }
     }
 
@@ -187,6 +192,11 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     public var reason: String { details.reason }
     /// How each URL failed, in the order they were tried, for ``Kind/allURLsFailed``.
     public var urlFailures: [URLFailure] { details.urlFailures }
+    /// Which policy kept the system from using the network it has, for ``Kind/network`` and
+    /// ``Kind/networkUnavailable``: the request (or session) may not use cellular, expensive or
+    /// Low Data Mode networks, and that is what there is (Apple platforms; see
+    /// ``NetworkAccess``). The download waits for another network instead of failing.
+    public var networkUnavailableReason: NetworkUnavailableReason? { details.networkUnavailableReason }
 
     /// An error of the kind `kind`, with the details that belong to it.
     ///
@@ -212,11 +222,13 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
 
     private init(
         _ kind: Kind, reason: String, statusCode: Int? = nil, urlErrorCode: URLError.Code? = nil,
-        path: String? = nil, retryAfter: Duration? = nil, urlFailures: [URLFailure] = [], keptNothing: Bool
+        path: String? = nil, retryAfter: Duration? = nil, urlFailures: [URLFailure] = [], keptNothing: Bool,
+        networkUnavailableReason: NetworkUnavailableReason? = nil
     ) {
         details = Details(
             kind: kind, statusCode: statusCode, urlErrorCode: urlErrorCode, path: path,
-            retryAfter: retryAfter, reason: reason, urlFailures: urlFailures, keptNothing: keptNothing)
+            retryAfter: retryAfter, reason: reason, urlFailures: urlFailures, keptNothing: keptNothing,
+            networkUnavailableReason: networkUnavailableReason)
     }
 
     /// Whether resuming the download can succeed without a change on your side.
@@ -312,8 +324,17 @@ extension DownloadError {
     }
 
     /// The connection failed with `URLError` code `code`.
-    static func network(_ code: URLError.Code, reason: String = "") -> DownloadError {
-        DownloadError(.network, reason: reason.isEmpty ? "code \(code.rawValue)" : reason, urlErrorCode: code)
+    static func network(
+        _ code: URLError.Code, reason: String = "", unavailableReason: NetworkUnavailableReason? = nil
+    ) -> DownloadError {
+        DownloadError(
+            .network, reason: reason.isEmpty ? "code \(code.rawValue)" : reason, urlErrorCode: code, keptNothing: false,
+            networkUnavailableReason: unavailableReason)
+    }
+
+    /// A request ended with the transport's `failure`.
+    static func network(_ failure: TransportFailure) -> DownloadError {
+        network(failure.code, reason: failure.reason, unavailableReason: failure.networkUnavailableReason)
     }
 
     /// The download was cancelled.
@@ -350,7 +371,8 @@ extension DownloadError {
     static func networkUnavailable(for duration: Duration, lastError: DownloadError) -> DownloadError {
         DownloadError(
             .networkUnavailable, reason: "waited \(duration) for the network after: \(lastError.reason)",
-            urlErrorCode: lastError.urlErrorCode)
+            urlErrorCode: lastError.urlErrorCode, keptNothing: false,
+            networkUnavailableReason: lastError.networkUnavailableReason)
     }
 
     /// Every URL of a download failed: `failures`, in the order they were tried.

@@ -79,6 +79,20 @@ public struct DownloadRequest: Sendable {
     /// The delivered file is backed up, unlike the partial file.
     public var fileProtection: FileProtection?
 
+    /// Which networks the download may use (Apple platforms' network policies); by default the
+    /// session's. Kept across relaunches.
+    public var networkAccess = NetworkAccess()
+
+    /// For a background session's download: the earliest time the system may start it (its
+    /// task's `earliestBeginDate`); nil (the default) as soon as the system sees fit. Only a new
+    /// task waits for it: a download that continues with the system's resume data does not.
+    public var earliestBeginDate: Date?
+
+    /// For a background session's download: about how many bytes it will receive (its task's
+    /// `countOfBytesClientExpectsToReceive`), which the system uses to schedule it well; nil (the
+    /// default) when unknown.
+    public var expectedByteCount: Int64?
+
     /// A request for `urlRequest`, saved at `destination`.
     public init(
         _ urlRequest: URLRequest, to destination: Destination,

@@ -36,6 +36,18 @@ extension BackgroundSessionReplay {
         /// task of the download); nil for a task that starts from the first byte.
         public let resumeData: Data?
 
+        /// The networks the manager allowed the task (its request's policies); the session's
+        /// for a task you added.
+        public let networkAccess: NetworkAccess
+
+        /// The earliest time the manager let the system start the task (`earliestBeginDate`);
+        /// nil for as soon as it sees fit.
+        public let earliestBeginDate: Date?
+
+        /// How many bytes the manager told the system to expect
+        /// (`countOfBytesClientExpectsToReceive`); nil when it did not say.
+        public let expectedByteCount: Int64?
+
         /// Whether the task is running or suspended: it has not completed.
         public var isActive: Bool { system.isActive }
 
@@ -47,9 +59,15 @@ extension BackgroundSessionReplay {
         /// What Downstream sees of the task.
         let system: ReplayedTask
 
-        init(taskIdentifier: Int, taskDescription: String?, request: URLRequest, resumeData: Data?) {
+        init(
+            taskIdentifier: Int, taskDescription: String?, request: URLRequest, resumeData: Data?,
+            options: SystemTaskOptions = SystemTaskOptions()
+        ) {
             originalRequest = request
             self.resumeData = resumeData
+            networkAccess = options.networkAccess
+            earliestBeginDate = options.earliestBeginDate
+            expectedByteCount = options.expectedByteCount
             system = ReplayedTask(
                 taskIdentifier: taskIdentifier, taskDescription: taskDescription,
                 url: request.url ?? URL(fileURLWithPath: "/"))

@@ -225,13 +225,21 @@ public final class BackgroundSessionReplay: Sendable {
     ///   - resumeData: Apple's resume data in the error (with an `error` only), as the system gives
     ///     it with a failure it can resume from; the download keeps it and makes its next task
     ///     from it.
-    public func complete(_ task: DownloadTask, error: URLError.Code? = nil, resumeData: Data? = nil) {
+    ///   - networkUnavailableReason: the network policy that kept the task off the network there
+    ///     is (with an `error` only, such as `.notConnectedToInternet`), in the error as Apple's
+    ///     `NSURLErrorNetworkUnavailableReasonKey`: the download waits for a network the policy
+    ///     allows.
+    public func complete(
+        _ task: DownloadTask, error: URLError.Code? = nil, resumeData: Data? = nil,
+        networkUnavailableReason: NetworkUnavailableReason? = nil
+    ) {
         let router = router()
         task.system.end()
         let failure = error.map { code in
-            NSError(
-                domain: NSURLErrorDomain, code: code.rawValue,
-                userInfo: resumeData.map { [URLSessionDownloadTaskResumeDataKey: $0] } ?? [:])
+            var userInfo: [String: Any] = [:]
+            userInfo[URLSessionDownloadTaskResumeDataKey] = resumeData
+            userInfo[NetworkUnavailableReason.userInfoKey] = networkUnavailableReason?.rawValue
+            return NSError(domain: NSURLErrorDomain, code: code.rawValue, userInfo: userInfo)
         }
         router.completed(task.system, error: failure)
     }
@@ -246,11 +254,13 @@ public final class BackgroundSessionReplay: Sendable {
     // MARK: - The session's side
 
     /// A task the manager starts.
-    func start(_ request: URLRequest, resumeData: Data?, downloadID: Download.ID) -> DownloadTask {
+    func start(
+        _ request: URLRequest, resumeData: Data?, downloadID: Download.ID, options: SystemTaskOptions
+    ) -> DownloadTask {
         state.withLock { state in
             let task = DownloadTask(
                 taskIdentifier: state.nextTaskIdentifier, taskDescription: downloadID.description, request: request,
-                resumeData: resumeData)
+                resumeData: resumeData, options: options)
             state.add(task)
             return task
         }

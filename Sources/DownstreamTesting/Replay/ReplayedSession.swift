@@ -18,10 +18,10 @@ final class ReplayedSession: SystemSession {
     var supportsResumeData: Bool { true }
 
     func start(
-        _ request: URLRequest, resumeData: Data?, downloadID: Download.ID,
+        _ request: URLRequest, resumeData: Data?, downloadID: Download.ID, options: SystemTaskOptions,
         attach: @escaping @Sendable (any SystemTask) -> Void
     ) {
-        let task = replay.start(request, resumeData: resumeData, downloadID: downloadID)
+        let task = replay.start(request, resumeData: resumeData, downloadID: downloadID, options: options)
         attach(task.system)
         replay.announce(task)
     }

@@ -6,12 +6,12 @@ import Testing
 struct NetworkMonitorTests {
     /// A monitor whose probe the test sets, on a manual clock.
     static func monitor(_ isUp: Locked<Bool>, clock: ManualClock) -> ProbingNetworkMonitor {
-        ProbingNetworkMonitor(clock: clock, maximumInterval: .seconds(8)) { _ in isUp.value }
+        ProbingNetworkMonitor(clock: clock, maximumInterval: .seconds(8)) { _, _ in isUp.value }
     }
 
     static let remote = URL(string: "https://example.com/file.bin")!
 
-    @Test func probesAgainAfterGrowingIntervalsUntilTheNetworkIsBack() async {
+    @Test func probesAgainAfterGrowingIntervalsUntilTheNetworkIsBack() async throws {
         let isUp = Locked(false)
         let clock = ManualClock()
         let monitor = Self.monitor(isUp, clock: clock)
@@ -20,7 +20,7 @@ struct NetworkMonitorTests {
         var sleeps = clock.sleeps.makeAsyncIterator()
         var intervals: [Duration] = []
         for sleep in 1...6 {
-            let interval = await sleeps.next()!
+            let interval = try #require(await sleeps.next())
             intervals.append(interval)
             if sleep == 6 {
                 // Back before the probe this sleep ends in.

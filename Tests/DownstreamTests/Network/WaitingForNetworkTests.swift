@@ -15,7 +15,7 @@ struct WaitingForNetworkTests {
         let monitor: ProbingNetworkMonitor
 
         init(clock: ManualClock) {
-            monitor = ProbingNetworkMonitor(clock: clock) { [isUp] _ in isUp.value }
+            monitor = ProbingNetworkMonitor(clock: clock) { [isUp] _, _ in isUp.value }
         }
 
         func comeBack() {

@@ -1,0 +1,96 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Which networks a download may use: Apple platforms' network policies for one request
+/// (`URLRequest.allowsCellularAccess`, `allowsExpensiveNetworkAccess`,
+/// `allowsConstrainedNetworkAccess`). Each is nil by default: the session's setting applies
+/// (``DownloadManager/Configuration-swift.struct/Background-swift.struct`` for a background
+/// session; every network for the others).
+///
+/// A request the system holds back for its policy (on cellular, with cellular access denied, say)
+/// fails with an error whose ``DownloadError/networkUnavailableReason`` says which policy: the
+/// download waits for the network (``DownloadState/waitingForNetwork``) instead of failing, and
+/// continues once the manager's ``NetworkMonitor`` sees a network the policy allows. Linux has no
+/// such policies: there these settings change nothing.
+public struct NetworkAccess: Sendable, Hashable {
+    /// Whether the download may use a cellular network; nil: the session's setting.
+    public var allowsCellular: Bool?
+    /// Whether it may use a network the system considers expensive (cellular, a personal
+    /// hotspot); nil: the session's setting.
+    public var allowsExpensive: Bool?
+    /// Whether it may use a network in Low Data Mode; nil: the session's setting.
+    public var allowsConstrained: Bool?
+
+    /// Network access as the session allows it, changed by the values given.
+    public init(allowsCellular: Bool? = nil, allowsExpensive: Bool? = nil, allowsConstrained: Bool? = nil) {
+        self.allowsCellular = allowsCellular
+        self.allowsExpensive = allowsExpensive
+        self.allowsConstrained = allowsConstrained
+    }
+
+    /// Whether every setting is the session's.
+    var isDefault: Bool { self == NetworkAccess() }
+
+    /// Sets the policies that are not the session's on `request`, where the platform has them.
+    func apply(to request: inout URLRequest) {
+        if let allowsCellular {
+            request.allowsCellularAccess = allowsCellular
+        }
+        #if canImport(Darwin)
+            if let allowsExpensive {
+                request.allowsExpensiveNetworkAccess = allowsExpensive
+            }
+            if let allowsConstrained {
+                request.allowsConstrainedNetworkAccess = allowsConstrained
+            }
+        #endif
+    }
+}
+
+/// Why the system would not send a request on the network it has: the request's (or session's)
+/// policy forbids that network (Apple's `URLError.NetworkUnavailableReason`, in the error's
+/// `NSURLErrorNetworkUnavailableReasonKey`).
+public struct NetworkUnavailableReason: Sendable, Hashable, CustomStringConvertible {
+    enum Code: Int, Sendable, Hashable {
+        case cellular = 0
+        case expensive = 1
+        case constrained = 2
+    }
+
+    let code: Code
+
+    /// The network is cellular, and the request may not use cellular networks.
+    public static let cellular = NetworkUnavailableReason(code: .cellular)
+    /// The network is expensive, and the request may not use expensive networks.
+    public static let expensive = NetworkUnavailableReason(code: .expensive)
+    /// The network is in Low Data Mode, and the request may not use constrained networks.
+    public static let constrained = NetworkUnavailableReason(code: .constrained)
+
+    public var description: String {
+        switch code {
+        case .cellular: "cellular access is not allowed"
+        case .expensive: "expensive networks are not allowed"
+        case .constrained: "networks in Low Data Mode are not allowed"
+        }
+    }
+
+    /// The reason in an error's `userInfo`, if it has one.
+    init?(userInfo: [String: Any]) {
+        let value = (userInfo[Self.userInfoKey] as? NSNumber)?.intValue ?? userInfo[Self.userInfoKey] as? Int
+        guard let value, let code = Code(rawValue: value) else { return nil }
+        self.code = code
+    }
+
+    private init(code: Code) {
+        self.code = code
+    }
+
+    /// The `userInfo` key of the reason in Apple's errors (`NSURLErrorNetworkUnavailableReasonKey`).
+    @_spi(Testing) public static let userInfoKey = "NSURLErrorNetworkUnavailableReasonKey"
+
+    /// Apple's value of the reason (`URLError.NetworkUnavailableReason.rawValue`).
+    @_spi(Testing) public var rawValue: Int { code.rawValue }
+}
