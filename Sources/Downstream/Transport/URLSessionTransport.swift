@@ -30,16 +30,17 @@ final class URLSessionTransport: Transport {
     }
     private let delegate = Delegate()
     private let session: URLSession
-    private let delegateQueue: OperationQueue
+    private let delegateQueue: SendableOperationQueue
     private let controlQueue: DispatchQueue
     private let holdBack: HoldBack
 
     /// - Parameter pendingCallbackLimit: how many callbacks (about 16 KiB of body each) may wait
     ///   for the receivers before URLSession is held back (Linux's bounded delegate queue).
     init(identifier: String, configuration: URLSessionConfiguration, pendingCallbackLimit: Int) {
-        delegateQueue = URLSessionQueues.makeDelegateQueue(
+        let delegateQueue = URLSessionQueues.makeDelegateQueue(
             limit: pendingCallbackLimit, name: "Downstream.\(identifier).delegate")
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+        self.delegateQueue = SendableOperationQueue(queue: delegateQueue)
         controlQueue = URLSessionQueues.makeControlQueue(label: "Downstream.\(identifier).control")
         holdBack = .platformDefault
     }
@@ -91,7 +92,7 @@ extension URLSessionTransport {
         private let controlQueue: DispatchQueue
         /// The session's serial delegate queue, on which kept chunks are handed over again
         /// (``HoldBack/suspendingTask``), in order with URLSession's own callbacks.
-        private let delegateQueue: OperationQueue
+        private let delegateQueue: SendableOperationQueue
         private let holdBack: HoldBack
         private let state = Locked(State())
         /// Signalled to deliver bytes the receiver could not take yet again, or by a cancel
@@ -103,7 +104,7 @@ extension URLSessionTransport {
 
         /// - Parameter delegateQueue: the session's delegate queue, serial.
         init(
-            receiver: any TransportReceiver, controlQueue: DispatchQueue, delegateQueue: OperationQueue,
+            receiver: any TransportReceiver, controlQueue: DispatchQueue, delegateQueue: SendableOperationQueue,
             holdBack: HoldBack
         ) {
             self.receiver = receiver

@@ -104,8 +104,8 @@ struct SessionTaskSuspendingTests {
             delegateQueue.maxConcurrentOperationCount = 1
             delegateQueue.underlyingQueue = dispatchQueue
             task = URLSessionTransport.SessionTask(
-                receiver: receiver, controlQueue: controlQueue, delegateQueue: delegateQueue,
-                holdBack: .suspendingTask)
+                receiver: receiver, controlQueue: controlQueue,
+                delegateQueue: SendableOperationQueue(queue: delegateQueue), holdBack: .suspendingTask)
             let (task, scripted) = (self.task, self.scripted)
             controlQueue.async { task.attach(scripted) }
             await settle()
@@ -139,7 +139,7 @@ struct SessionTaskSuspendingTests {
         #expect(await Harness().task.waitsAlone)
         let blocking = URLSessionTransport.SessionTask(
             receiver: Receiver(), controlQueue: DispatchQueue(label: "test.control"),
-            delegateQueue: OperationQueue(), holdBack: .blockingDelegateQueue)
+            delegateQueue: SendableOperationQueue(queue: OperationQueue()), holdBack: .blockingDelegateQueue)
         #expect(!blocking.waitsAlone)
     }
 
