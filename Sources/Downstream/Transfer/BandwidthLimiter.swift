@@ -3,12 +3,13 @@
 ///
 /// A transfer asks before it takes a chunk (``admit(_:for:task:)``). When a limit says wait, the
 /// chunk is not taken (the transfer answers `.later`, so nothing piles up) and the limiter
-/// resumes the task when it may go on. On libcurl, where a waiting transfer holds back no other,
-/// downloads that share the overall limit take turns in the order they started waiting, one chunk
-/// each: each gets a fair share, however many connections it has (a segmented download's
-/// transfers take its turns one after another). On URLSession a waiting chunk holds back every delivery of the
-/// session, so turns would deadlock: there each waits only until the bucket allows, and the
-/// session's own interleaving shares it.
+/// resumes the task when it may go on. Where a waiting transfer holds back no other (libcurl, and
+/// URLSession on Apple platforms, which suspends the task), downloads that share the overall limit
+/// take turns in the order they started waiting, one chunk each: each gets a fair share, however
+/// many connections it has (a segmented download's transfers take its turns one after another).
+/// On Linux's URLSession a waiting chunk holds back every delivery of the session, so turns would
+/// deadlock: there each waits only until the bucket allows, and the session's own interleaving
+/// shares it.
 final class BandwidthLimiter: Sendable {
     private struct Waiter {
         let id: DownloadID

@@ -41,8 +41,9 @@ protocol TransportTask: AnyObject, Sendable {
     /// reached the transport, or after the request ended (then it does nothing).
     func resumeBody()
 
-    /// Whether a ``BodyReception/later`` holds back this request alone (libcurl pauses it) or every
-    /// request of the transport (URLSession's delegate queue waits, and with it every delivery).
+    /// Whether a ``BodyReception/later`` holds back this request alone (libcurl pauses it;
+    /// URLSession suspends its task on Apple platforms) or every request of the transport
+    /// (URLSession's delegate queue waits on Linux, and with it every delivery).
     var waitsAlone: Bool { get }
 }
 

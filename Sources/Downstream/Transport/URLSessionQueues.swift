@@ -26,9 +26,10 @@ enum URLSessionQueues {
     /// A session's delegate queue: serial; on Linux a ``BoundedDelegateQueue`` on a Dispatch
     /// queue of its own, which holds URLSession back when our work falls behind.
     ///
-    /// On Apple platforms it is a plain serial queue: a delegate queue held back there holds a
-    /// CFNetwork thread, and the block that `addOperation` takes is `@Sendable` only in newer
-    /// SDKs, so no override would match every SDK.
+    /// On Apple platforms it is a plain serial queue that never waits: a delegate queue held back
+    /// there holds a CFNetwork thread, so a request is held back by suspending its task
+    /// (``URLSessionTransport/HoldBack/suspendingTask``); and the block that `addOperation` takes
+    /// is `@Sendable` only in newer SDKs, so no override would match every SDK.
     static func makeDelegateQueue(limit: Int, name: String) -> OperationQueue {
         #if canImport(Darwin)
             let queue = OperationQueue()
@@ -38,5 +39,17 @@ enum URLSessionQueues {
         #else
             BoundedDelegateQueue(limit: limit, name: name)
         #endif
+    }
+}
+
+/// An operation queue that can be kept by a `Sendable` type and used from any thread.
+struct SendableOperationQueue: @unchecked Sendable {
+    // Safe: an OperationQueue may be used from several threads at once (Apple's documentation);
+    // it is `Sendable` on Linux and in newer Apple SDKs, not in the iOS 16 SDK.
+    let queue: OperationQueue
+
+    /// Runs `block` on the queue, after the operations added before it.
+    func addOperation(_ block: @escaping @Sendable () -> Void) {
+        queue.addOperation(block)
     }
 }

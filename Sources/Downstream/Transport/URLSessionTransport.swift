@@ -4,8 +4,13 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The URLSession transport: one URLSession with its single delegate, its bounded delegate queue,
-/// and the one serial queue from which every URLSession control call is made.
+/// The URLSession transport: one URLSession with its single delegate, its delegate queue, and
+/// the one serial queue from which every URLSession control call is made.
+///
+/// A request whose receiver cannot take body bytes is held back as ``HoldBack/platformDefault``
+/// says: on Apple platforms its task is suspended and only that request waits; on Linux, where
+/// `suspend()` restarts a transfer, the delegate queue waits, and it is bounded
+/// (``BoundedDelegateQueue``), so URLSession stops reading.
 ///
 /// On Linux, creating, resuming and cancelling tasks can block for seconds while a transfer is
 /// held back by a slow disk, and deadlocks when made from the delegate queue. So nothing makes
@@ -25,15 +30,19 @@ final class URLSessionTransport: Transport {
     }
     private let delegate = Delegate()
     private let session: URLSession
+    private let delegateQueue: SendableOperationQueue
     private let controlQueue: DispatchQueue
+    private let holdBack: HoldBack
 
     /// - Parameter pendingCallbackLimit: how many callbacks (about 16 KiB of body each) may wait
-    ///   for the receivers before URLSession is held back.
+    ///   for the receivers before URLSession is held back (Linux's bounded delegate queue).
     init(identifier: String, configuration: URLSessionConfiguration, pendingCallbackLimit: Int) {
         let delegateQueue = URLSessionQueues.makeDelegateQueue(
             limit: pendingCallbackLimit, name: "Downstream.\(identifier).delegate")
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+        self.delegateQueue = SendableOperationQueue(queue: delegateQueue)
         controlQueue = URLSessionQueues.makeControlQueue(label: "Downstream.\(identifier).control")
+        holdBack = .platformDefault
     }
 
     deinit {
@@ -48,7 +57,8 @@ final class URLSessionTransport: Transport {
     }
 
     func start(_ request: URLRequest, receiver: any TransportReceiver) -> any TransportTask {
-        let task = SessionTask(receiver: receiver, controlQueue: controlQueue)
+        let task = SessionTask(
+            receiver: receiver, controlQueue: controlQueue, delegateQueue: delegateQueue, holdBack: holdBack)
         controlQueue.async { [session, delegate] in
             let dataTask = session.dataTask(with: request)
             delegate.register(task, for: dataTask.taskIdentifier)
@@ -59,11 +69,11 @@ final class URLSessionTransport: Transport {
 }
 
 extension URLSessionTransport {
-    /// One request: its URLSession task once the control queue made it, and the redirect answer
-    /// URLSession waits for.
+    /// One request: its URLSession task once the control queue made it, the redirect answer
+    /// URLSession waits for, and how its body reaches the receiver, which ``HoldBack`` decides.
     final class SessionTask: TransportTask {
         private struct State {
-            var task: URLSessionTask?
+            var task: (any ControlledTask)?
             var isCancelled = false
             /// Set once the task is cancelled or completed: a redirect is then never answered.
             /// Linux's URLSession stops the process when a redirect's answer reaches a task that
@@ -73,25 +83,39 @@ extension URLSessionTransport {
             /// The answer URLSession waits for while a redirect is being decided; taken (so
             /// called at most once) by the receiver's answer, or with nil just before a cancel.
             var pendingRedirect: (@Sendable (URLRequest?) -> Void)?
+            /// The body's way to the receiver when the task is suspended
+            /// (``HoldBack/suspendingTask``); not used otherwise.
+            var body = BodyFlow()
         }
 
         let receiver: any TransportReceiver
         private let controlQueue: DispatchQueue
+        /// The session's serial delegate queue, on which kept chunks are handed over again
+        /// (``HoldBack/suspendingTask``), in order with URLSession's own callbacks.
+        private let delegateQueue: SendableOperationQueue
+        private let holdBack: HoldBack
         private let state = Locked(State())
-        /// Signalled to deliver bytes the receiver could not take yet again (or by a cancel).
+        /// Signalled to deliver bytes the receiver could not take yet again, or by a cancel
+        /// (``HoldBack/blockingDelegateQueue``).
         private let resumption = DispatchSemaphore(value: 0)
-        /// Whether a cancel dropped bytes that waited; only the delegate queue, which delivers
-        /// one callback at a time, touches it.
+        /// Whether a cancel dropped bytes that waited (``HoldBack/blockingDelegateQueue``); only
+        /// the delegate queue, which delivers one callback at a time, touches it.
         private nonisolated(unsafe) var droppedBytes = false
 
-        init(receiver: any TransportReceiver, controlQueue: DispatchQueue) {
+        /// - Parameter delegateQueue: the session's delegate queue, serial.
+        init(
+            receiver: any TransportReceiver, controlQueue: DispatchQueue, delegateQueue: SendableOperationQueue,
+            holdBack: HoldBack
+        ) {
             self.receiver = receiver
             self.controlQueue = controlQueue
+            self.delegateQueue = delegateQueue
+            self.holdBack = holdBack
         }
 
         /// On the control queue: the task exists; starts it, and cancels it at once if a cancel
         /// came first.
-        func attach(_ task: URLSessionTask) {
+        func attach(_ task: any ControlledTask) {
             let isCancelled = state.withLock { state in
                 state.task = task
                 return state.isCancelled
@@ -103,15 +127,25 @@ extension URLSessionTransport {
         }
 
         func cancel() {
-            let (task, pendingRedirect) = state.withLock { state in
+            let holdBack = self.holdBack
+            let (task, pendingRedirect, bodyAction) = state.withLock { state in
                 state.isCancelled = true
                 state.isEnding = true
                 defer { state.pendingRedirect = nil }
-                return (state.task, state.pendingRedirect)
+                let bodyAction = holdBack == .suspendingTask ? state.body.cancel() : .none
+                return (state.task, state.pendingRedirect, bodyAction)
             }
             // The answer reaches URLSession before the cancel does.
             pendingRedirect?(nil)
-            resumption.signal()
+            switch holdBack {
+            case .blockingDelegateQueue:
+                resumption.signal()
+            case .suspendingTask:
+                if case .complete(let end) = bodyAction {
+                    // The task had completed while chunks were kept: its end is still delivered.
+                    delegateQueue.addOperation { [receiver] in receiver.didComplete(end.failure) }
+                }
+            }
             guard let task else { return }  // `attach` cancels it.
             controlQueue.async {
                 task.cancel()
@@ -119,23 +153,38 @@ extension URLSessionTransport {
         }
 
         func resumeBody() {
-            resumption.signal()
+            switch holdBack {
+            case .blockingDelegateQueue:
+                resumption.signal()
+            case .suspendingTask:
+                guard state.withLock({ $0.body.resumeBody() }) == .redeliver else { return }
+                delegateQueue.addOperation { [self] in redeliverKeptChunks() }
+            }
         }
 
-        /// The delegate queue, which every task of the session shares, waits.
-        var waitsAlone: Bool { false }
+        /// Suspending: only this task waits. Blocking: the delegate queue, which every task of the
+        /// session shares, waits.
+        var waitsAlone: Bool { holdBack == .suspendingTask }
 
         // MARK: - Delegate queue
 
-        /// Hands body bytes to the receiver. URLSession cannot be paused: while the receiver
-        /// cannot take them, the delegate queue waits here, and URLSession, whose queue is
-        /// bounded, stops reading (``BoundedDelegateQueue``).
+        /// Hands body bytes to the receiver, and holds the request back while the receiver cannot
+        /// take them, as ``HoldBack`` says.
         ///
         /// A cancel drops the bytes that wait, and every byte after them: the receiver's bytes
         /// stay one piece from the start of the body. (Handing over the chunks queued behind a
         /// dropped one wrote them at its place: files paused and resumed under load came out
         /// shifted from that byte on.)
         func deliver(_ bytes: UnsafeRawBufferPointer) {
+            switch holdBack {
+            case .blockingDelegateQueue: deliverBlocking(bytes)
+            case .suspendingTask: deliverSuspending(bytes)
+            }
+        }
+
+        /// While the receiver cannot take the bytes, the delegate queue waits here, and
+        /// URLSession, whose queue is bounded on Linux, stops reading (``BoundedDelegateQueue``).
+        private func deliverBlocking(_ bytes: UnsafeRawBufferPointer) {
             guard !droppedBytes else { return }
             while receiver.didReceive(bytes, of: self) == .later {
                 resumption.wait()
@@ -162,13 +211,66 @@ extension URLSessionTransport {
             }
         }
 
+        /// While the receiver cannot take the bytes, they are kept (with the chunks that arrive
+        /// after them), the task is suspended, and the callback returns at once (``BodyFlow``).
+        private func deliverSuspending(_ bytes: UnsafeRawBufferPointer) {
+            guard state.withLock({ $0.body.chunkArrives { Data(bytes) } }) == .deliver else { return }
+            while receiver.didReceive(bytes, of: self) == .later {
+                let (action, task) = state.withLock { ($0.body.refused { Data(bytes) }, $0.task) }
+                switch action {
+                case .deliverAgain:
+                    continue
+                case .suspendTask:
+                    if let task {
+                        controlQueue.async { task.suspend() }
+                    }
+                    return
+                case .none:
+                    return
+                }
+            }
+        }
+
+        /// Scheduled by ``resumeBody()`` on the delegate queue: hands the kept chunks over again,
+        /// in order, then resumes the task, or delivers the end that was kept behind them.
+        private func redeliverKeptChunks() {
+            while true {
+                let (action, task) = state.withLock { ($0.body.nextKept(), $0.task) }
+                switch action {
+                case .deliver(let chunk):
+                    let reception = chunk.withUnsafeBytes { receiver.didReceive($0, of: self) }
+                    switch reception {
+                    case .taken:
+                        state.withLock { $0.body.keptChunkTaken() }
+                    case .later:
+                        guard state.withLock({ $0.body.keptChunkRefused() }) == .deliverAgain else { return }
+                    }
+                case .resumeTask:
+                    if let task {
+                        controlQueue.async { task.resume() }
+                    }
+                    return
+                case .complete(let end):
+                    receiver.didComplete(end.failure)
+                    return
+                case .none:
+                    return
+                }
+            }
+        }
+
         func didComplete(with error: (any Error)?) {
+            let end = BodyFlow.End(failure: error.map(TransportFailure.init))
+            let holdBack = self.holdBack
             // A redirect still being decided (a timeout ended the task) is never answered.
-            state.withLock { state in
+            let action = state.withLock { state in
                 state.isEnding = true
                 state.pendingRedirect = nil
+                return holdBack == .suspendingTask ? state.body.complete(end) : .complete(end)
             }
-            receiver.didComplete(error.map(TransportFailure.init))
+            // The end of a body whose chunks are kept comes after them (``redeliverKeptChunks()``).
+            guard case .complete(let end) = action else { return }
+            receiver.didComplete(end.failure)
         }
 
         /// Gives URLSession the receiver's answer to the redirect being decided, unless the task
