@@ -17,3 +17,10 @@ extension TransportFailure {
             networkUnavailableReason: NetworkUnavailableReason(userInfo: (error as NSError).userInfo))
     }
 }
+
+extension DownloadError {
+    /// A request ended with the transport's `failure`.
+    static func network(_ failure: TransportFailure) -> DownloadError {
+        network(failure.code, reason: failure.reason, unavailableReason: failure.networkUnavailableReason)
+    }
+}

@@ -332,11 +332,6 @@ extension DownloadError {
             networkUnavailableReason: unavailableReason)
     }
 
-    /// A request ended with the transport's `failure`.
-    static func network(_ failure: TransportFailure) -> DownloadError {
-        network(failure.code, reason: failure.reason, unavailableReason: failure.networkUnavailableReason)
-    }
-
     /// The download was cancelled.
     static let cancelled = DownloadError(.cancelled, reason: "by request")
 
