@@ -18,6 +18,10 @@ struct StoredDownloadJSONTests {
         request.maximumBytesPerSecond = 5_000_000
         request.maximumConnections = 8
         request.minimumSegmentSize = 1 << 20
+        request.fileProtection = .complete
+        request.networkAccess = NetworkAccess(allowsCellular: false, allowsConstrained: true)
+        request.earliestBeginDate = Date(timeIntervalSinceReferenceDate: 817_040_000.25)
+        request.expectedByteCount = 5_000_000_000
         request.mirrors = [
             URL(string: "https://mirror.example.org/a%20b/file.bin")!, URL(string: "http://[::1]:8080/f")!,
         ]
