@@ -18,9 +18,10 @@ enum URLSessionQueues {
     static let control = DispatchQueue(label: "Downstream.urlsession-control")
 
     /// A serial queue named `label` for one session's control calls: its calls run in order,
-    /// one at a time with every other session's.
-    static func makeControlQueue(label: String) -> DispatchQueue {
-        DispatchQueue(label: label, target: control)
+    /// one at a time with every other session's (on `target`: the process's control queue but
+    /// in tests).
+    static func makeControlQueue(label: String, target: DispatchQueue = control) -> DispatchQueue {
+        DispatchQueue(label: label, target: target)
     }
 
     /// A session's delegate queue: serial; on Linux a ``BoundedDelegateQueue`` on a Dispatch

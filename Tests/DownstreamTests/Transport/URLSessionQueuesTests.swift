@@ -8,17 +8,33 @@ import Testing
 /// both threads of the pool Swift concurrency shares on Linux.)
 @Suite(.timeLimit(.minutes(1)))
 struct URLSessionQueuesTests {
-    /// The control calls of every session run on the process's one control queue, one at a time,
-    /// however many managers there are: they take at most one thread between them.
+    /// The control calls of every session run on one queue, one at a time, however many managers
+    /// there are: they take at most one thread between them. (On a queue of the test's own: the
+    /// process's is busy with the other tests' calls.)
     @Test func everySessionsControlCallsGoThroughOneQueue() async {
         let key = DispatchSpecificKey<String>()
-        URLSessionQueues.control.setSpecific(key: key, value: "control")
-        defer { URLSessionQueues.control.setSpecific(key: key, value: nil) }
-        let queues = (0..<3).map { URLSessionQueues.makeControlQueue(label: "test.control.\($0)") }
+        let shared = DispatchQueue(label: "test.control")
+        shared.setSpecific(key: key, value: "shared")
+        let queues = (0..<3).map { URLSessionQueues.makeControlQueue(label: "test.control.\($0)", target: shared) }
+        let inside = Locked(0)
+        let mostInside = Locked(0)
+        let group = DispatchGroup()
         for queue in queues {
-            let seen = queue.sync { DispatchQueue.getSpecific(key: key) }
-            #expect(seen == "control")
+            for _ in 0..<20 {
+                queue.async(group: group) {
+                    let now = inside.withLock {
+                        $0 += 1; return $0
+                    }
+                    mostInside.withLock { $0 = max($0, now) }
+                    #expect(DispatchQueue.getSpecific(key: key) == "shared")
+                    inside.withLock { $0 -= 1 }
+                }
+            }
         }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            group.notify(queue: .global()) { continuation.resume() }
+        }
+        #expect(mostInside.value == 1)
     }
 
     /// On Linux a delegate queue's callbacks run on a serial Dispatch queue of its own, not on the
