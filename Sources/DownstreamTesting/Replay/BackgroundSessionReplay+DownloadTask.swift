@@ -12,8 +12,9 @@ extension BackgroundSessionReplay {
     ///
     /// A task is active (running, as far as the session can tell) until
     /// ``BackgroundSessionReplay/finish(_:body:statusCode:headers:)`` or
-    /// ``BackgroundSessionReplay/complete(_:error:resumeData:)`` ends it; a manager made later
-    /// with the replay finds the active ones among the session's tasks and adopts them.
+    /// ``BackgroundSessionReplay/complete(_:error:resumeData:networkUnavailableReason:)`` ends it;
+    /// a manager made later with the replay finds the active ones among the session's tasks and
+    /// adopts them.
     public final class DownloadTask: Sendable, CustomStringConvertible {
         /// The task's identifier in its session, unique in the replay.
         public var taskIdentifier: Int { system.taskIdentifier }

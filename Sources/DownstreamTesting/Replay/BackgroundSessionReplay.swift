@@ -140,7 +140,7 @@ public final class BackgroundSessionReplay: Sendable {
     /// The cancellations managers asked for, in order.
     ///
     /// A cancellation does not end the task: the system confirms it with the task's completion,
-    /// which you replay with ``complete(_:error:resumeData:)`` and `.cancelled`.
+    /// which you replay with ``complete(_:error:resumeData:networkUnavailableReason:)`` and `.cancelled`.
     public var cancellations: [Cancellation] {
         cancelled.all
     }
