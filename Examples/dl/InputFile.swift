@@ -61,6 +61,10 @@ enum InputFile {
         }
         switch name {
         case "out":
+            // Lists are often made by others: a name from one stays inside the output folder.
+            if let problem = Entry.problem(withName: value) {
+                throw .other("\(location): out=\(value) \(problem); a name from a list stays inside the output folder")
+            }
             entry.out = value
         case "mirror":
             entry.mirrors.append(try Entry.url(value, at: location))
@@ -82,6 +86,25 @@ enum InputFile {
 }
 
 extension Entry {
+    /// Why `name` (an input list's `out=`) would not name a file inside the output folder, if it
+    /// would not: an absolute path, a `..` component, or a folder and no file name.
+    static func problem(withName name: String) -> String? {
+        if name.hasPrefix("/") || name.hasPrefix("~") {
+            return "is an absolute path"
+        }
+        let components = name.split(separator: "/", omittingEmptySubsequences: false)
+        if components.contains("..") {
+            return "goes up out of the folder ('..')"
+        }
+        if let last = components.last, last.isEmpty || last == "." {
+            return "names a folder, not a file"
+        }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "holds a control character"
+        }
+        return nil
+    }
+
     /// `text` as an HTTP or HTTPS URL, or a usage error that says why not.
     static func url(_ text: String, at location: String? = nil) throws(UsageError) -> URL {
         let prefix = location.map { "\($0): " } ?? ""

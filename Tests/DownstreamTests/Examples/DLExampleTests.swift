@@ -181,6 +181,34 @@ struct DLExampleTests {
         }
     }
 
+    /// Lists are often made by others: a name from one that would leave the output folder is a
+    /// usage error naming its line, and nothing is downloaded or written anywhere; a subfolder
+    /// inside it is fine.
+    @Test func aNameFromAListNeverLeavesTheOutputFolder() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 10_000, seed: 2301)
+            let url = fixture.serve("/l/a.bin", body)
+            let outside = fixture.directory.deletingLastPathComponent()
+            for name in ["../escaped.bin", outside.appendingPathComponent("absolute.bin").path] {
+                let list = fixture.file("urls.txt")
+                try "\(url.absoluteString)\n  out=\(name)\n".write(to: list, atomically: true, encoding: .utf8)
+                let (status, output, errors) = try await DLChild.run(["-i", list.path, "-o", "out"], in: fixture)
+                #expect(status == 2, "\(output)\(errors)")
+                #expect(errors.contains("urls.txt:2: out=\(name) "), "\(errors)")
+                #expect(errors.contains("a name from a list stays inside the output folder"), "\(errors)")
+            }
+            #expect(fixture.server.requests("/l/a.bin").isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: fixture.file("escaped.bin").path))
+            #expect(!FileManager.default.fileExists(atPath: outside.appendingPathComponent("absolute.bin").path))
+
+            let list = fixture.file("urls.txt")
+            try "\(url.absoluteString)\n  out=sub/inside.bin\n".write(to: list, atomically: true, encoding: .utf8)
+            let (status, output, errors) = try await DLChild.run(["-i", list.path, "-o", "out"], in: fixture)
+            #expect(status == 0, "\(output)\(errors)")
+            try body.expectMatches(fixture.file("out/sub/inside.bin"))
+        }
+    }
+
     @Test func urlsComeFromStandardInputWithADash() async throws {
         try await withFixture(startsManager: false) { fixture in
             let first = Body.pattern(count: 100_000, seed: 9)

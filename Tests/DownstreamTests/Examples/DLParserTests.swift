@@ -239,6 +239,22 @@ import Testing
         ),
         ("\n\nnot a url", "urls.txt:3: 'not a url' is not a URL"),
         (
+            "https://example.com/a\n  out=../escaped.bin",
+            "urls.txt:2: out=../escaped.bin goes up out of the folder ('..'); a name from a list stays inside the output folder"
+        ),
+        (
+            "https://example.com/a\n  out=/tmp/x.bin",
+            "urls.txt:2: out=/tmp/x.bin is an absolute path; a name from a list stays inside the output folder"
+        ),
+        (
+            "https://example.com/a\n  out=sub/../../x.bin",
+            "urls.txt:2: out=sub/../../x.bin goes up out of the folder ('..'); a name from a list stays inside the output folder"
+        ),
+        (
+            "https://example.com/a\n  out=sub/",
+            "urls.txt:2: out=sub/ names a folder, not a file; a name from a list stays inside the output folder"
+        ),
+        (
             "https://example.com/a\n  checksum=sha-1=12",
             "bad value '12' for 'urls.txt:2: checksum': 40 hexadecimal digits (SHA-1)"
         ),
