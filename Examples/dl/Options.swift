@@ -48,6 +48,8 @@ struct Options: Equatable {
     var connections: Int?
     var digest: Digest?
     var mirrors: [String] = []
+    /// The `User-Agent` to send; nil for dl's own (``Help/userAgent``).
+    var userAgent: String?
     var existingFiles = ExistingFiles.fail
     var mode = Mode.automatic
     /// How often plain and JSON output print progress; nil for the default.
@@ -135,6 +137,9 @@ struct Options: Equatable {
         OptionSpec(
             names: ["--mirror"], action: .value("URL") { $0.mirrors.append($1) }, section: "Downloads",
             help: "another URL of the same file, tried when the URL fails (repeatable; one URL only)"),
+        OptionSpec(
+            names: ["-U", "--user-agent"], action: .value("AGENT") { $0.userAgent = $1 }, section: "Downloads",
+            help: "send AGENT as the User-Agent (default: '\(Help.userAgent)')"),
         OptionSpec(
             names: ["-q", "--quiet"],
             action: .flag { options throws(UsageError) in try options.setMode(.quiet, by: "--quiet") },

@@ -21,6 +21,8 @@ struct Plan: Equatable {
     var limitRate: Int?
     /// How many connections one file may come over.
     var connections = 1
+    /// The `User-Agent` every request sends.
+    var userAgent = Help.userAgent
     var existingFiles: Options.ExistingFiles
     var mode: Options.Mode
     /// How often plain and JSON output print progress.
@@ -68,7 +70,8 @@ struct Plan: Equatable {
         }
         return Plan(
             jobs: jobs, maximumConcurrentDownloads: options.maximumConcurrentDownloads ?? defaultConcurrentDownloads,
-            limitRate: options.limitRate, connections: options.connections ?? 1, existingFiles: options.existingFiles,
+            limitRate: options.limitRate, connections: options.connections ?? 1,
+            userAgent: options.userAgent ?? Help.userAgent, existingFiles: options.existingFiles,
             mode: options.mode,
             progressInterval: options.progressInterval)
     }

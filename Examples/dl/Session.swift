@@ -136,6 +136,7 @@ final class Session {
             $0.scheduling.maximumConcurrentDownloads = plan.maximumConcurrentDownloads * plan.connections
             $0.scheduling.maximumConcurrentDownloadsPerHost = plan.maximumConcurrentDownloads * plan.connections
             $0.network.maximumBytesPerSecond = plan.limitRate
+            $0.network.userAgent = plan.userAgent
             $0.network.maximumConnectionsPerFile = plan.connections
             // Every connection of every file at once may go to one host.
             $0.network.maximumConnectionsPerHost = max(6, plan.connections * plan.maximumConcurrentDownloads)

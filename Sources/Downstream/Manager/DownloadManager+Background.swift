@@ -97,8 +97,8 @@ extension DownloadManager.Configuration {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpMaximumConnectionsPerHost = network.maximumConnectionsPerHost
-        if !network.additionalHeaders.isEmpty {
-            configuration.httpAdditionalHeaders = network.additionalHeaders
+        if !network.headers.isEmpty {
+            configuration.httpAdditionalHeaders = network.headers
         }
         return configuration
     }

@@ -116,6 +116,12 @@ extension DownloadManager.Configuration {
         public var minimumSegmentSize: Int64 = 4 << 20
         /// Headers sent with every request, below the request's own headers.
         public var additionalHeaders: [String: String] = [:]
+        /// The `User-Agent` of every request, unless ``additionalHeaders`` or the request's own
+        /// headers give one: servers and CDNs treat a client without one as a bot. nil sends the
+        /// platform's own (URLSession's, libcurl's none). Default: ``defaultUserAgent``.
+        public var userAgent: String? = Self.defaultUserAgent
+        /// `Downstream/<version>`.
+        public static let defaultUserAgent = "Downstream/\(downstreamVersion)"
         /// Which library puts ranged requests on the wire. Default: ``TransportChoice/automatic``.
         public var transport = TransportChoice.automatic
         /// Whether requests may use cellular networks (Apple platforms). Default: true.
@@ -298,10 +304,22 @@ extension DownloadManager.Configuration {
         configuration.timeoutIntervalForRequest = max(1, network.requestTimeout.inSeconds.rounded(.up))
         configuration.httpMaximumConnectionsPerHost = network.maximumConnectionsPerHost
         configuration.allowsCellularAccess = network.allowsCellularAccess
-        if !network.additionalHeaders.isEmpty {
-            configuration.httpAdditionalHeaders = network.additionalHeaders
+        if !network.headers.isEmpty {
+            configuration.httpAdditionalHeaders = network.headers
         }
         return configuration
+    }
+}
+
+extension DownloadManager.Configuration.Network {
+    /// The headers every request carries below its own: ``additionalHeaders``, and the
+    /// ``userAgent`` unless they name one.
+    var headers: [String: String] {
+        var headers = additionalHeaders
+        if let userAgent, !headers.keys.contains(where: { $0.lowercased() == "user-agent" }) {
+            headers["User-Agent"] = userAgent
+        }
+        return headers
     }
 }
 
@@ -347,7 +365,7 @@ extension DownloadManager.Configuration {
             guard network.transport == .automatic, Self.automaticMeansLibcurl else { return (urlSession(), nil) }
             let settings = CurlTransport.Settings(
                 requestTimeout: network.requestTimeout, maximumConnectionsPerHost: network.maximumConnectionsPerHost,
-                additionalHeaders: network.additionalHeaders)
+                additionalHeaders: network.headers)
             if let curl = CurlTransport(name: identifier, settings: settings) {
                 return (curl, nil)
             }

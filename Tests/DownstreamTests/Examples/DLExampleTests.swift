@@ -181,6 +181,23 @@ struct DLExampleTests {
         }
     }
 
+    /// Servers and CDNs treat a client without a `User-Agent` as a bot: dl names itself, and
+    /// `-U` (wget's and curl's flag) sends another.
+    @Test func dlSaysWhatItIsToServersAndUSendsAnother() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/ua/a.bin", Body.pattern(count: 1_000, seed: 2302))
+            let (status, output, errors) = try await DLChild.run([url.absoluteString], in: fixture)
+            #expect(status == 0, "\(output)\(errors)")
+            #expect(fixture.server.requests("/ua/a.bin").last?.header("User-Agent") == "dl/1.0 Downstream/1.0")
+
+            let other = fixture.serve("/ua/b.bin", Body.pattern(count: 1_000, seed: 2303))
+            let (again, rerun, rerunErrors) = try await DLChild.run(
+                ["-U", "Wget/1.21", other.absoluteString], in: fixture)
+            #expect(again == 0, "\(rerun)\(rerunErrors)")
+            #expect(fixture.server.requests("/ua/b.bin").last?.header("User-Agent") == "Wget/1.21")
+        }
+    }
+
     /// Lists are often made by others: a name from one that would leave the output folder is a
     /// usage error naming its line, and nothing is downloaded or written anywhere; a subfolder
     /// inside it is fine.

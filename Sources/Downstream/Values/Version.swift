@@ -1,0 +1,3 @@
+/// Downstream's version, as its default `User-Agent` gives it
+/// (`DownloadManager.Configuration.Network.defaultUserAgent`).
+let downstreamVersion = "1.0"
