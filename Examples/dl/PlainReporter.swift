@@ -2,7 +2,8 @@ import Downstream
 
 /// Output to a file or a pipe: a line per event, and the progress of running downloads every
 /// ``period`` (at every change with a period of 0), so that a log shows the run without
-/// flooding it.
+/// flooding it. Failures go to standard error, as wget's and curl's do: `dl URL >/dev/null`
+/// still shows them.
 struct PlainReporter: Reporter {
     private var schedule: ProgressSchedule
 
@@ -13,7 +14,9 @@ struct PlainReporter: Reporter {
     mutating func report(_ occurrence: Occurrence, of job: JobStatus, among jobs: [JobStatus], at time: Duration)
         -> Emission
     {
-        Emission(output: Describe.line(occurrence, of: job) + "\n")
+        let line = Describe.line(occurrence, of: job) + "\n"
+        if case .failed = occurrence { return Emission(errors: line) }
+        return Emission(output: line)
     }
 
     mutating func refresh(_ jobs: [JobStatus], at time: Duration) -> Emission {

@@ -13,12 +13,13 @@ struct DLExistingFileTests {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/e/data.bin", Body.pattern(count: 100_000, seed: 20))
             try Self.mine.write(to: fixture.file("data.bin"))
-            let (status, output, _) = try await DLChild.run([url.absoluteString], in: fixture)
+            let (status, output, errors) = try await DLChild.run([url.absoluteString], in: fixture)
             #expect(status == 3)
             #expect(
-                output.contains(
+                errors.contains(
                     "failed data.bin: \(fixture.file("data.bin").path) exists: add --no-clobber to keep it, -N to"
-                        + " download it again only if it changed, --overwrite to replace it, or --unique"), "\(output)")
+                        + " download it again only if it changed, --overwrite to replace it, or --unique"),
+                "\(output)\(errors)")
             #expect(try Data(contentsOf: fixture.file("data.bin")) == Self.mine)
             #expect(fixture.server.requests("/e/data.bin").isEmpty)
             #expect(fixture.listing() == ["data.bin"])

@@ -186,7 +186,9 @@ import Testing
         #expect(reporter.refresh([job], at: .seconds(4)).output.isEmpty)
         #expect(reporter.refresh([job], at: .seconds(5)).output == "movie.mp4  33%  1.00 MB/3.00 MB  0 B/s\n")
         #expect(reporter.refresh([job], at: .seconds(9)).output.isEmpty)
-        let failure = reporter.report(.failed(Self.status(404)), of: job, among: [job], at: .seconds(9)).output
+        let failed = reporter.report(.failed(Self.status(404)), of: job, among: [job], at: .seconds(9))
+        #expect(failed.output.isEmpty, "a failure goes to standard error")
+        let failure = failed.errors
         // Foundation words the status (`Not Found` on Linux, `not found` on Apple platforms).
         // The URL was refused with bytes kept: a new URL for the same file continues from them.
         #expect(
