@@ -19,7 +19,7 @@ struct ExitCode: Hashable, Comparable, CustomStringConvertible {
         rawValue: 8, meaning: "the server answered with an error status, such as 404 or 500")
     static let integrity = ExitCode(rawValue: 9, meaning: "the file does not have the expected checksum")
     static let interrupted = ExitCode(
-        rawValue: 130, meaning: "interrupted by Ctrl-C: run the same command again to continue")
+        rawValue: 130, meaning: "interrupted (Ctrl-C, SIGTERM, SIGHUP): run the same command again to continue")
 
     /// Every exit status, in order, for `--help`.
     static let all: [ExitCode] = [

@@ -226,23 +226,29 @@ final class Session {
         let queue = DispatchQueue(label: "dl.signals")
         let count = InterruptCount()
         let abandonment = reporter.abandonment
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: queue)
-        interrupt.setEventHandler {
-            if count.increment() == 1 {
-                continuation.yield(.interrupt)
-            } else {
-                Terminal.write(abandonment, to: STDOUT_FILENO)
-                exit(ExitCode.interrupted.rawValue)
+        // Ctrl-C, `kill` (SIGTERM) and a closed terminal (SIGHUP) all pause and save: the
+        // terminal is given back as it was, and the same command continues.
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM, SIGHUP] {
+            signal(number, SIG_IGN)
+            let interrupt = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            interrupt.setEventHandler {
+                if count.increment() == 1 {
+                    continuation.yield(.interrupt)
+                } else {
+                    Terminal.write(abandonment, to: STDOUT_FILENO)
+                    exit(ExitCode.interrupted.rawValue)
+                }
             }
+            interrupt.resume()
+            sources.append(interrupt)
         }
-        interrupt.resume()
-        guard isTerminal else { return [interrupt] }
+        guard isTerminal else { return sources }
         signal(SIGWINCH, SIG_IGN)
         let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: queue)
         resize.setEventHandler { continuation.yield(.resize) }
         resize.resume()
-        return [interrupt, resize]
+        return sources + [resize]
     }
 }
 

@@ -105,9 +105,9 @@ final class DLChild: Sendable {
         dataDirectory(fixture).appendingPathComponent("Downstream/dl", isDirectory: true)
     }
 
-    /// Sends Ctrl-C.
-    func interrupt() {
-        child.send(SIGINT)
+    /// Sends Ctrl-C, or `signal`.
+    func interrupt(_ signal: Int32 = SIGINT) {
+        child.send(signal)
     }
 
     /// Gives the child's terminal a new size and tells the child, as a terminal tells the

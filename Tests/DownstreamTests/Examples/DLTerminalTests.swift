@@ -3,6 +3,8 @@ import DownstreamTesting
 import Foundation
 import Testing
 
+@testable import dl
+
 /// `dl` on a terminal (a pseudo-terminal of a given size), its output read through a screen
 /// model: a live bar per download and a total line, redrawn in place within the width, then the
 /// lines that stay.
@@ -54,7 +56,10 @@ struct DLTerminalTests {
         }
     }
 
-    @Test func ctrlCOnATerminalLeavesAPausedLineAndNoBlock() async throws {
+    /// Ctrl-C, `kill` (SIGTERM) and a closed terminal (SIGHUP) alike: the line says paused, the
+    /// cursor is shown again, the status is 130, and the bytes are kept for the same command.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
+    func ctrlCOnATerminalLeavesAPausedLineAndNoBlock(_ signal: Int32) async throws {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/t/c.bin", Body.pattern(count: 2_000_000, seed: 32)) {
                 $0.faults = [.holdAfter(500_000)]
@@ -64,9 +69,16 @@ struct DLTerminalTests {
             #expect(
                 await child.output.wait { Self.screen($0).contains { $0.hasPrefix("c.bin ") && $0.contains("25%") } }
                     != nil)
-            child.interrupt()
+            child.interrupt(signal)
             #expect(await child.exitStatus() == 130)
-            let final = Self.screen(await child.output.text())
+            let text = await child.output.text()
+            // The cursor, hidden while the bars were drawn, is shown again after the last hide.
+            let lastHide = text.range(of: LiveBlock.hideCursor, options: .backwards)?.lowerBound
+            let lastShow = text.range(of: LiveBlock.showCursor, options: .backwards)?.lowerBound
+            #expect(lastHide != nil)
+            #expect(lastShow.map { show in lastHide.map { $0 < show } ?? true } == true, "the cursor is shown again")
+            #expect(fileLength(fixture.file("c.bin.partial")) ?? 0 > 0)
+            let final = Self.screen(text)
             #expect(final.count == 2, "\(final)")
             #expect(final.first?.hasPrefix("paused c.bin at 25%") == true, "\(final)")
             #expect(final.last == "interrupted: run the same command again to continue")
