@@ -30,6 +30,8 @@ enum KeptFile: Equatable {
     case notModified
     /// It has the expected checksum.
     case matchesChecksum
+    /// An earlier run of dl saved it, and it is unchanged (a rerun of the same command).
+    case savedEarlier
 }
 
 /// Where one of `dl`'s downloads is, as its events and progress tell it: the model every

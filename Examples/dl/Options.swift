@@ -26,6 +26,13 @@ struct Options: Equatable {
         /// Keep it and save the new file beside it as `name (1).ext`.
         case unique
 
+        /// Whether a file an earlier run saved, unchanged, counts as saved: where the file would
+        /// otherwise fail, or be saved again beside itself. (`--overwrite` and `-N` ask for the
+        /// server's file again; `--no-clobber` keeps any file.)
+        var trustsEarlierRuns: Bool {
+            self == .fail || self == .unique
+        }
+
         var conflictPolicy: Destination.ConflictPolicy {
             switch self {
             case .fail: .fail

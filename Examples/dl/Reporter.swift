@@ -101,6 +101,7 @@ enum Describe {
         case .exists: "already there, --no-clobber"
         case .notModified: "not modified on the server"
         case .matchesChecksum: "it has the expected checksum"
+        case .savedEarlier: "saved by an earlier run"
         }
     }
 

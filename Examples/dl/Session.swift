@@ -36,6 +36,10 @@ final class Session {
     private var downloads: [Download] = []
     /// The file at each job's destination before it started, if there was one.
     private var existingFiles: [FileState?] = []
+    /// Whether each job's file is one an earlier run saved, unchanged: it counts as saved.
+    private var savedEarlier: [Bool] = []
+    /// The files this run and earlier ones saved.
+    private var savedFiles: SavedFiles?
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
 
@@ -70,12 +74,14 @@ final class Session {
         for download in await manager.downloads {
             if let file = download.request.destination.fileURL { earlier[file.path] = download }
         }
+        let savedFiles = SavedFiles(storeDirectory: manager.storeDirectory)
         for (index, job) in plan.jobs.enumerated() {
             existingFiles.append(FileState(at: job.file))
+            savedEarlier.append(plan.existingFiles.trustsEarlierRuns && savedFiles.savedEarlier(job.url, at: job.file))
             if let download = earlier[job.file.path] {
                 await reconcile(download, with: job)
             }
-            let download = await manager.download(request(for: job))
+            let download = await manager.download(request(for: job, savedEarlier: savedEarlier[index]))
             downloads.append(download)
             tasks.append(
                 Task {
@@ -86,6 +92,7 @@ final class Session {
                     for await progress in download.progress { continuation.yield(.progress(index, progress)) }
                 })
         }
+        self.savedFiles = savedFiles
         tasks.append(
             Task {
                 while (try? await Task.sleep(for: Self.tickInterval)) != nil { continuation.yield(.tick) }
@@ -143,8 +150,10 @@ final class Session {
         }
     }
 
-    private func request(for job: Job) -> DownloadRequest {
-        var request = DownloadRequest(url: job.url, to: .file(job.file, ifExists: plan.existingFiles.conflictPolicy))
+    /// The request of `job`; a file an earlier run saved is used as it is.
+    private func request(for job: Job, savedEarlier: Bool) -> DownloadRequest {
+        let policy = savedEarlier ? .useExisting : plan.existingFiles.conflictPolicy
+        var request = DownloadRequest(url: job.url, to: .file(job.file, ifExists: policy))
         request.expectedDigest = job.digest
         request.mirrors = job.mirrors
         return request
@@ -169,10 +178,13 @@ final class Session {
         if let file = event.fileURL, let before = existingFiles[index], FileState(at: file) == before {
             kept =
                 switch plan.existingFiles {
+                case _ where savedEarlier[index]: .savedEarlier
                 case .keep: .exists
                 case .replaceIfChanged: .notModified
                 default: .matchesChecksum
                 }
+        } else if let file = event.fileURL {
+            savedFiles?.remember(jobs[index].job.url, savedAt: file)
         }
         if event.state?.isFinished == true {
             // The latest, not the latest published: what is on disk at the end.
@@ -265,7 +277,7 @@ private final class InterruptCount: @unchecked Sendable {
 
 /// What tells one file from another at the same path: a file that is still the one that was
 /// there before a download was kept, not written.
-struct FileState: Equatable {
+struct FileState: Equatable, Codable {
     var size: Int64
     var modified: Date?
     var fileNumber: UInt64

@@ -1,6 +1,13 @@
 import Foundation
 
 extension DownloadManager {
+    /// The directory of the manager's store: its records, and whatever else an app keeps beside
+    /// them for the same downloads (``Configuration-swift.struct/Storage-swift.struct/directory``,
+    /// or the default for its identifier).
+    public nonisolated var storeDirectory: URL {
+        configuration.storeDirectory
+    }
+
     /// A stored record that could not be restored.
     public typealias RestorationIssue = Downstream.RestorationIssue
 

@@ -105,6 +105,12 @@ final class DLChild: Sendable {
         dataDirectory(fixture).appendingPathComponent("Downstream/dl", isDirectory: true)
     }
 
+    /// What dl's store holds but its lock and its list of saved files (`saved.json`): the
+    /// records of downloads to continue, and anything set aside.
+    static func storedDownloads(_ fixture: Fixture) -> [String] {
+        fixture.listing(store(fixture)).filter { $0 != ".lock" && $0 != "saved.json" }
+    }
+
     /// Sends Ctrl-C, or `signal`.
     func interrupt(_ signal: Int32 = SIGINT) {
         child.send(signal)

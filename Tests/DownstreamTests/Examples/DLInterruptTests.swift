@@ -39,12 +39,54 @@ struct DLInterruptTests {
             #expect(rerun.hasSuffix("saved \(fixture.file("movie.mp4").path)\n"))
             try body.expectMatches(fixture.file("movie.mp4"))
             #expect(fixture.listing() == ["movie.mp4"])
-            #expect(fixture.listing(store) == [".lock"])
+            #expect(DLChild.storedDownloads(fixture).isEmpty)
             // The rerun asks for the bytes missing, after a first request for the file.
             #expect(
                 fixture.server.requests("/dl/movie.mp4").map { $0.rangeStart ?? 0 } == [
                     0, fixture.rangeStart(continuing: kept),
                 ])
+        }
+    }
+
+    /// The promise of Ctrl-C: the same command continues and exits 0, for a mix of a file saved
+    /// before the interruption (counted as saved, not failed as one that exists, and not asked
+    /// for again), one partial and one not started; a file dl did not save is still the user's.
+    @Test func theSameCommandAfterCtrlCExitsZeroForSavedPartialAndNotStartedFiles() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let saved = Body.pattern(count: 50_000, seed: 2310)
+            let partial = Body.pattern(count: 3_000_000, seed: 2311)
+            let later = Body.pattern(count: 60_000, seed: 2312)
+            let urls = [
+                fixture.serve("/m/saved.bin", saved),
+                fixture.serve("/m/partial.bin", partial) { $0.faults = [.holdAfter(1_000_000)] },
+                fixture.serve("/m/later.bin", later),
+            ]
+            let arguments = ["-j", "1", "--progress-interval", "0"] + urls.map(\.absoluteString)
+            let first = try DLChild(arguments, in: fixture)
+            defer { first.stop() }
+            #expect(await first.output.wait(for: "partial.bin  33%  1.00 MB/3.00 MB"))
+            first.interrupt()
+            #expect(await first.exitStatus() == 130)
+            #expect(await first.output.text().contains("saved \(fixture.file("saved.bin").path)\n"))
+            fixture.server.release("/m/partial.bin")
+            let asked = fixture.server.requests("/m/saved.bin").count
+
+            let (status, rerun, errors) = try await DLChild.run(arguments, in: fixture)
+            #expect(status == 0, "\(rerun)\(errors)")
+            #expect(rerun.contains("kept \(fixture.file("saved.bin").path) (saved by an earlier run)\n"), "\(rerun)")
+            #expect(rerun.contains("saved \(fixture.file("partial.bin").path)\n"))
+            #expect(rerun.contains("saved \(fixture.file("later.bin").path)\n"))
+            #expect(rerun.hasSuffix("3 saved\n"), "\(rerun)")
+            #expect(fixture.server.requests("/m/saved.bin").count == asked, "not asked for again")
+            try saved.expectMatches(fixture.file("saved.bin"))
+            try partial.expectMatches(fixture.file("partial.bin"))
+            try later.expectMatches(fixture.file("later.bin"))
+
+            // A file changed since dl saved it is the user's: the usual rule (it exists) applies.
+            try Data("changed by the user".utf8).write(to: fixture.file("saved.bin"))
+            let (changed, output, changedErrors) = try await DLChild.run([urls[0].absoluteString], in: fixture)
+            #expect(changed == 3, "\(output)\(changedErrors)")
+            #expect(changedErrors.contains("exists"), "\(changedErrors)")
         }
     }
 
@@ -67,7 +109,7 @@ struct DLInterruptTests {
             let requests = fixture.server.requests("/v2/movie.mp4")
             #expect(requests.count == 1)
             #expect(requests.first?.rangeStart == kept - 65_536)
-            #expect(fixture.listing(DLChild.store(fixture)) == [".lock"])
+            #expect(DLChild.storedDownloads(fixture).isEmpty)
         }
     }
 
