@@ -38,6 +38,10 @@ extension Download {
                 recordFile?.record.resume.suggestedFileName
                 ?? FileName.suggested(contentDisposition: nil, url: request.url)
         }
+        if settings.usesServerModificationTime, let date = serverModificationTime {
+            // Set before the rename: the file appears with its time.
+            try? FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: location.path)
+        }
         do {
             let url = try FilePlacement.place(location.partialURL, at: request.destination, suggestedName: name)
             settings.transfer.marker.markDelivered(url.path, protection: request.fileProtection)
@@ -56,6 +60,16 @@ extension Download {
         } catch {
             handle(machine.finalized(.failure(error)))
         }
+    }
+}
+
+extension Download {
+    /// The server's `Last-Modified` of the file delivered, if it gave one.
+    var serverModificationTime: Date? {
+        guard let record = recordFile?.record else { return nil }
+        let text =
+            record.resume.response?.value(forHTTPHeaderField: "Last-Modified") ?? record.resume.validator.lastModified
+        return text.flatMap(HTTPDate.parse)
     }
 }
 

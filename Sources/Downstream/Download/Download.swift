@@ -44,6 +44,8 @@ public actor Download {
         var minimumSegmentSize: Int64 = 4 << 20
         /// The transport's limit of connections to one host: a file never uses more.
         var connectionsPerHost = 6
+        /// Whether a delivered file takes the server's `Last-Modified` as its modification time.
+        var usesServerModificationTime = true
     }
 
     /// The download's identity.

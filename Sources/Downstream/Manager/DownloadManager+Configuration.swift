@@ -180,6 +180,11 @@ extension DownloadManager.Configuration {
         /// computer), as Apple's storage guidelines ask of data that can be downloaded again. A
         /// delivered file is backed up. Default: true.
         public var excludesFromBackup = true
+        /// Whether a delivered file takes the server's `Last-Modified` as its modification time,
+        /// as wget gives it: a later ``Destination/ConflictPolicy/replaceIfChanged`` download (or
+        /// any tool that compares times) then asks the server about its own time, not the time of
+        /// the download. False keeps the time the file was written. Default: true.
+        public var usesServerModificationTime = true
         /// What marks files for the system; nil is the system itself. For tests that record it.
         var fileMarking: (any FileMarking)?
         /// How often a running download saves how far it got.
@@ -266,7 +271,8 @@ extension DownloadManager.Configuration {
             networkMonitor: connectivity.monitor ?? ProbingNetworkMonitor.system(clock: clock),
             connectionsPerFile: max(1, network.maximumConnectionsPerFile),
             minimumSegmentSize: max(1, network.minimumSegmentSize),
-            connectionsPerHost: max(1, network.maximumConnectionsPerHost))
+            connectionsPerHost: max(1, network.maximumConnectionsPerHost),
+            usesServerModificationTime: storage.usesServerModificationTime)
     }
 
     /// The store directory: the configured one, else `Downstream/<identifier>` in the

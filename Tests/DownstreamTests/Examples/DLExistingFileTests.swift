@@ -72,6 +72,29 @@ struct DLExistingFileTests {
         }
     }
 
+    /// `-N` after a plain download (wget's habit): the saved file has the server's
+    /// `Last-Modified` as its time, so the conditional request asks about the server's time and a
+    /// `304` keeps the file, instead of the whole file coming again.
+    @Test func timestampingAfterAPlainDownloadAsksAboutTheServersTime() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 200_000, seed: 2324)
+            let url = fixture.serve("/e/plain.bin", body) { $0.lastModified = "Sun, 01 Nov 2026 10:00:00 GMT" }
+            let file = fixture.file("plain.bin")
+            let first = try await DLChild.run([url.absoluteString], in: fixture)
+            #expect(first.status == 0, "\(first.output)\(first.errors)")
+            let modified = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
+            #expect(modified == Date(timeIntervalSince1970: 1_793_527_200))
+
+            let second = try await DLChild.run(["-N", url.absoluteString], in: fixture)
+            #expect(second.status == 0, "\(second.output)\(second.errors)")
+            #expect(second.output.contains("kept \(file.path) (not modified on the server)\n"), "\(second.output)")
+            let request = try #require(fixture.server.requests("/e/plain.bin").last)
+            #expect(request.header("If-Modified-Since") == "Sun, 01 Nov 2026 10:00:00 GMT")
+            #expect(request.status == 304)
+            try body.expectMatches(file)
+        }
+    }
+
     @Test func overwriteReplacesAndUniqueSavesBeside() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 100_000, seed: 24)
