@@ -1,45 +1,61 @@
 import Foundation
 
-/// A download's speed, smoothed: an exponential moving average over time, so that it follows a
-/// real change in a few seconds without jumping with every burst of bytes.
+/// A download's speed: the bytes received over the last ``window`` seconds of its current
+/// request, divided by the time they took.
 ///
-/// Each sample weighs `1 - exp(-Δt / timeConstant)`: samples close together move the estimate
-/// little, and how often samples come does not change how fast it follows.
+/// Measured between two real samples (the newest, and the newest at least a window older, or the
+/// start of the request), it is exact on a steady link once a window has passed, whatever the
+/// pace of the samples or the size of the bursts bytes come in, and it never says more than the
+/// bytes received allow. Before a quarter of a window of the request has passed it keeps the
+/// estimate it had (none at first): the first bytes of a response often come in one burst, from
+/// the buffers between the server and us. At a constant rate the time remaining only falls.
 struct SpeedEstimator: Sendable {
-    /// Seconds for the estimate to move about two thirds of the way to a new steady speed.
-    var timeConstant = 2.0
+    /// The seconds the speed is measured over.
+    var window = 2.0
     private(set) var bytesPerSecond: Double = 0
-    private var last: (bytes: Int64, seconds: Double)?
-    private var hasEstimate = false
+    /// The request's samples still needed: the newest one at least a window older than the
+    /// newest sample (or the request's start), and every one after it; `first` is where they
+    /// begin.
+    private var samples: [(bytes: Int64, seconds: Double)] = []
+    private var first = 0
 
-    /// Counts from `bytes` at `seconds` on (a request started from there), keeping the estimate.
+    /// Counts from `bytes` at `seconds` on (a request started from there), keeping the estimate
+    /// until the new request has been measured.
     mutating func restart(at bytes: Int64, seconds: Double) {
-        last = (bytes, seconds)
+        samples = [(bytes, seconds)]
+        first = 0
     }
 
     /// The download had `bytes` at `seconds`.
     mutating func sample(_ bytes: Int64, at seconds: Double) {
-        guard let last else {
-            self.last = (bytes, seconds)
+        guard let last = samples.last else {
+            restart(at: bytes, seconds: seconds)
             return
         }
-        let elapsed = seconds - last.seconds
-        guard elapsed > 0 else { return }
-        let rate = max(0, Double(bytes - last.bytes) / elapsed)
-        if hasEstimate {
-            bytesPerSecond += (1 - exp(-elapsed / timeConstant)) * (rate - bytesPerSecond)
-        } else {
-            bytesPerSecond = rate
-            hasEstimate = true
+        guard seconds > last.seconds else {
+            samples[samples.count - 1].bytes = max(last.bytes, bytes)
+            return
         }
-        self.last = (bytes, seconds)
+        samples.append((bytes, seconds))
+        // The anchor: the newest sample at or before the window's start.
+        while first + 1 < samples.count, samples[first + 1].seconds <= seconds - window {
+            first += 1
+        }
+        if first > 64, first * 2 > samples.count {
+            samples.removeFirst(first)
+            first = 0
+        }
+        let anchor = samples[first]
+        let span = seconds - anchor.seconds
+        guard span >= window / 4 else { return }
+        bytesPerSecond = max(0, Double(bytes - anchor.bytes) / span)
     }
 
     /// Nothing moves any more (paused, waiting, ended).
     mutating func stop() {
         bytesPerSecond = 0
-        last = nil
-        hasEstimate = false
+        samples = []
+        first = 0
     }
 
     /// The time to receive the rest at the current speed, when both are known.
