@@ -6,9 +6,9 @@ import Foundation
 /// Measured between two real samples (the newest, and the newest at least a window older, or the
 /// start of the request), it is exact on a steady link once a window has passed, whatever the
 /// pace of the samples or the size of the bursts bytes come in, and it never says more than the
-/// bytes received allow. Before a quarter of a window of the request has passed it keeps the
-/// estimate it had (none at first): the first bytes of a response often come in one burst, from
-/// the buffers between the server and us. At a constant rate the time remaining only falls.
+/// bytes received allow: a first burst (from the buffers between the server and us) counts for
+/// what it is, the bytes since the request started over the time since, and is out of the
+/// measure a window later. At a constant rate the time remaining only falls.
 struct SpeedEstimator: Sendable {
     /// The seconds the speed is measured over.
     var window = 2.0
@@ -20,7 +20,7 @@ struct SpeedEstimator: Sendable {
     private var first = 0
 
     /// Counts from `bytes` at `seconds` on (a request started from there), keeping the estimate
-    /// until the new request has been measured.
+    /// until the new request's first sample.
     mutating func restart(at bytes: Int64, seconds: Double) {
         samples = [(bytes, seconds)]
         first = 0
@@ -46,9 +46,7 @@ struct SpeedEstimator: Sendable {
             first = 0
         }
         let anchor = samples[first]
-        let span = seconds - anchor.seconds
-        guard span >= window / 4 else { return }
-        bytesPerSecond = max(0, Double(bytes - anchor.bytes) / span)
+        bytesPerSecond = max(0, Double(bytes - anchor.bytes) / (seconds - anchor.seconds))
     }
 
     /// Nothing moves any more (paused, waiting, ended).

@@ -8,8 +8,8 @@ public struct DownloadProgress: Sendable, Hashable, CustomStringConvertible {
     public var bytesReceived: Int64
     /// The file's whole length, when the server said it.
     public var expectedBytes: Int64?
-    /// Receiving speed in bytes per second, over the last two seconds of the current request
-    /// (none before half a second of it); 0 when nothing moves.
+    /// Receiving speed in bytes per second, over the last two seconds of the current request;
+    /// 0 when nothing moves.
     public var bytesPerSecond: Double
     /// The time to receive the rest at the current speed, when the length and a speed are known.
     public var estimatedTimeRemaining: Duration?
