@@ -48,6 +48,9 @@ struct Options: Equatable {
     var inputFiles: [String] = []
     var outputDirectory: String?
     var outputDocument: String?
+    /// `-o`: the file of the one URL, as curl and aria2 read it; a folder when it is one (it
+    /// exists, or ends with `/`) or when there are several URLs (see ``Plan``).
+    var output: String?
     var maximumConcurrentDownloads: Int?
     /// The most bytes per second all downloads may receive together; nil for no limit.
     var limitRate: Int?
@@ -77,18 +80,29 @@ struct Options: Equatable {
                 + " starting with '#' are skipped; indented lines after a URL set its options:"
                 + " 'out=NAME', 'checksum=sha-256=HEX' (or sha-1, md5), 'mirror=URL'"),
         OptionSpec(
-            names: ["-o", "--output-dir"], action: .value("DIR") { $0.outputDirectory = $1 }, section: "Files",
-            help: "save files in DIR (default: the current directory), named after their URLs"),
+            names: ["-o", "--output"], action: .value("PATH") { $0.output = $1 }, section: "Files",
+            help: "with one URL, save it as the file PATH (curl's and aria2's -o), unless PATH is a folder"
+                + " (it exists, or ends with '/'); with several URLs or -i, save them in the folder PATH"),
+        OptionSpec(
+            names: ["-d", "--dir", "--output-dir"], action: .value("DIR") { $0.outputDirectory = $1 },
+            section: "Files", help: "save files in DIR (default: the current directory), named after their URLs"),
         OptionSpec(
             names: ["-P", "--directory-prefix"], action: .value("DIR") { $0.outputDirectory = $1 },
-            section: "Files", help: "the same as --output-dir"),
+            section: "Files", help: "the same as --dir (wget's name)"),
         OptionSpec(
             names: ["-O", "--output-document"],
             action: .value("FILE") { options, value throws(UsageError) in
                 guard value != "-" else { throw .other("dl cannot write a download to standard output (-O -)") }
-                options.outputDocument = value
+                // curl's -O takes no value: it saves under the URL's name. A URL here is that habit.
+                if (try? Entry.url(value)) != nil {
+                    options.urls.append(value)
+                } else {
+                    options.outputDocument = value
+                }
             },
-            section: "Files", help: "save the one URL as FILE (relative to --output-dir when both are given)"),
+            section: "Files",
+            help: "save the one URL as FILE (wget's -O; relative to --dir when both are given); followed by"
+                + " a URL, curl's -O: save it under its own name"),
         OptionSpec(
             names: ["-c", "--continue"], action: .flag { _ in }, section: "Files",
             help: "continue partial downloads from the bytes kept (always on: accepted for habit)"),

@@ -43,6 +43,27 @@ struct Plan: Equatable {
         }
         entries += inputs
         guard !entries.isEmpty else { throw .other("missing URL") }
+        var options = options
+        if let output = options.output {
+            // curl's and aria2's -o names the file; a folder, several URLs or a list make it the folder.
+            let path = URL(fileURLWithPath: output, relativeTo: currentDirectory).path
+            var isDirectory: ObjCBool = false
+            let isFolder =
+                output.hasSuffix("/") || entries.count > 1 || !options.inputFiles.isEmpty
+                || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
+            if isFolder {
+                guard options.outputDirectory == nil else {
+                    throw .other(
+                        "-o \(output) and --dir \(options.outputDirectory ?? "") both name the folder: give one")
+                }
+                options.outputDirectory = output
+            } else {
+                guard options.outputDocument == nil else {
+                    throw .other("-o \(output) and -O \(options.outputDocument ?? "") both name the file: give one")
+                }
+                options.outputDocument = output
+            }
+        }
         try checkOneURLOptions(options, count: entries.count)
         if entries.count == 1 {
             entries[0].digest = entries[0].digest ?? options.digest
@@ -80,7 +101,7 @@ struct Plan: Equatable {
     private static func checkOneURLOptions(_ options: Options, count: Int) throws(UsageError) {
         guard count > 1 else { return }
         if options.outputDocument != nil {
-            throw .other("-O (--output-document) takes one URL, not \(count); use -o DIR for several")
+            throw .other("-O (--output-document) takes one URL, not \(count); use -d DIR for several")
         }
         if let digest = options.digest {
             throw .other(

@@ -183,6 +183,24 @@ struct DLExampleTests {
         }
     }
 
+    /// curl's habits: `-o FILE` saves the one URL as that file (not in a folder of that name), and
+    /// `-O URL` saves it under its own name.
+    @Test func curlsMinusOAndMinusOWork() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 20_000, seed: 2304)
+            let url = fixture.serve("/c/remote.bin", body)
+            let (status, output, errors) = try await DLChild.run(["-o", "out.bin", url.absoluteString], in: fixture)
+            #expect(status == 0, "\(output)\(errors)")
+            try body.expectMatches(fixture.file("out.bin"))
+            #expect(!POSIXFile.isDirectory(atPath: fixture.file("out.bin").path))
+
+            let (again, rerun, rerunErrors) = try await DLChild.run(["-O", url.absoluteString], in: fixture)
+            #expect(again == 0, "\(rerun)\(rerunErrors)")
+            try body.expectMatches(fixture.file("remote.bin"))
+            #expect(fixture.listing() == ["out.bin", "remote.bin"])
+        }
+    }
+
     /// Servers and CDNs treat a client without a `User-Agent` as a bot: dl names itself, and
     /// `-U` (wget's and curl's flag) sends another.
     @Test func dlSaysWhatItIsToServersAndUSendsAnother() async throws {

@@ -23,7 +23,7 @@ import Testing
             "--mirror", "https://mirror.example.org/a", "--json", "--progress-interval", "0.5", "https://example.com/a",
         ])
         #expect(options.inputFiles == ["urls.txt", "-"])
-        #expect(options.outputDirectory == "out")
+        #expect(options.output == "out")
         #expect(options.outputDocument == "file.iso")
         #expect(options.existingFiles == .replaceIfChanged)
         #expect(options.digest == .sha256(Self.sha256))
@@ -31,6 +31,8 @@ import Testing
         #expect(options.mode == .json)
         #expect(options.progressInterval == .milliseconds(500))
         #expect(try Options.parse(["-P", "dir"]).outputDirectory == "dir")
+        #expect(try Options.parse(["-d", "dir"]).outputDirectory == "dir")
+        #expect(try Options.parse(["--output-dir", "dir"]).outputDirectory == "dir")
         #expect(try Options.parse(["--md5", String(repeating: "0", count: 32)]).digest?.algorithm == .md5)
         #expect(try Options.parse(["--sha1", String(repeating: "F", count: 40)]).digest?.algorithm == .sha1)
         #expect(try Options.parse(["-q"]).mode == .quiet)
@@ -157,6 +159,36 @@ import Testing
         options = try Options.parse(["-O", "x/renamed.iso", "https://example.com/a.iso"])
         plan = try Plan.make(options, currentDirectory: Self.here)
         #expect(plan.jobs.map(\.file.path) == ["/work/here/x/renamed.iso"])
+    }
+
+    /// curl's and aria2's `-o FILE` with one URL is the file; a folder (one that exists, or a
+    /// path ending in `/`) or several URLs make it the folder; curl's `-O URL` saves under the
+    /// URL's name.
+    @Test func minusOIsTheFileOfOneURLAndMinusOWithAURLIsCurls() throws {
+        let here = FileManager.default.temporaryDirectory
+        let url = "https://example.com/a/movie.mp4"
+        var plan = try Plan.make(try Options.parse(["-o", "out.bin", url]), currentDirectory: here)
+        #expect(plan.jobs.map(\.file.lastPathComponent) == ["out.bin"])
+        #expect(plan.jobs.first?.file.deletingLastPathComponent().standardizedFileURL == here.standardizedFileURL)
+        plan = try Plan.make(try Options.parse(["-o", "sub/", url]), currentDirectory: here)
+        #expect(plan.jobs.map(\.file.path) == [here.appendingPathComponent("sub/movie.mp4").standardizedFileURL.path])
+        let existing = here.appendingPathComponent("dl-parser-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: existing, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: existing) }
+        plan = try Plan.make(try Options.parse(["-o", existing.path, url]), currentDirectory: here)
+        #expect(plan.jobs.map(\.file.path) == [existing.appendingPathComponent("movie.mp4").path])
+        plan = try Plan.make(
+            try Options.parse(["-o", "out", url, "https://example.com/b.bin"]), currentDirectory: here)
+        #expect(plan.jobs.map(\.file.lastPathComponent) == ["movie.mp4", "b.bin"])
+        #expect(plan.jobs.allSatisfy { $0.file.deletingLastPathComponent().lastPathComponent == "out" })
+        plan = try Plan.make(try Options.parse(["-d", "dir", "-o", "name.bin", url]), currentDirectory: here)
+        #expect(plan.jobs.map(\.file.path) == [here.appendingPathComponent("dir/name.bin").standardizedFileURL.path])
+
+        let curl = try Options.parse(["-O", url])
+        #expect(curl.urls == [url])
+        #expect(curl.outputDocument == nil)
+        plan = try Plan.make(curl, currentDirectory: here)
+        #expect(plan.jobs.map(\.file.lastPathComponent) == ["movie.mp4"])
     }
 
     @Test func twoURLsWithOneNameGetTwoFilesAndTheSameURLTwiceIsOne() throws {
