@@ -41,7 +41,7 @@ enum Help {
 
             Examples:
               dl https://example.com/big.iso
-              dl -o ~/Downloads -j 2 https://example.com/a.zip https://example.com/b.zip
+              dl -d ~/Downloads -j 2 https://example.com/a.zip https://example.com/b.zip
               dl --sha256 9f86d081…0f00a08 https://example.com/big.iso
               dl -N -i urls.txt
 
