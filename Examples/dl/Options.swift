@@ -92,7 +92,7 @@ struct Options: Equatable {
         OptionSpec(
             names: ["-O", "--output-document"],
             action: .value("FILE") { options, value throws(UsageError) in
-                guard value != "-" else { throw .other("dl cannot write a download to standard output (-O -)") }
+                guard value != "-" else { throw .other("cannot write a download to standard output (-O -)") }
                 // curl's -O takes no value: it saves under the URL's name. A URL here is that habit.
                 if (try? Entry.url(value)) != nil {
                     options.urls.append(value)

@@ -81,13 +81,15 @@ enum Describe {
     }
 
     /// The progress of `progress` in a line: `33%  1.00 MB/3.00 MB  1.20 MB/s  eta 2s`.
-    static func progress(_ progress: DownloadProgress?) -> String {
+    /// `showsSpeed`: false for a download that stopped (its speed is no news).
+    static func progress(_ progress: DownloadProgress?, showsSpeed: Bool = true) -> String {
         let received = progress?.bytesReceived ?? 0
         var parts: [String] = []
         if let fraction = progress?.fractionCompleted {
             parts.append(Format.percent(fraction))
         }
         parts.append(Format.bytes(received) + (progress?.expectedBytes.map { "/" + Format.bytes($0) } ?? ""))
+        guard showsSpeed else { return parts.joined(separator: "  ") }
         parts.append(Format.speed(progress?.bytesPerSecond ?? 0))
         if let remaining = progress?.estimatedTimeRemaining {
             parts.append("eta " + Format.duration(remaining))
@@ -128,7 +130,7 @@ enum Describe {
         case .failed(let error):
             return "failed \(name): \(failure(error, kept: job.progress?.bytesReceived ?? 0))"
         case .paused:
-            return "paused \(name) at \(Describe.progress(job.progress))"
+            return "paused \(name) at \(Describe.progress(job.progress, showsSpeed: false))"
         }
     }
 
