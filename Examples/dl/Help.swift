@@ -12,12 +12,15 @@ enum Help {
             Usage: dl [OPTION]... URL...
                    dl [OPTION]... -i FILE
 
-            Downloads each URL into the current directory (or -o DIR), named after the
+            Downloads each URL into the current directory (or -d DIR), named after the
             URL, a few at a time, with a progress bar each on a terminal. Interrupted
             with Ctrl-C, or cut off by the network, dl keeps what it received: the same
-            command, run again, continues from there. A file that exists already is not
-            replaced: dl fails for it (status 3) unless --no-clobber, -N, --overwrite or
-            --unique says what to do.
+            command, run again, continues from there, and counts the files it saved as
+            saved. A file that exists already is not replaced: dl fails for it (status
+            3) unless --no-clobber, -N, --overwrite or --unique says what to do.
+            Broken connections, timeouts and server errors are tried again (3 times);
+            a host that does not exist or refuses the connection fails at once, with the
+            reason, unless the network itself is down (then dl waits for it).
 
             """
         var section = ""

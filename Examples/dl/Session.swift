@@ -27,6 +27,8 @@ final class Session {
     /// Support on Apple platforms). A rerun finds the bytes an interrupted run kept.
     static let identifier = "dl"
     static let tickInterval = Duration.milliseconds(250)
+    /// The failures dl does not try again by itself, unlike the library (see `--help`).
+    nonisolated static let failsAtOnce: Set<URLError.Code> = [.cannotFindHost, .dnsLookupFailed, .cannotConnectToHost]
 
     private let plan: Plan
     private var reporter: any Reporter
@@ -144,6 +146,10 @@ final class Session {
             $0.scheduling.maximumConcurrentDownloadsPerHost = plan.maximumConcurrentDownloads * plan.connections
             $0.network.maximumBytesPerSecond = plan.limitRate
             $0.network.userAgent = plan.userAgent
+            // A person at a terminal waits for nothing: a host that does not exist or refuses the
+            // connection while the network is up fails at once, with the reason (without a
+            // network, dl still waits for it, as the library does).
+            $0.retry.transientNetworkErrors.subtract(Self.failsAtOnce)
             $0.network.maximumConnectionsPerFile = plan.connections
             // Every connection of every file at once may go to one host.
             $0.network.maximumConnectionsPerHost = max(6, plan.connections * plan.maximumConcurrentDownloads)

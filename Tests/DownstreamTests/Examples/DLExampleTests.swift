@@ -183,6 +183,21 @@ struct DLExampleTests {
         }
     }
 
+    /// A host that refuses the connection while the network is up fails at once, with the
+    /// reason, as wget and aria2 do (the library would try again: dl's default differs).
+    @Test func aRefusedConnectionFailsAtOnceWithTheReason() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let closed = try TestServer(listening: false)
+            defer { closed.shutdown() }
+            let url = closed.url("/refused.bin")
+            let (status, output, errors) = try await DLChild.run([url.absoluteString], in: fixture)
+            #expect(status == 4, "\(output)\(errors)")
+            #expect(!output.contains("retrying") && !errors.contains("retrying"), "\(output)\(errors)")
+            #expect(errors.contains("failed refused.bin: "), "\(errors)")
+            #expect(Session.failsAtOnce.contains(.cannotConnectToHost))
+        }
+    }
+
     /// curl's habits: `-o FILE` saves the one URL as that file (not in a folder of that name), and
     /// `-O URL` saves it under its own name.
     @Test func curlsMinusOAndMinusOWork() async throws {
