@@ -35,9 +35,12 @@ struct OptionSpec<Options>: Sendable {
 struct ArgumentParser<Options>: Sendable {
     let specs: [OptionSpec<Options>]
     private let byName: [String: Int]
+    /// Options of other tools that this one does not have, each with what to use instead.
+    private let unsupported: [String: String]
 
-    init(_ specs: [OptionSpec<Options>]) {
+    init(_ specs: [OptionSpec<Options>], unsupported: [String: String] = [:]) {
         self.specs = specs
+        self.unsupported = unsupported
         var byName: [String: Int] = [:]
         for (index, spec) in specs.enumerated() {
             for name in spec.names {
@@ -70,13 +73,44 @@ struct ArgumentParser<Options>: Sendable {
         }
     }
 
+    /// The error for `name`, which is not in the table: what to use instead for another tool's
+    /// option, else the nearest long option when one is close (a typo, or a prefix of one).
+    private func unknown(_ name: String) -> UsageError {
+        if let instead = unsupported[name] { return .unknownOption(name, hint: instead) }
+        guard name.hasPrefix("--"), name.count > 3 else { return .unknownOption(name, hint: nil) }
+        let long = byName.keys.filter { $0.hasPrefix("--") }
+        let prefixed = long.filter { $0.hasPrefix(name) }
+        if prefixed.count == 1, let only = prefixed.first {
+            return .unknownOption(name, hint: "did you mean '\(only)'?")
+        }
+        let nearest = long.map { ($0, Self.distance(name, $0)) }.filter { $0.1 <= 2 }.min {
+            ($0.1, $0.0) < ($1.1, $1.0)
+        }
+        return .unknownOption(name, hint: nearest.map { "did you mean '\($0.0)'?" })
+    }
+
+    /// The edit distance between `a` and `b` (insertions, deletions, substitutions).
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     /// `--name`, `--name=value` or `--name value`.
     private func parseLong(
         _ argument: String, rest: inout ArraySlice<String>, into options: inout Options
     ) throws(UsageError) {
         let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         let name = String(parts[0])
-        guard let index = byName[name] else { throw .unknownOption(name) }
+        guard let index = byName[name] else { throw unknown(name) }
         try apply(
             specs[index], as: name, attached: parts.count > 1 ? String(parts[1]) : nil, rest: &rest, into: &options)
     }
@@ -90,7 +124,8 @@ struct ArgumentParser<Options>: Sendable {
         while let letter = letters.popFirst() {
             let name = "-\(letter)"
             guard let index = byName[name] else {
-                throw .unknownOption(letters.count + 2 == argument.count ? argument : name)
+                let whole = byName[argument] == nil && unsupported[argument] != nil
+                throw unknown(letters.count + 2 == argument.count || whole ? argument : name)
             }
             let spec = specs[index]
             if spec.valueName != nil {
@@ -123,7 +158,7 @@ struct ArgumentParser<Options>: Sendable {
 /// A command line `dl` cannot run: it prints the message and exits with status 2.
 struct UsageError: Error, Equatable, CustomStringConvertible {
     private enum Reason: Equatable {
-        case unknownOption(String)
+        case unknownOption(String, hint: String?)
         case missingValue(option: String, valueName: String)
         case unexpectedValue(option: String)
         case invalidValue(option: String, value: String, expected: String)
@@ -133,9 +168,9 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 
     private let reason: Reason
 
-    /// An option that is not in the table.
-    static func unknownOption(_ name: String) -> UsageError {
-        UsageError(reason: .unknownOption(name))
+    /// An option that is not in the table, with what to use instead, if anything.
+    static func unknownOption(_ name: String, hint: String? = nil) -> UsageError {
+        UsageError(reason: .unknownOption(name, hint: hint))
     }
 
     /// An option that takes a value came last, without one.
@@ -165,7 +200,7 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 
     var description: String {
         switch reason {
-        case .unknownOption(let name): "unknown option '\(name)'"
+        case .unknownOption(let name, let hint): "unknown option '\(name)'" + (hint.map { "; \($0)" } ?? "")
         case .missingValue(let option, let valueName): "option '\(option)' needs a value (\(valueName))"
         case .unexpectedValue(let option): "option '\(option)' takes no value"
         case .invalidValue(let option, let value, let expected): "bad value '\(value)' for '\(option)': \(expected)"

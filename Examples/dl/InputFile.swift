@@ -26,6 +26,10 @@ struct Entry: Equatable {
 enum InputFile {
     /// The option lines an entry takes, for the message about an unknown one.
     static let optionNames = ["out", "checksum", "mirror"]
+    /// The names of digests in aria2's `checksum=TYPE=HEX`.
+    static let algorithms: [String: Digest.Algorithm] = [
+        "sha-256": .sha256, "sha256": .sha256, "sha-1": .sha1, "sha1": .sha1, "md5": .md5,
+    ]
 
     /// The entries of `text`, read from `name` (for messages: `urls.txt:3: …`).
     static func parse(_ text: String, name: String) throws(UsageError) -> [Entry] {
@@ -71,9 +75,6 @@ enum InputFile {
         case "checksum":
             // aria2's form: checksum=sha-256=HEX.
             let checksum = value.split(separator: "=", maxSplits: 1).map(String.init)
-            let algorithms: [String: Digest.Algorithm] = [
-                "sha-256": .sha256, "sha256": .sha256, "sha-1": .sha1, "sha1": .sha1, "md5": .md5,
-            ]
             guard checksum.count == 2, let algorithm = algorithms[checksum[0].lowercased()] else {
                 throw .other("\(location): checksum must be TYPE=HEX, TYPE one of sha-256, sha-1, md5")
             }

@@ -60,6 +60,15 @@ struct Options: Equatable {
     var mirrors: [String] = []
     /// The `User-Agent` to send; nil for dl's own (``Help/userAgent``).
     var userAgent: String?
+    /// Headers every request sends (`-H`), in order.
+    var headers: [Header] = []
+    /// How many times a file is tried in all (`-t`, wget's count: 0 for no limit); nil for dl's
+    /// default.
+    var tries: Int?
+    /// The wait before the first retry (`--retry-wait`); nil for the default.
+    var retryWait: Duration?
+    /// How long a request may wait for bytes (`-T`); nil for the default.
+    var timeout: Duration?
     var existingFiles = ExistingFiles.fail
     var mode = Mode.automatic
     /// How often plain and JSON output print progress; nil for the default.
@@ -107,6 +116,15 @@ struct Options: Equatable {
             names: ["-c", "--continue"], action: .flag { _ in }, section: "Files",
             help: "continue partial downloads from the bytes kept (always on: accepted for habit)"),
         OptionSpec(
+            names: ["-C", "--continue-at"],
+            action: .value("-") { _, value throws(UsageError) in
+                guard value == "-" else {
+                    throw .invalidValue(
+                        option: "-C", value: value, expected: "'-' (dl always continues from the bytes it kept)")
+                }
+            },
+            section: "Files", help: "curl's '-C -': continue from the bytes kept (always on: accepted for habit)"),
+        OptionSpec(
             names: ["-nc", "--no-clobber"],
             action: .flag { options throws(UsageError) in try options.setExistingFiles(.keep, by: "--no-clobber") },
             section: "Files", help: "keep a file that exists and download nothing for it"),
@@ -133,12 +151,7 @@ struct Options: Equatable {
         OptionSpec(
             names: ["-x", "--max-connection-per-server"],
             action: .value("N") { options, value throws(UsageError) in
-                let connections = try UsageError.positiveInteger(value, for: "-x")
-                guard connections <= Plan.maximumConnections else {
-                    throw .invalidValue(
-                        option: "-x", value: value, expected: "a whole number from 1 to \(Plan.maximumConnections)")
-                }
-                options.connections = connections
+                try options.setConnections(value, by: "-x")
             },
             section: "Downloads",
             help: "download each file over up to N connections at once (default: 1; at most 16): the"
@@ -150,14 +163,64 @@ struct Options: Equatable {
                 options.limitRate = try Options.rate(value, for: "--limit-rate")
             },
             section: "Downloads",
-            help: "receive at most RATE bytes per second, all downloads together (k or K: 1024, m or M:"
-                + " 1048576; e.g. 500k, 2M)"),
+            help: "receive at most RATE bytes per second, all downloads together (k: 1024, M: 1048576,"
+                + " G: 1073741824; e.g. 500k, 1.5M, 1G)"),
         digestOption("--sha256", .sha256, help: "the file's expected SHA-256; a mismatch fails it (one URL only)"),
         digestOption("--sha1", .sha1, help: "the file's expected SHA-1 (one URL only)"),
         digestOption("--md5", .md5, help: "the file's expected MD5 (one URL only)"),
         OptionSpec(
             names: ["--mirror"], action: .value("URL") { $0.mirrors.append($1) }, section: "Downloads",
             help: "another URL of the same file, tried when the URL fails (repeatable; one URL only)"),
+        OptionSpec(
+            names: ["-s", "--split"],
+            action: .value("N") { options, value throws(UsageError) in
+                try options.setConnections(value, by: "-s")
+            },
+            section: "Downloads", help: "the same as -x (aria2's name)"),
+        OptionSpec(
+            names: ["-L", "--location"], action: .flag { _ in }, section: "Downloads",
+            help: "follow redirects (always on: accepted for habit)"),
+        OptionSpec(
+            names: ["-H", "--header"],
+            action: .value("'NAME: VALUE'") { options, value throws(UsageError) in
+                options.headers.append(try Header(value))
+            },
+            section: "Downloads", help: "send the header NAME: VALUE with every request (repeatable)"),
+        OptionSpec(
+            names: ["-t", "--tries"],
+            action: .value("N") { options, value throws(UsageError) in
+                guard let tries = Int(value), tries >= 0 else {
+                    throw .invalidValue(option: "-t", value: value, expected: "a whole number, 0 for no limit")
+                }
+                options.tries = tries
+            },
+            section: "Downloads",
+            help: "try each file N times in all before it fails (0: no limit; default 4: the first and 3 more)"),
+        OptionSpec(
+            names: ["--retry-wait"],
+            action: .value("SECONDS") { options, value throws(UsageError) in
+                options.retryWait = try Options.seconds(value, for: "--retry-wait")
+            },
+            section: "Downloads",
+            help: "wait SECONDS before the first retry, twice as long before each next (default: 1)"),
+        OptionSpec(
+            names: ["-T", "--timeout"],
+            action: .value("SECONDS") { options, value throws(UsageError) in
+                options.timeout = try Options.seconds(value, for: "-T")
+            },
+            section: "Downloads", help: "give a request up when no byte comes for SECONDS (default: 60)"),
+        OptionSpec(
+            names: ["--checksum"],
+            action: .value("TYPE=HEX") { options, value throws(UsageError) in
+                let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let algorithm = InputFile.algorithms[parts[0].lowercased()] else {
+                    throw .invalidValue(
+                        option: "--checksum", value: value, expected: "TYPE=HEX, TYPE one of sha-256, sha-1, md5")
+                }
+                try options.setDigest(algorithm, parts[1], by: "--checksum")
+            },
+            section: "Downloads",
+            help: "the file's expected digest, aria2's form (sha-256=HEX, sha-1=, md5=; one URL only)"),
         OptionSpec(
             names: ["-U", "--user-agent"], action: .value("AGENT") { $0.userAgent = $1 }, section: "Downloads",
             help: "send AGENT as the User-Agent (default: '\(Help.userAgent)')"),
@@ -188,7 +251,21 @@ struct Options: Equatable {
             help: "show dl's version"),
     ]
 
-    static let parser = ArgumentParser(table)
+    static let parser = ArgumentParser(table, unsupported: unsupported)
+
+    /// Options of wget, curl and aria2 that dl does not have, each with what to use instead.
+    static let unsupported: [String: String] = [
+        "-4": "dl connects to whatever addresses the host has, IPv4 or IPv6",
+        "-6": "dl connects to whatever addresses the host has, IPv4 or IPv6",
+        "--connect-timeout": "dl has one timeout for a request that gets no byte: -T SECONDS",
+        "-u": "dl has no credentials option yet: send the header with -H 'Authorization: Basic …'",
+        "--user": "dl has no credentials option yet: send the header with -H 'Authorization: Basic …'",
+        "-nv": "dl prints one line per event in a pipe, failures only with -q",
+        "--no-verbose": "dl prints one line per event in a pipe, failures only with -q",
+        "-v": "dl's output in a pipe is a line per event; --json gives every detail",
+        "--verbose": "dl's output in a pipe is a line per event; --json gives every detail",
+        "--content-disposition": "dl names a file after its URL (or -O FILE, or out= in a list)",
+    ]
 
     /// Reads `arguments` (without the program's name).
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
@@ -202,19 +279,41 @@ struct Options: Equatable {
     /// `value` as bytes per second: digits, with an optional `k`/`K` (1024) or `m`/`M`
     /// (1048576) suffix, as wget's and curl's `--limit-rate` take it.
     static func rate(_ value: String, for option: String) throws(UsageError) -> Int {
-        let expected = "bytes per second, at least 1, with an optional k or M suffix (500k, 2M)"
+        let expected = "bytes per second, at least 1, with an optional k, M or G suffix (500k, 2M, 1.5M, 1G)"
         var digits = Substring(value)
-        var multiplier = 1
+        var multiplier = 1.0
         switch digits.last {
-        case "k", "K": multiplier = 1 << 10
-        case "m", "M": multiplier = 1 << 20
+        case "k", "K": multiplier = 1024
+        case "m", "M": multiplier = 1024 * 1024
+        case "g", "G": multiplier = 1024 * 1024 * 1024
         default: break
         }
         if multiplier > 1 { digits = digits.dropLast() }
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let number = Int(digits), number >= 1,
-            number <= Int.max / multiplier
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+            let number = Double(digits), number.isFinite
         else { throw .invalidValue(option: option, value: value, expected: expected) }
-        return number * multiplier
+        let rate = (number * multiplier).rounded()
+        guard rate >= 1, rate < Double(Int.max / 2) else {
+            throw .invalidValue(option: option, value: value, expected: expected)
+        }
+        return Int(rate)
+    }
+
+    private mutating func setConnections(_ value: String, by option: String) throws(UsageError) {
+        let connections = try UsageError.positiveInteger(value, for: option)
+        guard connections <= Plan.maximumConnections else {
+            throw .invalidValue(
+                option: option, value: value, expected: "a whole number from 1 to \(Plan.maximumConnections)")
+        }
+        self.connections = connections
+    }
+
+    /// `value` as seconds (fractions allowed), from 0.1 to a day.
+    static func seconds(_ value: String, for option: String) throws(UsageError) -> Duration {
+        guard let seconds = Double(value), seconds >= 0.1, seconds <= 86_400 else {
+            throw .invalidValue(option: option, value: value, expected: "seconds, from 0.1 to 86400")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     private mutating func setExistingFiles(_ choice: ExistingFiles, by option: String) throws(UsageError) {

@@ -23,6 +23,14 @@ struct Plan: Equatable {
     var connections = 1
     /// The `User-Agent` every request sends.
     var userAgent = Help.userAgent
+    /// Headers every request sends.
+    var headers: [Header] = []
+    /// Retries after a file's first failure; nil for the default (3).
+    var maximumRetries: Int?
+    /// The wait before the first retry; nil for the default.
+    var retryWait: Duration?
+    /// How long a request may wait for bytes; nil for the default.
+    var timeout: Duration?
     var existingFiles: Options.ExistingFiles
     var mode: Options.Mode
     /// How often plain and JSON output print progress.
@@ -92,7 +100,9 @@ struct Plan: Equatable {
         return Plan(
             jobs: jobs, maximumConcurrentDownloads: options.maximumConcurrentDownloads ?? defaultConcurrentDownloads,
             limitRate: options.limitRate, connections: options.connections ?? 1,
-            userAgent: options.userAgent ?? Help.userAgent, existingFiles: options.existingFiles,
+            userAgent: options.userAgent ?? Help.userAgent, headers: options.headers,
+            maximumRetries: options.tries.map { $0 == 0 ? Int.max : $0 - 1 }, retryWait: options.retryWait,
+            timeout: options.timeout, existingFiles: options.existingFiles,
             mode: options.mode,
             progressInterval: options.progressInterval)
     }

@@ -150,6 +150,9 @@ final class Session {
             // connection while the network is up fails at once, with the reason (without a
             // network, dl still waits for it, as the library does).
             $0.retry.transientNetworkErrors.subtract(Self.failsAtOnce)
+            if let retries = plan.maximumRetries { $0.retry.maximumRetries = retries }
+            if let wait = plan.retryWait { $0.retry.initialDelay = wait }
+            if let timeout = plan.timeout { $0.network.requestTimeout = timeout }
             $0.network.maximumConnectionsPerFile = plan.connections
             // Every connection of every file at once may go to one host.
             $0.network.maximumConnectionsPerHost = max(6, plan.connections * plan.maximumConcurrentDownloads)
@@ -160,6 +163,9 @@ final class Session {
     private func request(for job: Job, savedEarlier: Bool) -> DownloadRequest {
         let policy = savedEarlier ? .useExisting : plan.existingFiles.conflictPolicy
         var request = DownloadRequest(url: job.url, to: .file(job.file, ifExists: policy))
+        for header in plan.headers {
+            request.urlRequest.setValue(header.value, forHTTPHeaderField: header.name)
+        }
         request.expectedDigest = job.digest
         request.mirrors = job.mirrors
         return request

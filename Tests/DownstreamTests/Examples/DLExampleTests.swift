@@ -227,9 +227,10 @@ struct DLExampleTests {
 
             let other = fixture.serve("/ua/b.bin", Body.pattern(count: 1_000, seed: 2303))
             let (again, rerun, rerunErrors) = try await DLChild.run(
-                ["-U", "Wget/1.21", other.absoluteString], in: fixture)
+                ["-U", "Wget/1.21", "-H", "X-Tag: v1", other.absoluteString], in: fixture)
             #expect(again == 0, "\(rerun)\(rerunErrors)")
             #expect(fixture.server.requests("/ua/b.bin").last?.header("User-Agent") == "Wget/1.21")
+            #expect(fixture.server.requests("/ua/b.bin").last?.header("X-Tag") == "v1", "-H sends a header")
         }
     }
 

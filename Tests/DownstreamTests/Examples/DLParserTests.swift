@@ -78,16 +78,31 @@ import Testing
         (["-O", "-"], "cannot write a download to standard output (-O -)"),
         (
             ["--limit-rate", "0"],
-            "bad value '0' for '--limit-rate': bytes per second, at least 1, with an optional k or M suffix (500k, 2M)"
+            "bad value '0' for '--limit-rate': bytes per second, at least 1, with an optional k, M or G suffix"
+                + " (500k, 2M, 1.5M, 1G)"
         ),
         (
-            ["--limit-rate", "5G"],
-            "bad value '5G' for '--limit-rate': bytes per second, at least 1, with an optional k or M suffix (500k, 2M)"
+            ["--limit-rate", "5T"],
+            "bad value '5T' for '--limit-rate': bytes per second, at least 1, with an optional k, M or G suffix"
+                + " (500k, 2M, 1.5M, 1G)"
         ),
         (
             ["--limit-rate=k"],
-            "bad value 'k' for '--limit-rate': bytes per second, at least 1, with an optional k or M suffix (500k, 2M)"
+            "bad value 'k' for '--limit-rate': bytes per second, at least 1, with an optional k, M or G suffix"
+                + " (500k, 2M, 1.5M, 1G)"
         ),
+        // Another tool's flag says what to use instead; a typo of a long option, the nearest.
+        (
+            ["--connect-timeout", "5"],
+            "unknown option '--connect-timeout'; dl has one timeout for a request that gets no byte: -T SECONDS"
+        ),
+        (["-nv"], "unknown option '-nv'; dl prints one line per event in a pipe, failures only with -q"),
+        (["--limit-rat", "2M"], "unknown option '--limit-rat'; did you mean '--limit-rate'?"),
+        (["--user-agnet", "x"], "unknown option '--user-agnet'; did you mean '--user-agent'?"),
+        (["-H", "no colon"], "bad value 'no colon' for '-H': 'NAME: VALUE', on one line"),
+        (["-C", "100"], "bad value '100' for '-C': '-' (dl always continues from the bytes it kept)"),
+        (["-t", "x"], "bad value 'x' for '-t': a whole number, 0 for no limit"),
+        (["--checksum", "crc=12"], "bad value 'crc=12' for '--checksum': TYPE=HEX, TYPE one of sha-256, sha-1, md5"),
     ])
     func mistakesAreTypedErrorsThatSayWhat(_ arguments: [String], _ message: String) {
         #expect(throws: UsageError.self) { try Options.parse(arguments) }
@@ -100,6 +115,7 @@ import Testing
 
     @Test(arguments: [
         ("1000", 1000), ("500k", 512_000), ("500K", 512_000), ("2M", 2_097_152), ("2m", 2_097_152),
+        ("1.5M", 1_572_864), ("1G", 1_073_741_824), ("0.5k", 512),
     ])
     func aRateTakesKAndMSuffixes(_ value: String, _ bytesPerSecond: Int) throws {
         #expect(try Options.parse(["--limit-rate", value]).limitRate == bytesPerSecond)
@@ -159,6 +175,27 @@ import Testing
         options = try Options.parse(["-O", "x/renamed.iso", "https://example.com/a.iso"])
         plan = try Plan.make(options, currentDirectory: Self.here)
         #expect(plan.jobs.map(\.file.path) == ["/work/here/x/renamed.iso"])
+    }
+
+    /// The flags wget, curl and aria2 users type: each sets what it says.
+    @Test func habitualFlagsOfOtherToolsWork() throws {
+        let sha = String(repeating: "ab", count: 32)
+        let options = try Options.parse([
+            "-L", "-C", "-", "-s", "4", "-H", "Authorization: Bearer t", "--header=X-Tag:  a:b", "-t", "5",
+            "--retry-wait", "0.5", "-T", "30", "--checksum=sha-256=\(sha)", "https://example.com/a",
+        ])
+        #expect(options.connections == 4)
+        #expect(options.headers.map { "\($0.name)=\($0.value)" } == ["Authorization=Bearer t", "X-Tag=a:b"])
+        #expect(options.tries == 5)
+        #expect(options.retryWait == .milliseconds(500))
+        #expect(options.timeout == .seconds(30))
+        #expect(options.digest == .sha256(sha))
+        let plan = try Plan.make(options, currentDirectory: Self.here)
+        #expect(plan.maximumRetries == 4)
+        #expect(plan.headers == options.headers)
+        #expect(
+            try Plan.make(try Options.parse(["-t", "0", "https://e.com/a"]), currentDirectory: Self.here)
+                .maximumRetries == .max)
     }
 
     /// curl's and aria2's `-o FILE` with one URL is the file; a folder (one that exists, or a
