@@ -20,9 +20,11 @@ struct TerminalReporter: Reporter {
         -> Emission
     {
         switch occurrence {
-        case .saved, .failed, .paused, .switchedURL, .restarted:
+        case .saved, .failed, .paused, .switchedURL, .restarted, .retrying, .waitingForNetwork:
+            // A retry and a wait for the network say why above the bars, as wget does; the row
+            // shows the countdown.
             return draw(jobs, at: time, above: [Describe.line(occurrence, of: job)])
-        case .started, .resumed, .retrying, .waitingForNetwork:
+        case .started, .resumed:
             // The download's row shows it.
             return draw(jobs, at: time)
         }

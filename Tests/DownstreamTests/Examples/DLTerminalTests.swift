@@ -86,6 +86,21 @@ struct DLTerminalTests {
         }
     }
 
+    /// A retry on a terminal says why, above the bars, not only "retrying in 2s".
+    @Test func aRetryOnATerminalSaysWhy() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/t/r.bin", Body.pattern(count: 100_000, seed: 34)) { $0.faults = [.status(503)] }
+            let child = try DLChild(
+                ["--retry-wait", "0.1", url.absoluteString], in: fixture, output: .terminal(width: 100, height: 24))
+            defer { child.stop() }
+            #expect(await child.exitStatus() == 0)
+            let final = Self.screen(await child.output.text())
+            #expect(
+                final.contains { $0.hasPrefix("retrying r.bin in ") && $0.contains("503") }, "\(final)")
+            #expect(final.last?.hasPrefix("saved ") == true, "\(final)")
+        }
+    }
+
     @Test func aResizedTerminalGetsLinesOfItsNewWidth() async throws {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/t/wide-name-of-a-file.bin", Body.pattern(count: 2_000_000, seed: 33)) {
