@@ -59,12 +59,14 @@ final class Session {
         let manager: DownloadManager
         do {
             manager = try DownloadManager(configuration: configuration)
-        } catch  where error.kind == .managerUnavailable {
+        } catch  where error.kind == .managerUnavailable && error.reason.contains("in use by another process") {
             Terminal.write(
                 "dl: cannot start: another dl is running (they share one store, for the bytes they keep);"
                     + " wait for it to end\n", to: STDERR_FILENO)
             return .generic
         } catch {
+            // A store dl cannot make or use (no permission, a read-only place): the library's
+            // words name the path.
             Terminal.write("dl: cannot start: \(error.reason)\n", to: STDERR_FILENO)
             return .generic
         }

@@ -198,6 +198,24 @@ struct DLExampleTests {
         }
     }
 
+    /// A store dl cannot make (here a file stands where its folder would go) says so and names the
+    /// place, instead of claiming that another dl is running.
+    @Test func aStoreThatCannotBeMadeIsNotCalledBusy() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/s/a.bin", Body.pattern(count: 1_000, seed: 2305))
+            let data = DLChild.dataDirectory(fixture)
+            try FileManager.default.createDirectory(
+                at: data.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("not a folder".utf8).write(to: data)
+            let (status, output, errors) = try await DLChild.run([url.absoluteString], in: fixture)
+            #expect(status == 1, "\(output)\(errors)")
+            #expect(!errors.contains("another dl is running"), "\(errors)")
+            #expect(errors.contains("dl: cannot start: "), "\(errors)")
+            #expect(errors.contains(data.path), "\(errors)")
+            #expect(fixture.server.requests("/s/a.bin").isEmpty)
+        }
+    }
+
     /// curl's habits: `-o FILE` saves the one URL as that file (not in a folder of that name), and
     /// `-O URL` saves it under its own name.
     @Test func curlsMinusOAndMinusOWork() async throws {
