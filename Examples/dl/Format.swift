@@ -33,6 +33,18 @@ enum Format {
         return bytes(Int64(min(bytesPerSecond, Double(Int64.max / 2)))) + "/s"
     }
 
+    /// `time` in seconds.
+    static func seconds(_ time: Duration) -> Double {
+        Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
+    }
+
+    /// A time taken: tenths of a second below 10 seconds (`0.3s`, `4.5s`), else as ``duration(_:)``.
+    static func elapsed(_ time: Duration) -> String {
+        let seconds = Format.seconds(time)
+        guard seconds < 9.95 else { return duration(time) }
+        return String(format: "%.1fs", max(0, seconds))
+    }
+
     /// A time to go, to the second below a minute, else in its two largest units: `5s`, `3m05s`,
     /// `1h02m`, `3d04h`. At most 6 characters (up to 99 days; `>99d` beyond).
     static func duration(_ duration: Duration) -> String {

@@ -54,6 +54,11 @@ struct JobStatus {
     var phase = Phase.queued
     var progress: DownloadProgress?
     var hasStarted = false
+    /// When it started running in this run (since the run started), and the bytes it had then.
+    var startedAt: Duration?
+    var bytesAtStart: Int64 = 0
+    /// When it was saved.
+    var savedAt: Duration?
 
     init(job: Job, number: Int) {
         self.job = job
@@ -87,12 +92,14 @@ struct JobStatus {
         guard !isFinished else { return nil }
         if let file = event.fileURL {
             phase = .saved(file, kept: kept)
+            savedAt = time
             if let expected = progress?.expectedBytes {
                 progress?.bytesReceived = expected
             }
             return .saved(file, kept: kept)
         }
         if let offset = event.resumeOffset {
+            bytesAtStart = offset
             return .resumed(at: offset)
         }
         if let url = event.url {
@@ -103,6 +110,8 @@ struct JobStatus {
             phase = .running
             guard !hasStarted else { return nil }
             hasStarted = true
+            startedAt = time
+            bytesAtStart = progress?.bytesReceived ?? 0
             return .started
         case .queued?:
             phase = .queued

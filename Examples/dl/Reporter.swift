@@ -97,6 +97,17 @@ enum Describe {
         return parts.joined(separator: "  ")
     }
 
+    /// How much a saved file holds, and, when it ran in this run, how long it took and how fast:
+    /// ` (3.00 MB in 1.2s, 2.50 MB/s)`, as wget says it.
+    static func saved(_ job: JobStatus) -> String {
+        let size = Format.bytes(job.progress?.bytesReceived ?? 0)
+        guard let started = job.startedAt, let saved = job.savedAt, saved > started else { return " (\(size))" }
+        let time = saved - started
+        let received = max(0, (job.progress?.bytesReceived ?? 0) - job.bytesAtStart)
+        let speed = Format.speed(Double(received) / Format.seconds(time))
+        return " (\(size) in \(Format.elapsed(time)), \(speed))"
+    }
+
     /// What `dl` says about a file it kept.
     static func kept(_ reason: KeptFile) -> String {
         switch reason {
@@ -126,7 +137,7 @@ enum Describe {
         case .saved(let file, let kept?):
             return "kept \(file.path) (\(Describe.kept(kept)))"
         case .saved(let file, nil):
-            return "saved \(file.path)"
+            return "saved \(file.path)" + saved(job)
         case .failed(let error):
             return "failed \(name): \(failure(error, kept: job.progress?.bytesReceived ?? 0))"
         case .paused:

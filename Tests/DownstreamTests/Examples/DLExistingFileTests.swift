@@ -47,7 +47,7 @@ struct DLExistingFileTests {
             let file = fixture.file("data.bin")
             let first = try await DLChild.run(["-N", url.absoluteString], in: fixture)
             #expect(first.status == 0)
-            #expect(first.output.contains("saved \(file.path)\n"))
+            #expect(first.output.contains("saved \(file.path) ("))
             let delivered = try FileManager.default.attributesOfItem(atPath: file.path)[.systemFileNumber] as? NSNumber
 
             // Unchanged on the server: 304, and the file stays the one delivered.
@@ -67,7 +67,7 @@ struct DLExistingFileTests {
             fixture.serve("/e/data.bin", newer) { $0.etag = "\"v2\"" }
             let third = try await DLChild.run(["-N", url.absoluteString], in: fixture)
             #expect(third.status == 0)
-            #expect(third.output.contains("saved \(file.path)\n"))
+            #expect(third.output.contains("saved \(file.path) ("))
             try newer.expectMatches(file)
         }
     }
@@ -102,7 +102,7 @@ struct DLExistingFileTests {
             try Self.mine.write(to: fixture.file("data.bin"))
             let unique = try await DLChild.run(["--unique", url.absoluteString], in: fixture)
             #expect(unique.status == 0)
-            #expect(unique.output.contains("saved \(fixture.file("data (1).bin").path)\n"))
+            #expect(unique.output.contains("saved \(fixture.file("data (1).bin").path) ("))
             #expect(try Data(contentsOf: fixture.file("data.bin")) == Self.mine)
             try body.expectMatches(fixture.file("data (1).bin"))
 

@@ -177,6 +177,21 @@ import Testing
         #expect(job.apply(.cancelled, at: .seconds(5)) == nil)
     }
 
+    /// A saved file's line says how much, how long and how fast, as wget's does; the speed counts
+    /// the bytes of this run only (not those an earlier run kept).
+    @Test func aSavedLineSaysHowMuchHowLongAndHowFast() {
+        let file = URL(fileURLWithPath: "/tmp/movie.mp4")
+        var job = Self.job("movie.mp4", 1, received: 3_000_000, of: 3_000_000, phase: .saved(file, kept: nil))
+        #expect(Describe.line(.saved(file, kept: nil), of: job) == "saved /tmp/movie.mp4 (3.00 MB)")
+        job.startedAt = .seconds(2)
+        job.bytesAtStart = 1_000_000
+        job.savedAt = .milliseconds(3_500)
+        #expect(
+            Describe.line(.saved(file, kept: nil), of: job) == "saved /tmp/movie.mp4 (3.00 MB in 1.5s, 1.33 MB/s)")
+        job.savedAt = .seconds(92)
+        #expect(Describe.line(.saved(file, kept: nil), of: job) == "saved /tmp/movie.mp4 (3.00 MB in 1m30s, 22.2 kB/s)")
+    }
+
     @Test func plainLinesSayWhatHappenedAndProgressComesEveryPeriod() {
         var reporter = PlainReporter(period: .seconds(5))
         let job = Self.job("movie.mp4", 1, received: 1_000_000, of: 3_000_000)
