@@ -14,6 +14,8 @@ struct SavedFiles {
     private let file: URL
     /// By path.
     private var entries: [String: Entry]
+    /// Whether ``entries`` changed since they were last written.
+    private var isChanged = false
 
     /// The files saved by earlier runs whose store is `storeDirectory`; those no longer there as
     /// they were saved are forgotten.
@@ -25,18 +27,26 @@ struct SavedFiles {
         }
     }
 
-    /// Whether `url`'s file at `file` is the one an earlier run saved, unchanged.
-    func savedEarlier(_ url: URL, at file: URL) -> Bool {
-        guard let entry = entries[file.path] else { return false }
-        return entry.url == url && FileState(at: file) == entry.state
+    /// Whether `url`'s file at `file`, found as `state`, is the one an earlier run saved,
+    /// unchanged.
+    func savedEarlier(_ url: URL, at file: URL, state: FileState?) -> Bool {
+        guard let entry = entries[file.path], let state else { return false }
+        return entry.url == url && entry.state == state
     }
 
-    /// Remembers that `url` was saved at `file`, and writes the list (a list that cannot be
-    /// written only costs a download next time).
+    /// Remembers that `url` was saved at `file`; ``save()`` writes it.
     mutating func remember(_ url: URL, savedAt file: URL) {
         guard let state = FileState(at: file) else { return }
         entries[file.path] = Entry(url: url, state: state)
-        guard let data = try? JSONEncoder().encode(entries) else { return }
+        isChanged = true
+    }
+
+    /// Writes the list if it changed (a list that cannot be written only costs a download next
+    /// time): every so often while files are saved, and at the end of the run, so that a run of
+    /// many small files does not write it once per file.
+    mutating func save() {
+        guard isChanged, let data = try? JSONEncoder().encode(entries) else { return }
         try? data.write(to: self.file, options: .atomic)
+        isChanged = false
     }
 }

@@ -80,8 +80,10 @@ final class Session {
         }
         let savedFiles = SavedFiles(storeDirectory: manager.storeDirectory)
         for (index, job) in plan.jobs.enumerated() {
-            existingFiles.append(FileState(at: job.file))
-            savedEarlier.append(plan.existingFiles.trustsEarlierRuns && savedFiles.savedEarlier(job.url, at: job.file))
+            let existing = FileState(at: job.file)
+            existingFiles.append(existing)
+            savedEarlier.append(
+                plan.existingFiles.trustsEarlierRuns && savedFiles.savedEarlier(job.url, at: job.file, state: existing))
             if let download = earlier[job.file.path] {
                 await reconcile(download, with: job)
             }
@@ -112,6 +114,7 @@ final class Session {
                 jobs[index].update(progress)
                 Terminal.write(reporter.refresh(jobs, at: time))
             case .tick:
+                self.savedFiles?.save()
                 Terminal.write(reporter.refresh(jobs, at: time))
             case .resize:
                 let size = Terminal.size(of: STDOUT_FILENO, environment: environment)
@@ -125,6 +128,7 @@ final class Session {
         if interrupted {
             await pauseAll()
         }
+        self.savedFiles?.save()
         for task in tasks { task.cancel() }
         // Gives the store up with every record written.
         await manager.invalidate()
@@ -191,11 +195,14 @@ final class Session {
         var kept: KeptFile?
         if let file = event.fileURL, let before = existingFiles[index], FileState(at: file) == before {
             kept =
-                switch plan.existingFiles {
-                case _ where savedEarlier[index]: .savedEarlier
-                case .keep: .exists
-                case .replaceIfChanged: .notModified
-                default: .matchesChecksum
+                if savedEarlier[index] {
+                    .savedEarlier
+                } else {
+                    switch plan.existingFiles {
+                    case .keep: .exists
+                    case .replaceIfChanged: .notModified
+                    default: .matchesChecksum
+                    }
                 }
         } else if let file = event.fileURL {
             savedFiles?.remember(jobs[index].job.url, savedAt: file)
