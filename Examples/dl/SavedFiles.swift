@@ -1,10 +1,18 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The files earlier runs of `dl` saved, in its store (`saved.json`): a rerun of the same
 /// command finds a file it saved still there, unchanged, and counts it as saved instead of
 /// failing on a file that exists ("Ctrl-C, then the same command" continues, whatever was saved
 /// before). Only a file that is exactly the one dl saved (same URL, size, modification time and
 /// file number) counts; anything else at the path is the user's, and the usual rules apply.
+/// Several dl processes share the list: each writes only its own changes into what the list
+/// holds when it writes, under a lock (`saved.lock`).
 struct SavedFiles {
     struct Entry: Codable, Equatable {
         var url: URL
@@ -12,17 +20,24 @@ struct SavedFiles {
     }
 
     private let file: URL
+    private let lockPath: String
     /// By path.
     private var entries: [String: Entry]
-    /// Whether ``entries`` changed since they were last written.
-    private var isChanged = false
+    /// The entries this run added since the list was last written.
+    private var added: [String: Entry] = [:]
 
     /// The files saved by earlier runs whose store is `storeDirectory`; those no longer there as
     /// they were saved are forgotten.
     init(storeDirectory: URL) {
         file = storeDirectory.appendingPathComponent("saved.json", isDirectory: false)
+        lockPath = storeDirectory.appendingPathComponent("saved.lock", isDirectory: false).path
+        entries = Self.read(file)
+    }
+
+    /// The list in `file`, without the files no longer there as they were saved.
+    private static func read(_ file: URL) -> [String: Entry] {
         let stored = (try? Data(contentsOf: file)).flatMap { try? JSONDecoder().decode([String: Entry].self, from: $0) }
-        entries = (stored ?? [:]).filter { path, entry in
+        return (stored ?? [:]).filter { path, entry in
             FileState(at: URL(fileURLWithPath: path)) == entry.state
         }
     }
@@ -38,15 +53,22 @@ struct SavedFiles {
     mutating func remember(_ url: URL, savedAt file: URL) {
         guard let state = FileState(at: file) else { return }
         entries[file.path] = Entry(url: url, state: state)
-        isChanged = true
+        added[file.path] = entries[file.path]
     }
 
     /// Writes the list if it changed (a list that cannot be written only costs a download next
     /// time): every so often while files are saved, and at the end of the run, so that a run of
     /// many small files does not write it once per file.
     mutating func save() {
-        guard isChanged, let data = try? JSONEncoder().encode(entries) else { return }
+        guard !added.isEmpty else { return }
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        defer { if lock >= 0 { close(lock) } }
+        if lock >= 0 { _ = flock(lock, LOCK_EX) }
+        // What other dl processes wrote since, with this run's files.
+        var current = Self.read(file)
+        current.merge(added) { _, own in own }
+        guard let data = try? JSONEncoder().encode(current) else { return }
         try? data.write(to: self.file, options: .atomic)
-        isChanged = false
+        added = [:]
     }
 }

@@ -59,11 +59,6 @@ final class Session {
         let manager: DownloadManager
         do {
             manager = try DownloadManager(configuration: configuration)
-        } catch  where error.kind == .managerUnavailable && error.reason.contains("in use by another process") {
-            Terminal.write(
-                "dl: cannot start: another dl is running (they share one store, for the bytes they keep);"
-                    + " wait for it to end\n", to: STDERR_FILENO)
-            return .generic
         } catch {
             // A store dl cannot make or use (no permission, a read-only place): the library's
             // words name the path.
@@ -73,19 +68,16 @@ final class Session {
         let (updates, continuation) = AsyncStream.makeStream(of: Update.self)
         let signals = handleSignals(continuation)
         var tasks: [Task<Void, Never>] = []
-        // The downloads of earlier runs, restored from the store, by their file.
-        var earlier: [String: Download] = [:]
-        for download in await manager.downloads {
-            if let file = download.request.destination.fileURL { earlier[file.path] = download }
-        }
         let savedFiles = SavedFiles(storeDirectory: manager.storeDirectory)
         for (index, job) in plan.jobs.enumerated() {
             let existing = FileState(at: job.file)
             existingFiles.append(existing)
             savedEarlier.append(
                 plan.existingFiles.trustsEarlierRuns && savedFiles.savedEarlier(job.url, at: job.file, state: existing))
-            if let download = earlier[job.file.path] {
-                await reconcile(download, with: job)
+            // What an earlier run left for the file; one another dl has now makes the download
+            // below fail, naming that dl.
+            if let earlier = try? await manager.unfinishedDownload(to: job.file) {
+                await reconcile(earlier, with: job)
             }
             let download = await manager.download(request(for: job, savedEarlier: savedEarlier[index]))
             downloads.append(download)
@@ -146,6 +138,9 @@ final class Session {
                     .appendingPathComponent("Downstream", isDirectory: true)
                     .appendingPathComponent(Self.identifier, isDirectory: true)
             }
+            // Several dl processes, each with files of its own, use the store at once; a file
+            // another dl is downloading fails at once, naming it.
+            $0.storage.isSharedByProcesses = true
             $0.progress.interval = .milliseconds(plan.progressInterval == .zero ? 100 : 200)
             // Every connection of a file takes a slot: -j files of -x connections each.
             $0.scheduling.maximumConcurrentDownloads = plan.maximumConcurrentDownloads * plan.connections

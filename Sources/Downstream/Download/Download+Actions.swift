@@ -222,14 +222,20 @@ extension Download {
         } else {
             // Marked first, so that a process killed in between finishes the job at launch.
             saveIntent(.cancelled)
-            POSIXFile.remove(atPath: location.path)
+            // A request that could not be downloaded never had the partial file: it may be
+            // another download's (of another URL, or of another manager sharing the store).
+            if requestError == nil {
+                POSIXFile.remove(atPath: location.path)
+            }
             recordFile?.remove()
         }
+        placeClaim?.release()
         end(with: .failure(.cancelled), event: .cancelled)
         finishBackgroundWork()
     }
 
     private func becomeCompleted(_ url: URL) {
+        placeClaim?.release()
         end(with: .success(url), event: .completed(url))
         let handlers = context.observer.completionHandlers
         guard !handlers.isEmpty else {

@@ -61,6 +61,9 @@ public actor Download {
     /// The download's record in the store; nil for a request that cannot be downloaded.
     nonisolated let recordFile: DownloadRecordFile?
     let requestError: DownloadError?
+    /// In a store shared by processes, the download's place, held while the download may write
+    /// to it.
+    nonisolated let placeClaim: PlaceClaim?
     let progressReporter: ProgressReporter
     /// The download's own event subscribers: each first gets the latest 64 events.
     nonisolated let eventBroadcast = Broadcast<DownloadEvent>(replayLimit: 64)
@@ -127,7 +130,8 @@ public actor Download {
     ///   launch, or asked for so) instead of queued.
     init(
         id: ID, request: DownloadRequest, location: PartialLocation, context: Context,
-        recordFile: DownloadRecordFile?, requestError: DownloadError?, startsPaused: Bool = false
+        recordFile: DownloadRecordFile?, requestError: DownloadError?, placeClaim: PlaceClaim? = nil,
+        startsPaused: Bool = false
     ) {
         self.id = id
         self.request = request
@@ -136,6 +140,7 @@ public actor Download {
         let settings = context.settings
         self.recordFile = recordFile
         self.requestError = requestError
+        self.placeClaim = placeClaim
         if let limit = request.maximumBytesPerSecond, limit > 0 {
             settings.transfer.limiter?.setLimit(limit, for: id)
         }

@@ -167,6 +167,21 @@ extension DownloadManager.Configuration {
         /// named is left in the store and reported in ``DownloadManager/restorationIssues``.
         /// Default: none.
         public var relocatableDirectories: [String: URL] = [:]
+        /// Whether managers of several processes may use the store at once, each with downloads
+        /// of its own: command-line tools started side by side, worker processes. Default: false
+        /// (a second process's manager of the store fails to start).
+        ///
+        /// A download's place (its destination file) belongs to one manager at a time: from its
+        /// ``DownloadManager/download(_:startsPaused:)`` until it completes or is cancelled, or
+        /// its manager goes. Another manager's download to the same place fails at once with
+        /// ``DownloadError/Kind/destinationInUse``, which names the process, and touches nothing.
+        /// A manager takes a stored download when asked for its place (by
+        /// ``DownloadManager/download(_:startsPaused:)`` or
+        /// ``DownloadManager/unfinishedDownload(to:)``), not at launch: its
+        /// ``DownloadManager/downloads`` start empty, no interrupted download resumes by itself,
+        /// and what a dead process left is repaired when a download of its place is asked for.
+        /// Every manager of the store must share it. Not with a background session.
+        public var isSharedByProcesses = false
         /// The home directory that records name files relative to; nil is the process's. For
         /// tests that move it.
         var homeDirectory: String?

@@ -20,6 +20,11 @@ extension DownloadManager {
         var kept: [PartialLocation: StoredDownload] = [:]
         var issues: [RestorationIssue] = []
 
+        /// Nothing restored: a store shared by processes, whose downloads are taken when asked for.
+        init(issues: [RestorationIssue]) {
+            self.issues = issues
+        }
+
         /// - Parameter partialsDirectory: the manager's own directory of partial files, if it has
         ///   one: partial files there that no record knows are deleted.
         init(
@@ -33,49 +38,74 @@ extension DownloadManager {
                 }
             }
             for loaded in contents.records {
-                var record = loaded.record
-                var position = loaded.position
-                let location = record.location
-                let partialLength = POSIXFile.length(atPath: location.path)
-                switch record.intent {
-                case .cancelled:
-                    // A cancellation that did not finish: finish it.
-                    POSIXFile.remove(atPath: location.path)
-                    store.remove(record.id)
-                    continue
-                case .kept:
-                    // The bytes are in the partial file, or with the system (its resume data).
-                    if partialLength != nil || record.systemResumeData != nil {
-                        kept[location] = record
-                    } else {
-                        store.remove(record.id)
-                    }
-                    continue
-                case .active, .paused, .failed:
+                switch Self.restore(loaded, store: store, context: context) {
+                case .gone:
                     break
-                }
-                if partialLength == nil, record.resume.isResumable, record.resume.durableLength > 0 {
-                    if record.resume.durableLength == record.resume.expectedLength {
-                        // Every byte was received and the partial file is gone: it was delivered,
-                        // and the process ended before the record was removed.
-                        store.remove(record.id)
-                        continue
-                    }
-                    // The bytes are gone: start again from the first.
-                    record.resume = .startingOver(url: record.request.url)
-                    position = (try? store.update(record, after: position)) ?? position
-                }
-                let download = Download(
-                    id: record.id, request: record.downloadRequest, location: location, context: context,
-                    recordFile: DownloadRecordFile(store: store, record: record, position: position),
-                    requestError: nil,
-                    startsPaused: true)
-                context.engines.system?.router.register(download)
-                downloads.append(download)
-                if record.intent == .active {
-                    interrupted.append(download)
+                case .kept(let record):
+                    kept[record.location] = record
+                case .download(let download, let wasInterrupted):
+                    downloads.append(download)
+                    if wasInterrupted { interrupted.append(download) }
                 }
             }
+        }
+
+        /// What a stored record comes to.
+        enum Restored {
+            /// Nothing is left to do: the record was removed.
+            case gone
+            /// Data kept by a cancel, for a new download of the same URL to the same place.
+            case kept(StoredDownload)
+            /// A download, paused; `interrupted` if it was running when its process ended.
+            case download(Download, interrupted: Bool)
+        }
+
+        /// Makes `loaded` a download again, after repairing what a process that died at any
+        /// instant can leave behind.
+        /// - Parameter placeClaim: in a store shared by processes, the place of the record, which
+        ///   the caller holds.
+        static func restore(
+            _ loaded: DownloadStore.LoadedRecord, store: DownloadStore, context: Download.Context,
+            placeClaim: PlaceClaim? = nil
+        ) -> Restored {
+            var record = loaded.record
+            var position = loaded.position
+            let location = record.location
+            let partialLength = POSIXFile.length(atPath: location.path)
+            switch record.intent {
+            case .cancelled:
+                // A cancellation that did not finish: finish it.
+                POSIXFile.remove(atPath: location.path)
+                store.remove(record.id)
+                return .gone
+            case .kept:
+                // The bytes are in the partial file, or with the system (its resume data).
+                guard partialLength != nil || record.systemResumeData != nil else {
+                    store.remove(record.id)
+                    return .gone
+                }
+                return .kept(record)
+            case .active, .paused, .failed:
+                break
+            }
+            if partialLength == nil, record.resume.isResumable, record.resume.durableLength > 0 {
+                if record.resume.durableLength == record.resume.expectedLength {
+                    // Every byte was received and the partial file is gone: it was delivered,
+                    // and the process ended before the record was removed.
+                    store.remove(record.id)
+                    return .gone
+                }
+                // The bytes are gone: start again from the first.
+                record.resume = .startingOver(url: record.request.url)
+                position = (try? store.update(record, after: position)) ?? position
+            }
+            let download = Download(
+                id: record.id, request: record.downloadRequest, location: location, context: context,
+                recordFile: DownloadRecordFile(store: store, record: record, position: position),
+                requestError: nil, placeClaim: placeClaim,
+                startsPaused: true)
+            context.engines.system?.router.register(download)
+            return .download(download, interrupted: record.intent == .active)
         }
 
         /// Deletes the partial files in `directory` that belong to no restored download and to no

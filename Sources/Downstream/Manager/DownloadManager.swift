@@ -35,10 +35,13 @@ public actor DownloadManager {
     @_spi(Testing) public nonisolated let transportName: String
     private var ordered: [Download] = []
     private var byID: [Download.ID: Download] = [:]
-    private var byLocation: [PartialLocation: Download] = [:]
+    var byLocation: [PartialLocation: Download] = [:]
     /// Records of downloads cancelled with their data kept, found at launch: a new download of
     /// the same URL to the same place continues from their bytes.
-    private var kept: [PartialLocation: StoredDownload] = [:]
+    var kept: [PartialLocation: StoredDownload] = [:]
+    /// In a store shared by processes, the records found at launch and not taken yet, by place
+    /// (see ``place(of:at:isSeparate:)``).
+    var stored: [String: DownloadID] = [:]
     private var scheduler: Scheduler<Download.ID>
     private var isInvalidated = false
     /// How downloads tell the manager that they want a slot or gave theirs up.
@@ -64,11 +67,18 @@ public actor DownloadManager {
         observer = Observer(
             progressInterval: configuration.progress.interval, monitors: configuration.eventMonitors,
             schedulingLink: schedulingLink)
+        let isShared = configuration.storage.isSharedByProcesses
+        if isShared, configuration.background != nil {
+            throw .managerUnavailable(
+                "a store shared by processes (storage.isSharedByProcesses) cannot have a background session: "
+                    + "the system's tasks of one app would belong to every process")
+        }
         do {
             store = try DownloadStore(
                 identifier: configuration.identifier, directory: configuration.storeDirectory,
                 relocatableDirectories: configuration.storage.relocatableDirectories,
-                home: configuration.storage.homeDirectory, synchronizes: configuration.storage.synchronizesToDisk,
+                home: configuration.storage.homeDirectory, sharedByProcesses: isShared,
+                synchronizes: configuration.storage.synchronizesToDisk,
                 duringWrite: configuration.storage.recordWriteObserver)
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store \(error.path ?? "") cannot be used: \(error.reason)")
@@ -110,8 +120,19 @@ public actor DownloadManager {
             deliveredCopies: DeliveredCopies(
                 directory: store.directory.appendingPathComponent("delivered"), bases: store.bases))
 
-        let restoration = Restoration(
-            store: store, context: context, partialsDirectory: configuration.storage.partialsDirectory)
+        let restoration: Restoration
+        if isShared {
+            // Taken when asked for (see takePlace(_:claims:)).
+            let contents = store.load(repairing: false)
+            restoration = Restoration(issues: contents.issues)
+            for loaded in contents.records.reversed() {
+                let record = loaded.record
+                stored[Self.place(of: record.downloadRequest, at: record.location)] = record.id
+            }
+        } else {
+            restoration = Restoration(
+                store: store, context: context, partialsDirectory: configuration.storage.partialsDirectory)
+        }
         restorationIssues = restoration.issues
         kept = restoration.kept
         for download in restoration.downloads {
@@ -172,6 +193,14 @@ public actor DownloadManager {
             url: request.url ?? PartialLocation.noURL, destination: request.destination,
             partialsDirectory: configuration.storage.partialsDirectory, separateFrom: isSeparate ? id : nil)
 
+        var placeClaim: PlaceClaim?
+        if requestError == nil, let claims = store.claims, isSeparate || byLocation[location]?.canBeJoined != true {
+            do {
+                placeClaim = try takePlace(Self.place(of: request, at: location, isSeparate: isSeparate), claims)
+            } catch {
+                requestError = error
+            }
+        }
         if requestError == nil, !isSeparate, let existing = byLocation[location], existing.canBeJoined {
             if let url = request.url, existing.request.url == url || existing.url == url {
                 if !startsPaused { await existing.resume() }
@@ -192,9 +221,13 @@ public actor DownloadManager {
                 requestError = error
             }
         }
+        if requestError != nil {
+            placeClaim?.release()
+            placeClaim = nil
+        }
         let download = Download(
             id: id, request: request, location: location, context: context, recordFile: recordFile,
-            requestError: requestError, startsPaused: startsPaused)
+            requestError: requestError, placeClaim: placeClaim, startsPaused: startsPaused)
         if recordFile != nil {
             systemRouter?.register(download)
         }
@@ -267,6 +300,9 @@ public actor DownloadManager {
         }
         systemRouter?.detach()
         engines.ranged.invalidate()
+        for download in ordered {
+            download.placeClaim?.release()
+        }
         store.release()
     }
 
@@ -363,6 +399,13 @@ public actor DownloadManager {
     }
 
     // MARK: - Finding downloads
+
+    /// Makes a download taken from a shared store one of the manager's (not observed yet).
+    func hold(_ download: Download) {
+        ordered.append(download)
+        byID[download.id] = download
+        byLocation[download.location] = download
+    }
 
     /// Every download this manager holds, oldest first: those restored from the store, then
     /// those started since.

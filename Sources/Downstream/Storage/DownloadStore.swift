@@ -20,7 +20,8 @@ import Foundation
 ///
 /// The store belongs to one manager at a time: within a process by identifier, across processes
 /// by an advisory lock (`flock`) on `.lock` in the directory, which the kernel releases when the
-/// process dies.
+/// process dies. A store shared by processes takes that lock shared instead (so a shared and an
+/// unshared use never meet), and its managers hold each download's place (see ``StoreClaims``).
 final class DownloadStore: Sendable {
     static let recordExtension = "record"
     static let corruptExtension = "corrupt"
@@ -36,18 +37,22 @@ final class DownloadStore: Sendable {
     private let isReleased = Locked(false)
     private let synchronizes: Bool
     private let duringWrite: (@Sendable () -> Void)?
+    /// For a store shared by processes, which of them has which place.
+    let claims: StoreClaims?
 
     /// Claims `identifier` in this process and the store at `directory` among processes.
     ///
     /// - Parameters:
     ///   - relocatableDirectories: the app's directories that records name files relative to, by
     ///     name (see ``PathBases``); the home directory is `home`'s, or the process's.
+    ///   - sharedByProcesses: whether managers of other processes may use the store at the same
+    ///     time (see ``StoreClaims``).
     ///   - synchronizes: whether each write of a record is on the disk (`fsync`) before it returns.
     ///   - duringWrite: called in the middle of every update of a record, between writing the first
     ///     and the second half of its slot: a test seam for kills that tear a write.
     init(
         identifier: String, directory: URL, relocatableDirectories: [String: URL] = [:], home: String? = nil,
-        synchronizes: Bool = false, duringWrite: (@Sendable () -> Void)? = nil
+        sharedByProcesses: Bool = false, synchronizes: Bool = false, duringWrite: (@Sendable () -> Void)? = nil
     ) throws(DownloadError) {
         let claimed = Self.identifiersInUse.withLock { $0.insert(identifier).inserted }
         guard claimed else {
@@ -58,7 +63,8 @@ final class DownloadStore: Sendable {
         do {
             try POSIXFile.createPrivateDirectory(directory)
             try POSIXFile.checkIsOwnDirectory(directory)
-            lockDescriptor = try Self.lock(directory)
+            claims = sharedByProcesses ? try StoreClaims.of(directory) : nil
+            lockDescriptor = try Self.lock(directory, shared: sharedByProcesses)
         } catch {
             _ = Self.identifiersInUse.withLock { $0.remove(identifier) }
             throw error
@@ -184,30 +190,35 @@ final class DownloadStore: Sendable {
     /// Reads every record, oldest first. Records that cannot be used (damaged, truncated, or
     /// written by a newer version) are renamed aside and reported; files of a record whose
     /// creation was interrupted, and temporary files of a replacement that was, are deleted.
-    func load() -> Contents {
+    ///
+    /// - Parameter repairing: false to only read: in a store shared by processes, what looks
+    ///   interrupted may be another process's work under way.
+    func load(repairing: Bool = true) -> Contents {
         var contents = Contents()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names {
             let file = directory.appendingPathComponent(name, isDirectory: false)
             if AtomicFile.isTemporary(name) {
-                POSIXFile.remove(file)
+                if repairing { POSIXFile.remove(file) }
                 continue
             }
             guard file.pathExtension == Self.recordExtension else { continue }
+            let aside: (String, String) -> RestorationIssue = { [self] suffix, reason in
+                repairing ? setAside(file, as: suffix, because: reason) : RestorationIssue(recordURL: file, reason: reason)
+            }
             switch Self.read(file, bases: bases) {
             case .record(let loaded):
                 guard file.deletingPathExtension().lastPathComponent == loaded.record.id.rawValue.uuidString else {
-                    contents.issues.append(
-                        setAside(file, as: Self.corruptExtension, because: "its name does not match its identifier"))
+                    contents.issues.append(aside(Self.corruptExtension, "its name does not match its identifier"))
                     continue
                 }
                 contents.records.append(loaded)
             case .empty:
-                POSIXFile.remove(file)
+                if repairing { POSIXFile.remove(file) }
             case .damaged(let reason):
-                contents.issues.append(setAside(file, as: Self.corruptExtension, because: reason))
+                contents.issues.append(aside(Self.corruptExtension, reason))
             case .newer(let reason):
-                contents.issues.append(setAside(file, as: Self.unsupportedExtension, because: reason))
+                contents.issues.append(aside(Self.unsupportedExtension, reason))
             case .unresolved(let reason):
                 // Left as it is: a launch that names the directory again restores it.
                 contents.issues.append(RestorationIssue(recordURL: file, reason: reason))
@@ -219,6 +230,14 @@ final class DownloadStore: Sendable {
             )
         }
         return contents
+    }
+
+    /// Reads record `id` as it is now, if it is there and whole.
+    func loadRecord(_ id: DownloadID) -> LoadedRecord? {
+        guard case .record(let loaded) = Self.read(URL(fileURLWithPath: path(for: id)), bases: bases),
+            loaded.record.id == id
+        else { return nil }
+        return loaded
     }
 
     /// What a record file holds.
@@ -286,23 +305,26 @@ final class DownloadStore: Sendable {
         var version: Int
     }
 
-    private static func lock(_ directory: URL) throws(DownloadError) -> Int32 {
+    private static func lock(_ directory: URL, shared: Bool) throws(DownloadError) -> Int32 {
         let lockFile = directory.appendingPathComponent(".lock", isDirectory: false)
         let descriptor = try POSIXFile.openForWriting(lockFile)
         // A child process spawned (by anyone in this process) while the lock was last held keeps
         // a copy of it until it execs, which on a loaded machine takes a while: give such a copy
         // up to 2 s to go. (Only a store that really is in use waits that long to say so.)
         var attempts = 0
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK, attempts < 400 {
+        let mode = (shared ? LOCK_SH : LOCK_EX) | LOCK_NB
+        while flock(descriptor, mode) != 0, errno == EWOULDBLOCK, attempts < 400 {
             attempts += 1
             usleep(5_000)
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard flock(descriptor, mode) == 0 else {
             let failure: DownloadError =
                 errno == EWOULDBLOCK
                 ? .managerUnavailable(
-                    "the download store \(directory.path) is in use by another process (or another manager); "
-                        + "give each manager its own identifier or store directory")
+                    "the download store \(directory.path) is in use by another process (or another manager)"
+                        + (shared ? " that does not share it" : "")
+                        + "; give each manager its own identifier or store directory, "
+                        + "or share the store (storage.isSharedByProcesses) in every one of them")
                 : POSIXFile.failure(lockFile, "cannot lock the store")
             POSIXFile.close(descriptor)
             throw failure

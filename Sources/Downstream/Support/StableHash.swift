@@ -2,12 +2,16 @@
 /// on disk. Swift's `Hasher` is seeded per process and cannot be used for that.
 enum StableHash {
     static func hex(_ text: String) -> String {
+        let digits = String(value(text), radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    static func value(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        return hash
     }
 }

@@ -46,6 +46,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             case redirectRefused = "redirect refused"
             case networkUnavailable = "network unavailable"
             case allURLsFailed = "all URLs failed"
+            case destinationInUse = "destination in use"
         }
 
         fileprivate let code: Code
@@ -98,6 +99,11 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         /// The request's URL and every one of its ``DownloadRequest/mirrors`` failed (see
         /// ``DownloadError/urlFailures``). The bytes received are kept.
         public static let allURLsFailed = Kind(code: .allURLsFailed)
+        /// Another manager of the same store, in another process (the reason names it) or in this
+        /// one, is downloading to the same place (see
+        /// ``DownloadManager/Configuration-swift.struct/Storage-swift.struct/isSharedByProcesses``).
+        /// Nothing was written, and its bytes were not touched: download again once it is done.
+        public static let destinationInUse = Kind(code: .destinationInUse)
 
         public var description: String { code.rawValue }
     }
@@ -247,15 +253,16 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             guard let statusCode else { return false }
             return statusCode >= 500 || statusCode == 408 || statusCode == 429
         case .cancelled, .invalidRequest, .managerUnavailable, .integrityCheckFailed, .validationFailed,
-            .redirectRefused:
+            .redirectRefused, .destinationInUse:
             return false
         }
     }
 
     /// Whether ``Download/resume()`` may try again at all: not for a request that cannot be
-    /// downloaded, nor for a conflict found before the first byte (that download left nothing).
+    /// downloaded, nor for a conflict found before the first byte (that download left nothing),
+    /// nor for a place another manager had (this one has no record of its own).
     var allowsResume: Bool {
-        kind != .invalidRequest && !(kind == .destinationExists && details.keptNothing)
+        kind != .invalidRequest && kind != .destinationInUse && !(kind == .destinationExists && details.keptNothing)
     }
 
     public var description: String {
@@ -308,6 +315,8 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             return "Every URL of the file failed: "
                 + urlFailures.map(\.description).joined(separator: "; ")
                 + ". The bytes received so far are kept: resume to try the URLs again."
+        case .destinationInUse:
+            return "\(path ?? "?") is being downloaded by \(reason). Nothing was written: download again once it is done."
         }
     }
 }
@@ -412,6 +421,11 @@ extension DownloadError {
     }
 
     /// A download manager cannot start.
+    /// Another manager sharing the store downloads to `path`: `holder` says which.
+    static func destinationInUse(path: String, by holder: String) -> DownloadError {
+        DownloadError(.destinationInUse, reason: holder, path: path)
+    }
+
     static func managerUnavailable(_ reason: String) -> DownloadError {
         DownloadError(.managerUnavailable, reason: reason)
     }

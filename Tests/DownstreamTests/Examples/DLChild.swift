@@ -105,10 +105,11 @@ final class DLChild: Sendable {
         dataDirectory(fixture).appendingPathComponent("Downstream/dl", isDirectory: true)
     }
 
-    /// What dl's store holds but its lock and its list of saved files (`saved.json`): the
+    /// What dl's store holds but its locks and its list of saved files (`saved.json`): the
     /// records of downloads to continue, and anything set aside.
     static func storedDownloads(_ fixture: Fixture) -> [String] {
-        fixture.listing(store(fixture)).filter { $0 != ".lock" && $0 != "saved.json" }
+        let own: Set = [".lock", ".claims", "saved.json", "saved.lock"]
+        return fixture.listing(store(fixture)).filter { !own.contains($0) }
     }
 
     /// Sends Ctrl-C, or `signal`.
