@@ -5,14 +5,14 @@ import Foundation
 /// `event`; those about one download have its `id` (its place among the URLs, from 1).
 ///
 /// `started` (`url`, `path`), `resumed` (`offset`), `restarted`, `retrying` (`delay` in seconds,
-/// `kind`, `message`), `waitingForNetwork` (`kind`, `message`), `switchedURL` (`url`), `progress`
-/// (`bytes`, `total`, `speed` in bytes per second, `eta` in seconds; `null` when unknown), `completed`
-/// (`path`, `kept`: whether the file that was there was kept, `reason`), `failed` (`kind`,
-/// `status` for an HTTP status, `exitCode`, `resumable`: whether the same command continues,
-/// `bytesKept`, `continuesWithNewURL`: true when the server refused the URL itself and a new URL
-/// for the same file continues from the bytes kept, `message`: dl's line, `detail`:
-/// Downstream's), `paused` (`bytes`, `total`),
-/// `interrupted`, and last `summary` (`saved`, `failed`, `paused`, `exitCode`).
+/// `kind`, `message`), `waitingForNetwork` (`kind`, `message`), `switchedURL` (`url`, `from`, and
+/// `kind`, `message` when `from` failed), `progress` (`bytes`, `total`, `speed` in bytes per
+/// second, `eta` in seconds; `null` when unknown), `completed` (`path`, `kept`: whether the file
+/// that was there was kept, `reason`), `failed` (`kind`, `status` for an HTTP status, `exitCode`,
+/// `resumable`: whether the same command continues, `bytesKept`, `continuesWithNewURL`: true when
+/// the server refused the URL itself and a new URL for the same file continues from the bytes kept,
+/// `message`: dl's line, `detail`: Downstream's), `paused` (`bytes`, `total`), `interrupted`, and
+/// last `summary` (`saved`, `failed`, `paused`, `exitCode`).
 struct JSONReporter: Reporter {
     private var schedule: ProgressSchedule
 
@@ -40,8 +40,13 @@ struct JSONReporter: Reporter {
         case .waitingForNetwork(let error):
             line.add("kind", error.kind.description)
             line.add("message", Describe.reason(error))
-        case .switchedURL(let url):
+        case .switchedURL(let url, let previous, let error):
             line.add("url", url.absoluteString)
+            line.add("from", previous.absoluteString)
+            if let error {
+                line.add("kind", error.kind.description)
+                line.add("message", Describe.reason(error))
+            }
         case .saved(let file, let kept):
             line.add("path", file.path)
             line.add("kept", kept != nil)

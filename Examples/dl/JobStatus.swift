@@ -13,8 +13,9 @@ enum Occurrence: Equatable {
     case retrying(in: Duration, after: DownloadError)
     /// There is no network: it waits for it.
     case waitingForNetwork(after: DownloadError)
-    /// It takes its file from `url` now (a mirror).
-    case switchedURL(URL)
+    /// It takes its file from `url` now (a mirror), instead of `previous`, which failed with
+    /// `error` (nil when the URL was changed, not given up).
+    case switchedURL(URL, from: URL, after: DownloadError?)
     /// The file is at `path`; `kept` says why no new file was written, if none was.
     case saved(URL, kept: KeptFile?)
     case failed(DownloadError)
@@ -59,10 +60,16 @@ struct JobStatus {
     var bytesAtStart: Int64 = 0
     /// When it was saved.
     var savedAt: Duration?
+    /// The URL it uses now.
+    private var currentURL: URL
+    /// A switch to another URL not told yet: the library tells the switch, then the failure of
+    /// the URL it left (a retry at once); dl tells both in one line.
+    private var pendingSwitch: (to: URL, from: URL)?
 
     init(job: Job, number: Int) {
         self.job = job
         self.number = number
+        currentURL = job.url
     }
 
     var isFinished: Bool {
@@ -87,9 +94,33 @@ struct JobStatus {
 
     /// Takes `event` in, at `time` since the run started; returns what to tell about it.
     /// `kept` says, for a completion, whether the file was there already.
-    mutating func apply(_ event: DownloadEvent, at time: Duration, kept: KeptFile? = nil) -> Occurrence? {
+    mutating func apply(_ event: DownloadEvent, at time: Duration, kept: KeptFile? = nil) -> [Occurrence] {
         // A download ends once for dl: it resumes nothing that ended.
-        guard !isFinished else { return nil }
+        guard !isFinished else { return [] }
+        if let url = event.url {
+            let earlier = takePendingSwitch(after: nil)
+            pendingSwitch = (to: url, from: currentURL)
+            currentURL = url
+            return earlier
+        }
+        if pendingSwitch != nil, event.state == .waitingToRetry, (event.retryDelay ?? .zero) == .zero,
+            let error = event.error
+        {
+            // The URL left failed: tried again at once, from the new one.
+            phase = .retrying(until: time)
+            return takePendingSwitch(after: error)
+        }
+        let switched = takePendingSwitch(after: nil)
+        return switched + (occurrence(of: event, at: time, kept: kept).map { [$0] } ?? [])
+    }
+
+    private mutating func takePendingSwitch(after error: DownloadError?) -> [Occurrence] {
+        guard let pending = pendingSwitch else { return [] }
+        pendingSwitch = nil
+        return [.switchedURL(pending.to, from: pending.from, after: error)]
+    }
+
+    private mutating func occurrence(of event: DownloadEvent, at time: Duration, kept: KeptFile?) -> Occurrence? {
         if let file = event.fileURL {
             phase = .saved(file, kept: kept)
             savedAt = time
@@ -101,9 +132,6 @@ struct JobStatus {
         if let offset = event.resumeOffset {
             bytesAtStart = offset
             return .resumed(at: offset)
-        }
-        if let url = event.url {
-            return .switchedURL(url)
         }
         switch event.state {
         case .running?:

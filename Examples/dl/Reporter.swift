@@ -74,6 +74,11 @@ enum Describe {
             reason = "every URL failed: " + error.urlFailures.map(\.description).joined(separator: "; ")
         case .cancelled:
             reason = "cancelled"
+        case .fileSystem, .insufficientSpace:
+            // Which file or folder: the one dl was told, or one it made beside it.
+            reason = "\(error.kind) at \(error.path ?? "?"): \(error.reason)"
+        case .destinationInUse:
+            reason = "\(error.path ?? "the file") is being downloaded by \(error.reason)"
         default:
             reason = "\(error.kind): \(error.reason)"
         }
@@ -129,10 +134,12 @@ enum Describe {
         case .restarted:
             return "restarted \(name) from its first byte (the server's file changed, or it ignored the range)"
         case .retrying(let delay, let error):
-            return "retrying \(name) in \(Format.duration(delay)): \(reason(error))"
+            return "retrying \(name) in \(Format.elapsed(delay)): \(reason(error))"
         case .waitingForNetwork(let error):
             return "waiting for the network for \(name): \(reason(error))"
-        case .switchedURL(let url):
+        case .switchedURL(let url, let previous, let error?):
+            return "\(name): switched to \(url.absoluteString) (\(previous.absoluteString): \(reason(error)))"
+        case .switchedURL(let url, _, nil):
             return "\(name): switched to \(url.absoluteString)"
         case .saved(let file, let kept?):
             return "kept \(file.path) (\(Describe.kept(kept)))"

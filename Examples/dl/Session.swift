@@ -206,12 +206,15 @@ final class Session {
             // The latest, not the latest published: what is on disk at the end.
             jobs[index].update(downloads[index].currentProgress)
         }
-        guard let occurrence = jobs[index].apply(event, at: time, kept: kept) else {
+        let occurrences = jobs[index].apply(event, at: time, kept: kept)
+        if occurrences.isEmpty {
             Terminal.write(reporter.refresh(jobs, at: time))
             return
         }
-        Terminal.write(reporter.report(occurrence, of: jobs[index], among: jobs, at: time))
-        if case .failed = occurrence, downloads[index].currentProgress.bytesReceived == 0 {
+        for occurrence in occurrences {
+            Terminal.write(reporter.report(occurrence, of: jobs[index], among: jobs, at: time))
+        }
+        if case .failed = occurrences.last, downloads[index].currentProgress.bytesReceived == 0 {
             // Nothing to continue from: forget it, so that dl's store keeps no dead records and
             // the file is free for another URL.
             await downloads[index].cancel()

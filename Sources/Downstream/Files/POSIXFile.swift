@@ -250,10 +250,11 @@ enum POSIXFile {
     }
 
     /// The bytes an unprivileged process may still write on the file system that holds `path`,
-    /// or nil if the file system does not say.
+    /// or nil if the file system does not say (a pseudo file system such as `/proc` says it has
+    /// no blocks at all: it has no room to tell of, and a write there fails for its own reason).
     static func availableBytes(atPath path: String) -> Int64? {
         var status = statvfs()
-        guard statvfs(path, &status) == 0 else { return nil }
+        guard statvfs(path, &status) == 0, status.f_blocks > 0 else { return nil }
         let (bytes, overflow) = Int64(status.f_bavail).multipliedReportingOverflow(by: Int64(status.f_frsize))
         return overflow ? Int64.max : bytes
     }

@@ -178,7 +178,12 @@ struct DLExampleTests {
             #expect(status == 9, "the wrong checksum: \(output)\(errors)")
             #expect(output.contains("saved \(fixture.file("renamed.bin").path) ("))
             #expect(errors.contains("failed b.bin: the file is not the one expected"))
-            #expect(output.contains("c.bin: switched to \(mirror.absoluteString)\n"))
+            // One line for the switch, with why the URL left failed; no retry line with its error.
+            let original = fixture.server.url("/i/c.bin").absoluteString
+            #expect(
+                output.contains("c.bin: switched to \(mirror.absoluteString) (\(original): the server answered HTTP 404"),
+                "\(output)")
+            #expect(!output.contains("retrying c.bin"), "\(output)")
             #expect(output.contains("saved \(fixture.file("c.bin").path) ("))
             try first.expectMatches(fixture.file("renamed.bin"))
             try third.expectMatches(fixture.file("c.bin"))
@@ -198,6 +203,24 @@ struct DLExampleTests {
             #expect(!output.contains("retrying") && !errors.contains("retrying"), "\(output)\(errors)")
             #expect(errors.contains("failed refused.bin: "), "\(errors)")
             #expect(Session.failsAtOnce.contains(.cannotConnectToHost))
+        }
+    }
+
+    /// A file dl cannot write names where: a folder that is a file, a pseudo file system (which
+    /// reports no room at all: it is not called "insufficient space").
+    @Test func aFileThatCannotBeWrittenNamesWhere() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/w/a.bin", Body.pattern(count: 1_000, seed: 2306))
+            let notAFolder = fixture.file("plain")
+            try Data("a file".utf8).write(to: notAFolder)
+            let underAFile = try await DLChild.run(["-o", notAFolder.path + "/a.bin", url.absoluteString], in: fixture)
+            #expect(underAFile.status == 3, "\(underAFile.output)\(underAFile.errors)")
+            #expect(underAFile.errors.contains("failed a.bin: file system error at \(notAFolder.path): "), "\(underAFile.errors)")
+            guard FileManager.default.fileExists(atPath: "/proc/self") else { return }
+            let proc = try await DLChild.run(["-o", "/proc/a.bin", url.absoluteString], in: fixture)
+            #expect(proc.status == 3, "\(proc.output)\(proc.errors)")
+            #expect(proc.errors.contains("failed a.bin: file system error at /proc/a.bin"), "\(proc.errors)")
+            #expect(!proc.errors.contains("space"), "\(proc.errors)")
         }
     }
 

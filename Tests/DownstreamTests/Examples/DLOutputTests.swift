@@ -160,21 +160,44 @@ import Testing
 
     @Test func eventsBecomeOccurrencesOnce() {
         var job = Self.job("a.bin", 1, received: 0, of: 100, phase: .queued)
-        #expect(job.apply(.paused, at: .zero) == nil)
-        #expect(job.apply(.queued, at: .zero) == nil)
-        #expect(job.apply(.running, at: .zero) == .started)
-        #expect(job.apply(.resumed(at: 40), at: .zero) == .resumed(at: 40))
+        #expect(job.apply(.paused, at: .zero).isEmpty)
+        #expect(job.apply(.queued, at: .zero).isEmpty)
+        #expect(job.apply(.running, at: .zero) == [.started])
+        #expect(job.apply(.resumed(at: 40), at: .zero) == [.resumed(at: 40)])
         let reset = DownloadError(.network, reason: "connection lost", urlErrorCode: .networkConnectionLost)
         #expect(
             job.apply(.willRetry(in: .seconds(2), after: reset), at: .seconds(1))
-                == .retrying(in: .seconds(2), after: reset))
+                == [.retrying(in: .seconds(2), after: reset)])
         #expect(job.phase == .retrying(until: .seconds(3)))
-        #expect(job.apply(.running, at: .seconds(3)) == nil)
-        #expect(job.apply(.restarted, at: .seconds(3)) == .restarted)
+        #expect(job.apply(.running, at: .seconds(3)).isEmpty)
+        #expect(job.apply(.restarted, at: .seconds(3)) == [.restarted])
         let file = URL(fileURLWithPath: "/tmp/a.bin")
-        #expect(job.apply(.completed(file), at: .seconds(4)) == .saved(file, kept: nil))
+        #expect(job.apply(.completed(file), at: .seconds(4)) == [.saved(file, kept: nil)])
         #expect(job.progress?.bytesReceived == 100)
-        #expect(job.apply(.cancelled, at: .seconds(5)) == nil)
+        #expect(job.apply(.cancelled, at: .seconds(5)).isEmpty)
+    }
+
+    /// A switch to a mirror is told once, with why the URL left failed: the library tells the
+    /// switch, then a retry at once with the old URL's error, which is not a retry line of its own.
+    @Test func aSwitchIsToldWithTheFailureOfTheURLLeft() {
+        var job = Self.job("c.bin", 1, received: 0, of: 100, phase: .running)
+        let mirror = URL(string: "http://mirror.example/c.bin")!
+        let notFound = DownloadError(.httpStatus, reason: "Not Found", statusCode: 404)
+        #expect(job.apply(.switchedURL(to: mirror), at: .seconds(1)).isEmpty)
+        let told = job.apply(.willRetry(in: .zero, after: notFound), at: .seconds(1))
+        #expect(told == [.switchedURL(mirror, from: job.job.url, after: notFound)])
+        #expect(
+            Describe.line(told[0], of: job)
+                == "c.bin: switched to \(mirror.absoluteString) (\(job.job.url.absoluteString): the server answered HTTP 404 (Not Found))")
+        // A later retry, from the mirror, is one.
+        let unavailable = DownloadError(.httpStatus, reason: "Service Unavailable", statusCode: 503)
+        #expect(
+            job.apply(.willRetry(in: .seconds(1), after: unavailable), at: .seconds(2))
+                == [.retrying(in: .seconds(1), after: unavailable)])
+        // A URL changed by request (no failure) is told when the next event comes.
+        var other = Self.job("d.bin", 2, received: 0, of: 100, phase: .queued)
+        #expect(other.apply(.switchedURL(to: mirror), at: .zero).isEmpty)
+        #expect(other.apply(.running, at: .zero) == [.switchedURL(mirror, from: other.job.url, after: nil), .started])
     }
 
     /// A saved file's line says how much, how long and how fast, as wget's does; the speed counts
