@@ -27,9 +27,15 @@ enum DL {
             for file in options.inputFiles {
                 entries += try InputFile.parse(try read(file), name: file == "-" ? "standard input" : file)
             }
-            plan = try Plan.make(
+            var made = try Plan.make(
                 options, inputs: entries,
                 currentDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
+            if let credentials = made.credentials, credentials.password == nil {
+                let terminal = Credentials.openTerminal()
+                defer { if let terminal, terminal != STDIN_FILENO { close(terminal) } }
+                made.credentials = try credentials.withPassword(askingOn: terminal)
+            }
+            plan = made
         } catch let error as UsageError {
             Terminal.write("dl: \(error)\nTry 'dl --help' for more information.\n", to: STDERR_FILENO)
             return .usage

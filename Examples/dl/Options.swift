@@ -62,6 +62,8 @@ struct Options: Equatable {
     var userAgent: String?
     /// Headers every request sends (`-H`), in order.
     var headers: [Header] = []
+    /// `-u`: what to answer a server that asks for credentials with.
+    var credentials: Credentials?
     /// How many times a file is tried in all (`-t`, wget's count: 0 for no limit); nil for dl's
     /// default.
     var tries: Int?
@@ -187,6 +189,14 @@ struct Options: Equatable {
             },
             section: "Downloads", help: "send the header NAME: VALUE with every request (repeatable)"),
         OptionSpec(
+            names: ["-u", "--user"],
+            action: .value("USER[:PASSWORD]") { options, value throws(UsageError) in
+                options.credentials = try Credentials(value)
+            },
+            section: "Downloads",
+            help: "answer a server that asks for credentials (401) with these, only the hosts of the"
+                + " URLs given; without :PASSWORD, dl asks for it on the terminal"),
+        OptionSpec(
             names: ["-t", "--tries"],
             action: .value("N") { options, value throws(UsageError) in
                 guard let tries = Int(value), tries >= 0 else {
@@ -258,8 +268,6 @@ struct Options: Equatable {
         "-4": "dl connects to whatever addresses the host has, IPv4 or IPv6",
         "-6": "dl connects to whatever addresses the host has, IPv4 or IPv6",
         "--connect-timeout": "dl has one timeout for a request that gets no byte: -T SECONDS",
-        "-u": "dl has no credentials option yet: send the header with -H 'Authorization: Basic …'",
-        "--user": "dl has no credentials option yet: send the header with -H 'Authorization: Basic …'",
         "-nv": "dl prints one line per event in a pipe, failures only with -q",
         "--no-verbose": "dl prints one line per event in a pipe, failures only with -q",
         "-v": "dl's output in a pipe is a line per event; --json gives every detail",

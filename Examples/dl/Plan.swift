@@ -25,6 +25,8 @@ struct Plan: Equatable {
     var userAgent = Help.userAgent
     /// Headers every request sends.
     var headers: [Header] = []
+    /// What to answer a server that asks for credentials with, for the hosts of the jobs' URLs.
+    var credentials: Credentials?
     /// Retries after a file's first failure; nil for the default (3).
     var maximumRetries: Int?
     /// The wait before the first retry; nil for the default.
@@ -101,6 +103,12 @@ struct Plan: Equatable {
             jobs: jobs, maximumConcurrentDownloads: options.maximumConcurrentDownloads ?? defaultConcurrentDownloads,
             limitRate: options.limitRate, connections: options.connections ?? 1,
             userAgent: options.userAgent ?? Help.userAgent, headers: options.headers,
+            credentials: options.credentials.map { credentials in
+                var credentials = credentials
+                let urls = jobs.flatMap { [$0.url] + $0.mirrors }
+                credentials.hosts = Set(urls.compactMap { $0.host?.lowercased() })
+                return credentials
+            },
             maximumRetries: options.tries.map { $0 == 0 ? Int.max : $0 - 1 }, retryWait: options.retryWait,
             timeout: options.timeout, existingFiles: options.existingFiles,
             mode: options.mode,

@@ -147,6 +147,7 @@ final class Session {
             $0.scheduling.maximumConcurrentDownloadsPerHost = plan.maximumConcurrentDownloads * plan.connections
             $0.network.maximumBytesPerSecond = plan.limitRate
             $0.network.userAgent = plan.userAgent
+            if let credentials = plan.credentials { $0.authentication.handler = credentials.handler }
             // A person at a terminal waits for nothing: a host that does not exist or refuses the
             // connection while the network is up fails at once, with the reason (without a
             // network, dl still waits for it, as the library does).
