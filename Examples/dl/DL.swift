@@ -46,7 +46,9 @@ enum DL {
 
         // A reader of the output that goes away does not end the downloads.
         signal(SIGPIPE, SIG_IGN)
-        let isTerminal = plan.mode == .automatic && Terminal.isTerminal(STDOUT_FILENO, environment: environment)
+        // With the file on standard output (-O -), reports go to standard error, as curl's do.
+        let reports = plan.writesToStandardOutput ? STDERR_FILENO : STDOUT_FILENO
+        let isTerminal = plan.mode == .automatic && Terminal.isTerminal(reports, environment: environment)
         let reporter: any Reporter
         switch plan.mode {
         case .quiet:
@@ -54,7 +56,7 @@ enum DL {
         case .json:
             reporter = JSONReporter(period: plan.progressInterval ?? .seconds(1))
         case .automatic where isTerminal:
-            let size = Terminal.size(of: STDOUT_FILENO, environment: environment)
+            let size = Terminal.size(of: reports, environment: environment)
             reporter = TerminalReporter(width: size.width, height: size.height)
         case .automatic:
             reporter = PlainReporter(period: plan.progressInterval ?? .seconds(5))

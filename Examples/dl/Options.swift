@@ -103,7 +103,6 @@ struct Options: Equatable {
         OptionSpec(
             names: ["-O", "--output-document"],
             action: .value("FILE") { options, value throws(UsageError) in
-                guard value != "-" else { throw .other("cannot write a download to standard output (-O -)") }
                 // curl's -O takes no value: it saves under the URL's name. A URL here is that habit.
                 if (try? Entry.url(value)) != nil {
                     options.urls.append(value)
@@ -112,8 +111,9 @@ struct Options: Equatable {
                 }
             },
             section: "Files",
-            help: "save the one URL as FILE (wget's -O; relative to --dir when both are given); followed by"
-                + " a URL, curl's -O: save it under its own name"),
+            help: "save the one URL as FILE (wget's -O; relative to --dir when both are given); - writes it"
+                + " to standard output once it is complete and checked (kept in dl's store until then, so the"
+                + " same command continues it); followed by a URL, curl's -O: save it under its own name"),
         OptionSpec(
             names: ["-c", "--continue"], action: .flag { _ in }, section: "Files",
             help: "continue partial downloads from the bytes kept (always on: accepted for habit)"),

@@ -27,6 +27,10 @@ struct Plan: Equatable {
     var headers: [Header] = []
     /// What to answer a server that asks for credentials with, for the hosts of the jobs' URLs.
     var credentials: Credentials?
+    /// `-O -`: the one file goes to standard output once complete (it is downloaded into dl's
+    /// store first: a pipe cannot take bytes back, and the same command continues it), and
+    /// reports go to standard error.
+    var writesToStandardOutput = false
     /// Retries after a file's first failure; nil for the default (3).
     var maximumRetries: Int?
     /// The wait before the first retry; nil for the default.
@@ -82,6 +86,11 @@ struct Plan: Equatable {
             }
         }
 
+        let writesToStandardOutput = options.outputDocument == "-"
+        if writesToStandardOutput {
+            // Named after the URL, in the store (see Session).
+            options.outputDocument = nil
+        }
         let directory = URL(
             fileURLWithPath: options.outputDirectory ?? ".", isDirectory: true, relativeTo: currentDirectory
         ).standardizedFileURL
@@ -109,6 +118,7 @@ struct Plan: Equatable {
                 credentials.hosts = Set(urls.compactMap { $0.host?.lowercased() })
                 return credentials
             },
+            writesToStandardOutput: writesToStandardOutput,
             maximumRetries: options.tries.map { $0 == 0 ? Int.max : $0 - 1 }, retryWait: options.retryWait,
             timeout: options.timeout, existingFiles: options.existingFiles,
             mode: options.mode,

@@ -30,7 +30,9 @@ final class Session {
     /// The failures dl does not try again by itself, unlike the library (see `--help`).
     nonisolated static let failsAtOnce: Set<URLError.Code> = [.cannotFindHost, .dnsLookupFailed, .cannotConnectToHost]
 
-    private let plan: Plan
+    private var plan: Plan
+    /// Where reports go: standard output, or standard error when the file goes there (`-O -`).
+    private var reports: Int32 { plan.writesToStandardOutput ? STDERR_FILENO : STDOUT_FILENO }
     private var reporter: any Reporter
     private let isTerminal: Bool
     private let environment: [String: String]
@@ -65,6 +67,9 @@ final class Session {
             Terminal.write("dl: cannot start: \(error.reason)\n", to: STDERR_FILENO)
             return .generic
         }
+        if plan.writesToStandardOutput {
+            placeInStore(manager.storeDirectory)
+        }
         let (updates, continuation) = AsyncStream.makeStream(of: Update.self)
         let signals = handleSignals(continuation)
         var tasks: [Task<Void, Never>] = []
@@ -73,7 +78,8 @@ final class Session {
             let existing = FileState(at: job.file)
             existingFiles.append(existing)
             savedEarlier.append(
-                plan.existingFiles.trustsEarlierRuns && savedFiles.savedEarlier(job.url, at: job.file, state: existing))
+                (plan.existingFiles.trustsEarlierRuns || plan.writesToStandardOutput)
+                    && savedFiles.savedEarlier(job.url, at: job.file, state: existing))
             // What an earlier run left for the file; one another dl has now makes the download
             // below fail, naming that dl.
             if let earlier = try? await manager.unfinishedDownload(to: job.file) {
@@ -104,12 +110,12 @@ final class Session {
                 await handle(event, of: index, at: time)
             case .progress(let index, let progress):
                 jobs[index].update(progress)
-                Terminal.write(reporter.refresh(jobs, at: time))
+                Terminal.write(reporter.refresh(jobs, at: time), output: reports)
             case .tick:
                 self.savedFiles?.save()
-                Terminal.write(reporter.refresh(jobs, at: time))
+                Terminal.write(reporter.refresh(jobs, at: time), output: reports)
             case .resize:
-                let size = Terminal.size(of: STDOUT_FILENO, environment: environment)
+                let size = Terminal.size(of: reports, environment: environment)
                 reporter.resize(width: size.width, height: size.height)
             case .interrupt:
                 interrupted = true
@@ -125,7 +131,7 @@ final class Session {
         // Gives the store up with every record written.
         await manager.invalidate()
         let summary = Summary(jobs, interrupted: interrupted)
-        Terminal.write(reporter.finish(jobs, summary: summary, interrupted: interrupted))
+        Terminal.write(reporter.finish(jobs, summary: summary, interrupted: interrupted), output: reports)
         for source in signals { source.cancel() }
         return summary.exitCode
     }
@@ -163,7 +169,10 @@ final class Session {
 
     /// The request of `job`; a file an earlier run saved is used as it is.
     private func request(for job: Job, savedEarlier: Bool) -> DownloadRequest {
-        let policy = savedEarlier ? .useExisting : plan.existingFiles.conflictPolicy
+        // A file for standard output left in the store is not the user's: replaced, unless it is
+        // one a run completed and could not copy out (then it is copied now).
+        let policy =
+            savedEarlier ? .useExisting : plan.writesToStandardOutput ? .replace : plan.existingFiles.conflictPolicy
         var request = DownloadRequest(url: job.url, to: .file(job.file, ifExists: policy))
         for header in plan.headers {
             request.urlRequest.setValue(header.value, forHTTPHeaderField: header.name)
@@ -187,9 +196,36 @@ final class Session {
         }
     }
 
+    /// `-O -`: the file is downloaded into the store (`stdout/NAME`), where the same command
+    /// finds it again, and copied to standard output once complete.
+    private func placeInStore(_ store: URL) {
+        let folder = store.appendingPathComponent("stdout", isDirectory: true)
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for index in plan.jobs.indices {
+            plan.jobs[index].file = folder.appendingPathComponent(plan.jobs[index].name, isDirectory: false)
+        }
+        jobs = plan.jobs.enumerated().map { JobStatus(job: $1, number: $0 + 1) }
+    }
+
+    /// `event`, with a completed file copied to standard output (`-O -`): it then completed
+    /// there, or failed to get there.
+    private func writingToStandardOutput(_ event: DownloadEvent, of index: Int) -> DownloadEvent {
+        guard plan.writesToStandardOutput, let file = event.fileURL else { return event }
+        if let problem = Terminal.copyToStandardOutput(file) {
+            // Complete: the same command copies it out without downloading it again.
+            savedFiles?.remember(jobs[index].job.url, savedAt: file)
+            return .failed(DownloadError(.fileSystem, reason: problem, path: "standard output"))
+        }
+        unlink(file.path)
+        return .completed(URL(fileURLWithPath: "/dev/stdout"))
+    }
+
     private func handle(_ event: DownloadEvent, of index: Int, at time: Duration) async {
+        // Whether the file was there already, before it went to standard output (-O -).
+        let wasThere = event.fileURL.map { FileState(at: $0) == existingFiles[index] && existingFiles[index] != nil } ?? false
+        let event = writingToStandardOutput(event, of: index)
         var kept: KeptFile?
-        if let file = event.fileURL, let before = existingFiles[index], FileState(at: file) == before {
+        if event.fileURL != nil, wasThere {
             kept =
                 if savedEarlier[index] {
                     .savedEarlier
@@ -200,7 +236,7 @@ final class Session {
                     default: .matchesChecksum
                     }
                 }
-        } else if let file = event.fileURL {
+        } else if let file = event.fileURL, !plan.writesToStandardOutput {
             savedFiles?.remember(jobs[index].job.url, savedAt: file)
         }
         if event.state?.isFinished == true {
@@ -209,11 +245,11 @@ final class Session {
         }
         let occurrences = jobs[index].apply(event, at: time, kept: kept)
         if occurrences.isEmpty {
-            Terminal.write(reporter.refresh(jobs, at: time))
+            Terminal.write(reporter.refresh(jobs, at: time), output: reports)
             return
         }
         for occurrence in occurrences {
-            Terminal.write(reporter.report(occurrence, of: jobs[index], among: jobs, at: time))
+            Terminal.write(reporter.report(occurrence, of: jobs[index], among: jobs, at: time), output: reports)
         }
         if case .failed = occurrences.last, downloads[index].currentProgress.bytesReceived == 0 {
             // Nothing to continue from: forget it, so that dl's store keeps no dead records and
@@ -247,7 +283,7 @@ final class Session {
                 await handle(end, of: index, at: time)
             default:
                 let occurrence = jobs[index].pause()
-                Terminal.write(reporter.report(occurrence, of: jobs[index], among: jobs, at: time))
+                Terminal.write(reporter.report(occurrence, of: jobs[index], among: jobs, at: time), output: reports)
             }
         }
     }
@@ -258,6 +294,7 @@ final class Session {
         let queue = DispatchQueue(label: "dl.signals")
         let count = InterruptCount()
         let abandonment = reporter.abandonment
+        let reports = reports
         // Ctrl-C, `kill` (SIGTERM) and a closed terminal (SIGHUP) all pause and save: the
         // terminal is given back as it was, and the same command continues.
         var sources: [any DispatchSourceSignal] = []
@@ -268,7 +305,7 @@ final class Session {
                 if count.increment() == 1 {
                     continuation.yield(.interrupt)
                 } else {
-                    Terminal.write(abandonment, to: STDOUT_FILENO)
+                    Terminal.write(abandonment, to: reports)
                     exit(ExitCode.interrupted.rawValue)
                 }
             }

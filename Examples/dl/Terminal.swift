@@ -26,25 +26,53 @@ enum Terminal {
     /// Writes all of `text` to `descriptor`; a reader that went away is not an error of dl's.
     static func write(_ text: String, to descriptor: Int32) {
         guard !text.isEmpty else { return }
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { buffer in
-                #if canImport(Glibc)
-                    Glibc.write(descriptor, buffer.baseAddress, buffer.count)
-                #else
-                    Darwin.write(descriptor, buffer.baseAddress, buffer.count)
-                #endif
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            bytes = bytes.dropFirst(written)
-        }
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { writeAll($0, to: descriptor) }
     }
 
-    static func write(_ emission: Emission) {
-        write(emission.output, to: STDOUT_FILENO)
+    /// Writes all of `bytes` to `descriptor`; returns the error number of a write that failed.
+    static func writeAll(_ bytes: UnsafeMutableRawBufferPointer, to descriptor: Int32) -> Int32? {
+        var rest = UnsafeRawBufferPointer(bytes)
+        while !rest.isEmpty {
+            #if canImport(Glibc)
+                let written = Glibc.write(descriptor, rest.baseAddress, rest.count)
+            #else
+                let written = Darwin.write(descriptor, rest.baseAddress, rest.count)
+            #endif
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            rest = UnsafeRawBufferPointer(rebasing: rest[written...])
+        }
+        return nil
+    }
+
+    /// Writes `emission`: its output to `output` (standard error when the file goes to standard
+    /// output, `-O -`), its errors to standard error.
+    static func write(_ emission: Emission, output: Int32 = STDOUT_FILENO) {
+        write(emission.output, to: output)
         write(emission.errors, to: STDERR_FILENO)
+    }
+
+    /// Copies the file at `file` to standard output; returns the error of a read or write that
+    /// failed.
+    static func copyToStandardOutput(_ file: URL) -> String? {
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return "cannot read \(file.path)" }
+        defer { try? handle.close() }
+        while true {
+            let chunk: Data?
+            do {
+                chunk = try handle.read(upToCount: 1 << 20)
+            } catch {
+                return "cannot read \(file.path): \(error.localizedDescription)"
+            }
+            // The end: nil, or no bytes, depending on the platform.
+            guard let chunk, !chunk.isEmpty else { return nil }
+            var bytes = [UInt8](chunk)
+            if let errorNumber = bytes.withUnsafeMutableBytes({ writeAll($0, to: STDOUT_FILENO) }) {
+                return "cannot write to standard output: \(String(cString: strerror(errorNumber)))"
+            }
+        }
     }
 }

@@ -75,7 +75,6 @@ import Testing
         (["--progress-interval", "-1"], "bad value '-1' for '--progress-interval': seconds, from 0 to 86400"),
         (["-nc", "--overwrite"], "--no-clobber and --overwrite cannot be used together"),
         (["-q", "--json"], "--quiet and --json cannot be used together"),
-        (["-O", "-"], "cannot write a download to standard output (-O -)"),
         (
             ["--limit-rate", "0"],
             "bad value '0' for '--limit-rate': bytes per second, at least 1, with an optional k, M or G suffix"
