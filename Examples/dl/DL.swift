@@ -53,12 +53,14 @@ enum DL {
         switch plan.mode {
         case .quiet:
             reporter = QuietReporter()
+        case .brief:
+            reporter = BriefReporter()
         case .json:
             reporter = JSONReporter(period: plan.progressInterval ?? .seconds(1))
         case .automatic where isTerminal:
             let size = Terminal.size(of: reports, environment: environment)
             reporter = TerminalReporter(width: size.width, height: size.height)
-        case .automatic:
+        case .automatic, .verbose:
             reporter = PlainReporter(period: plan.progressInterval ?? .seconds(5))
         }
         return await Session(plan: plan, reporter: reporter, isTerminal: isTerminal, environment: environment).run()

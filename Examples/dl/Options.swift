@@ -9,6 +9,11 @@ struct Options: Equatable {
         case automatic
         /// Nothing on success; failures on standard error.
         case quiet
+        /// One line per file, saved or failed, and no progress (wget's `-nv`).
+        case brief
+        /// Lines as in a pipe, with every request and response head on standard error (curl's
+        /// and wget's `-v`).
+        case verbose
         /// One JSON object per line on standard output.
         case json
     }
@@ -239,6 +244,16 @@ struct Options: Equatable {
             action: .flag { options throws(UsageError) in try options.setMode(.quiet, by: "--quiet") },
             section: "Output", help: "print nothing but failures (on standard error)"),
         OptionSpec(
+            names: ["-nv", "--no-verbose"],
+            action: .flag { options throws(UsageError) in try options.setMode(.brief, by: "--no-verbose") },
+            section: "Output", help: "print one line per file, saved or failed, and no progress (wget's -nv)"),
+        OptionSpec(
+            names: ["-v", "--verbose"],
+            action: .flag { options throws(UsageError) in try options.setMode(.verbose, by: "--verbose") },
+            section: "Output",
+            help: "print a line per event, and each request and response head on standard error"
+                + " (credentials hidden)"),
+        OptionSpec(
             names: ["--json"],
             action: .flag { options throws(UsageError) in try options.setMode(.json, by: "--json") },
             section: "Output", help: "print one JSON object a line, for scripts (see the README)"),
@@ -268,10 +283,6 @@ struct Options: Equatable {
         "-4": "dl connects to whatever addresses the host has, IPv4 or IPv6",
         "-6": "dl connects to whatever addresses the host has, IPv4 or IPv6",
         "--connect-timeout": "dl has one timeout for a request that gets no byte: -T SECONDS",
-        "-nv": "dl prints one line per event in a pipe, failures only with -q",
-        "--no-verbose": "dl prints one line per event in a pipe, failures only with -q",
-        "-v": "dl's output in a pipe is a line per event; --json gives every detail",
-        "--verbose": "dl's output in a pipe is a line per event; --json gives every detail",
         "--content-disposition": "dl names a file after its URL (or -O FILE, or out= in a list)",
     ]
 

@@ -81,3 +81,26 @@ struct ProgressSchedule {
         return due
     }
 }
+
+/// `-nv` (wget's `--no-verbose`): one line per file, saved or failed, and no progress; the
+/// summary of several and how to continue after Ctrl-C, as in plain output.
+struct BriefReporter: Reporter {
+    mutating func report(_ occurrence: Occurrence, of job: JobStatus, among jobs: [JobStatus], at time: Duration)
+        -> Emission
+    {
+        switch occurrence {
+        case .failed: Emission(errors: Describe.line(occurrence, of: job) + "\n")
+        case .saved: Emission(output: Describe.line(occurrence, of: job) + "\n")
+        default: Emission()
+        }
+    }
+
+    mutating func refresh(_ jobs: [JobStatus], at time: Duration) -> Emission {
+        Emission()
+    }
+
+    mutating func finish(_ jobs: [JobStatus], summary: Summary, interrupted: Bool) -> Emission {
+        var plain = PlainReporter(period: .zero)
+        return plain.finish(jobs, summary: summary, interrupted: interrupted)
+    }
+}

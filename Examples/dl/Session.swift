@@ -154,6 +154,7 @@ final class Session {
             $0.network.maximumBytesPerSecond = plan.limitRate
             $0.network.userAgent = plan.userAgent
             if let credentials = plan.credentials { $0.authentication.handler = credentials.handler }
+            if plan.mode == .verbose { $0.eventMonitors = [VerboseMonitor()] }
             // A person at a terminal waits for nothing: a host that does not exist or refuses the
             // connection while the network is up fails at once, with the reason (without a
             // network, dl still waits for it, as the library does).

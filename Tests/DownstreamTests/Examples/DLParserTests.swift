@@ -95,7 +95,7 @@ import Testing
             ["--connect-timeout", "5"],
             "unknown option '--connect-timeout'; dl has one timeout for a request that gets no byte: -T SECONDS"
         ),
-        (["-nv"], "unknown option '-nv'; dl prints one line per event in a pipe, failures only with -q"),
+        (["-4"], "unknown option '-4'; dl connects to whatever addresses the host has, IPv4 or IPv6"),
         (["--limit-rat", "2M"], "unknown option '--limit-rat'; did you mean '--limit-rate'?"),
         (["--user-agnet", "x"], "unknown option '--user-agnet'; did you mean '--user-agent'?"),
         (["-H", "no colon"], "bad value 'no colon' for '-H': 'NAME: VALUE', on one line"),
