@@ -69,6 +69,8 @@ struct Options: Equatable {
     var headers: [Header] = []
     /// `-u`: what to answer a server that asks for credentials with.
     var credentials: Credentials?
+    /// `--content-disposition`: a file without a name of the user's is named as the server says.
+    var usesServerNames = false
     /// How many times a file is tried in all (`-t`, wget's count: 0 for no limit); nil for dl's
     /// default.
     var tries: Int?
@@ -119,6 +121,10 @@ struct Options: Equatable {
             help: "save the one URL as FILE (wget's -O; relative to --dir when both are given); - writes it"
                 + " to standard output once it is complete and checked (kept in dl's store until then, so the"
                 + " same command continues it); followed by a URL, curl's -O: save it under its own name"),
+        OptionSpec(
+            names: ["--content-disposition"], action: .flag { $0.usesServerNames = true }, section: "Files",
+            help: "name each file as the server's Content-Disposition says (made safe: no folders, no hidden"
+                + " or reserved names), else after its URL; -O and out= names stay"),
         OptionSpec(
             names: ["-c", "--continue"], action: .flag { _ in }, section: "Files",
             help: "continue partial downloads from the bytes kept (always on: accepted for habit)"),
@@ -283,7 +289,6 @@ struct Options: Equatable {
         "-4": "dl connects to whatever addresses the host has, IPv4 or IPv6",
         "-6": "dl connects to whatever addresses the host has, IPv4 or IPv6",
         "--connect-timeout": "dl has one timeout for a request that gets no byte: -T SECONDS",
-        "--content-disposition": "dl names a file after its URL (or -O FILE, or out= in a list)",
     ]
 
     /// Reads `arguments` (without the program's name).

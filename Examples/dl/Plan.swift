@@ -6,8 +6,11 @@ struct Job: Equatable {
     var url: URL
     var mirrors: [URL] = []
     var digest: Digest?
-    /// Where the file goes.
+    /// Where the file goes; with ``namedByServer``, the folder and the URL's name until the
+    /// server names it.
     var file: URL
+    /// `--content-disposition`: the server's response names the file, in the folder of ``file``.
+    var namedByServer = false
 
     /// The name shown for it.
     var name: String { file.lastPathComponent }
@@ -106,7 +109,9 @@ struct Plan: Equatable {
                 file = FileNaming.unique(file) { taken[$0.path] != nil }
             }
             taken[file.path] = entry.url
-            jobs.append(Job(url: entry.url, mirrors: entry.mirrors, digest: entry.digest, file: file))
+            let namedByServer = options.usesServerNames && options.outputDocument == nil && entry.out == nil
+            jobs.append(
+                Job(url: entry.url, mirrors: entry.mirrors, digest: entry.digest, file: file, namedByServer: namedByServer))
         }
         return Plan(
             jobs: jobs, maximumConcurrentDownloads: options.maximumConcurrentDownloads ?? defaultConcurrentDownloads,

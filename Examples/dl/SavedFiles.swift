@@ -49,6 +49,15 @@ struct SavedFiles {
         return entry.url == url && entry.state == state
     }
 
+    /// Where an earlier run saved `url` under the name its server gave (`--content-disposition`),
+    /// if that file is still as it was saved.
+    func savedFile(of url: URL, in folder: URL) -> URL? {
+        let path = entries.first { path, entry in
+            entry.url == url && URL(fileURLWithPath: path).deletingLastPathComponent().path == folder.path
+        }?.key
+        return path.map { URL(fileURLWithPath: $0, isDirectory: false) }
+    }
+
     /// Remembers that `url` was saved at `file`; ``save()`` writes it.
     mutating func remember(_ url: URL, savedAt file: URL) {
         guard let state = FileState(at: file) else { return }

@@ -75,14 +75,23 @@ final class Session {
         var tasks: [Task<Void, Never>] = []
         let savedFiles = SavedFiles(storeDirectory: manager.storeDirectory)
         for (index, job) in plan.jobs.enumerated() {
-            let existing = FileState(at: job.file)
+            var job = job
+            if job.namedByServer, let saved = savedFiles.savedFile(of: job.url, in: job.file.deletingLastPathComponent()) {
+                // Named by its server in an earlier run, and still as it was saved: that file.
+                job.file = saved
+                job.namedByServer = false
+                plan.jobs[index] = job
+                jobs[index] = JobStatus(job: job, number: index + 1)
+            }
+            // A file the server names has no name to look at yet.
+            let existing = job.namedByServer ? nil : FileState(at: job.file)
             existingFiles.append(existing)
             savedEarlier.append(
                 (plan.existingFiles.trustsEarlierRuns || plan.writesToStandardOutput)
                     && savedFiles.savedEarlier(job.url, at: job.file, state: existing))
             // What an earlier run left for the file; one another dl has now makes the download
             // below fail, naming that dl.
-            if let earlier = try? await manager.unfinishedDownload(to: job.file) {
+            if !job.namedByServer, let earlier = try? await manager.unfinishedDownload(to: job.file) {
                 await reconcile(earlier, with: job)
             }
             let download = await manager.download(request(for: job, savedEarlier: savedEarlier[index]))
@@ -174,7 +183,10 @@ final class Session {
         // one a run completed and could not copy out (then it is copied now).
         let policy =
             savedEarlier ? .useExisting : plan.writesToStandardOutput ? .replace : plan.existingFiles.conflictPolicy
-        var request = DownloadRequest(url: job.url, to: .file(job.file, ifExists: policy))
+        let destination: Destination =
+            job.namedByServer
+            ? .directory(job.file.deletingLastPathComponent(), ifExists: policy) : .file(job.file, ifExists: policy)
+        var request = DownloadRequest(url: job.url, to: destination)
         for header in plan.headers {
             request.urlRequest.setValue(header.value, forHTTPHeaderField: header.name)
         }
