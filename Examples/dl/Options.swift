@@ -78,6 +78,10 @@ struct Options: Equatable {
     var retryWait: Duration?
     /// How long a request may wait for bytes (`-T`); nil for the default.
     var timeout: Duration?
+    /// How long connecting may take (`--connect-timeout`); nil for the request's timeout.
+    var connectionTimeout: Duration?
+    /// `-4`, `-6`: the addresses of a host to connect to.
+    var addressFamily = DownloadManager.Configuration.Network.AddressFamily.any
     var existingFiles = ExistingFiles.fail
     var mode = Mode.automatic
     /// How often plain and JSON output print progress; nil for the default.
@@ -231,6 +235,18 @@ struct Options: Equatable {
             },
             section: "Downloads", help: "give a request up when no byte comes for SECONDS (default: 60)"),
         OptionSpec(
+            names: ["--connect-timeout"],
+            action: .value("SECONDS") { options, value throws(UsageError) in
+                options.connectionTimeout = try Options.seconds(value, for: "--connect-timeout")
+            },
+            section: "Downloads", help: "give connecting up after SECONDS (default: as -T)"),
+        OptionSpec(
+            names: ["-4", "--inet4-only"], action: .flag { $0.addressFamily = .ipv4 }, section: "Downloads",
+            help: "connect to IPv4 addresses only"),
+        OptionSpec(
+            names: ["-6", "--inet6-only"], action: .flag { $0.addressFamily = .ipv6 }, section: "Downloads",
+            help: "connect to IPv6 addresses only"),
+        OptionSpec(
             names: ["--checksum"],
             action: .value("TYPE=HEX") { options, value throws(UsageError) in
                 let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
@@ -286,9 +302,16 @@ struct Options: Equatable {
 
     /// Options of wget, curl and aria2 that dl does not have, each with what to use instead.
     static let unsupported: [String: String] = [
-        "-4": "dl connects to whatever addresses the host has, IPv4 or IPv6",
-        "-6": "dl connects to whatever addresses the host has, IPv4 or IPv6",
-        "--connect-timeout": "dl has one timeout for a request that gets no byte: -T SECONDS",
+        "--ftp-user": "dl downloads over HTTP and HTTPS only",
+        "-r": "dl downloads the URLs it is given: list many in a file, one a line, and give it with -i FILE",
+        "--recursive": "dl downloads the URLs it is given: list many in a file, one a line, and give it with -i FILE",
+        "-b": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
+        "--background": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
+        "--spider": "dl always downloads; ask the server with curl -I",
+        "-k": "dl always checks certificates",
+        "--no-check-certificate": "dl always checks certificates",
+        "--insecure": "dl always checks certificates",
+        "--proxy": "dl takes its proxy from the environment (https_proxy, http_proxy, no_proxy)",
     ]
 
     /// Reads `arguments` (without the program's name).

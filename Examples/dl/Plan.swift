@@ -40,6 +40,9 @@ struct Plan: Equatable {
     var retryWait: Duration?
     /// How long a request may wait for bytes; nil for the default.
     var timeout: Duration?
+    /// How long connecting may take; nil for ``timeout``.
+    var connectionTimeout: Duration?
+    var addressFamily = DownloadManager.Configuration.Network.AddressFamily.any
     var existingFiles: Options.ExistingFiles
     var mode: Options.Mode
     /// How often plain and JSON output print progress.
@@ -125,7 +128,8 @@ struct Plan: Equatable {
             },
             writesToStandardOutput: writesToStandardOutput,
             maximumRetries: options.tries.map { $0 == 0 ? Int.max : $0 - 1 }, retryWait: options.retryWait,
-            timeout: options.timeout, existingFiles: options.existingFiles,
+            timeout: options.timeout, connectionTimeout: options.connectionTimeout,
+            addressFamily: options.addressFamily, existingFiles: options.existingFiles,
             mode: options.mode,
             progressInterval: options.progressInterval)
     }

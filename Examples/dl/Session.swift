@@ -171,6 +171,8 @@ final class Session {
             if let retries = plan.maximumRetries { $0.retry.maximumRetries = retries }
             if let wait = plan.retryWait { $0.retry.initialDelay = wait }
             if let timeout = plan.timeout { $0.network.requestTimeout = timeout }
+            $0.network.connectionTimeout = plan.connectionTimeout
+            $0.network.addressFamily = plan.addressFamily
             $0.network.maximumConnectionsPerFile = plan.connections
             // Every connection of every file at once may go to one host.
             $0.network.maximumConnectionsPerHost = max(6, plan.connections * plan.maximumConcurrentDownloads)

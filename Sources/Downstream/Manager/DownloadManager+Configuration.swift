@@ -96,6 +96,14 @@ extension DownloadManager.Configuration {
         /// How long a request may go without receiving a byte before it fails with
         /// `URLError.timedOut`. Whole seconds on Linux (rounded up). Default: 60 seconds.
         public var requestTimeout: Duration = .seconds(60)
+        /// How long connecting to a server may take, apart from ``requestTimeout``; nil (the
+        /// default) for the request timeout. The libcurl transport only: URLSession has no such
+        /// setting, and a manager whose requests go over URLSession fails each request that
+        /// would need it with ``DownloadError/Kind/invalidRequest`` instead of ignoring it.
+        public var connectionTimeout: Duration?
+        /// Which addresses of a host requests connect to. The libcurl transport only, as
+        /// ``connectionTimeout``. Default: ``AddressFamily/any``.
+        public var addressFamily = AddressFamily.any
         /// How many connections to one host may be open at once. Default: 6.
         public var maximumConnectionsPerHost = 6
         /// The most bytes per second all downloads of the manager may receive together; nil
@@ -385,7 +393,8 @@ extension DownloadManager.Configuration {
         #if os(Linux)
             guard network.transport == .automatic, Self.automaticMeansLibcurl else { return (urlSession(), nil) }
             let settings = CurlTransport.Settings(
-                requestTimeout: network.requestTimeout, maximumConnectionsPerHost: network.maximumConnectionsPerHost,
+                requestTimeout: network.requestTimeout, connectionTimeout: network.connectionTimeout,
+                addressFamily: network.addressFamily, maximumConnectionsPerHost: network.maximumConnectionsPerHost,
                 additionalHeaders: network.headers)
             if let curl = CurlTransport(name: identifier, settings: settings) {
                 return (curl, nil)
@@ -413,5 +422,27 @@ extension DownloadManager.Configuration {
     var schedulerLimits: Scheduler<Download.ID>.Limits {
         schedulerLimits(
             overall: scheduling.maximumConcurrentDownloads, perHost: scheduling.maximumConcurrentDownloadsPerHost)
+    }
+}
+
+extension DownloadManager.Configuration.Network {
+    /// Which addresses of a host requests connect to (curl's and wget's `-4` and `-6`).
+    public enum AddressFamily: Sendable, Hashable {
+        /// Whatever addresses the host has, IPv4 or IPv6.
+        case any
+        /// IPv4 addresses only.
+        case ipv4
+        /// IPv6 addresses only.
+        case ipv6
+    }
+
+    /// The settings of these that `transport` cannot honour, in words; nil when it honours all.
+    func unsupportedSettings(on transport: String) -> String? {
+        var settings: [String] = []
+        if connectionTimeout != nil { settings.append("network.connectionTimeout") }
+        if addressFamily != .any { settings.append("network.addressFamily") }
+        guard !settings.isEmpty, !transport.hasPrefix("libcurl") else { return nil }
+        return "\(settings.joined(separator: " and ")) cannot be honoured by the \(transport) transport"
+            + " (only libcurl has them); leave them unset, or use libcurl (Linux)"
     }
 }

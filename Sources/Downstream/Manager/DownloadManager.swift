@@ -187,6 +187,9 @@ public actor DownloadManager {
     @discardableResult
     public func download(_ request: DownloadRequest, startsPaused: Bool = false) async -> Download {
         var requestError = isInvalidated ? .managerUnavailable("the manager was invalidated") : Self.validate(request)
+        if requestError == nil, let problem = configuration.network.unsupportedSettings(on: transportName) {
+            requestError = .invalidRequest(problem)
+        }
         let id = Download.ID()
         let isSeparate = request.duplicates == .startSeparately
         let location = PartialLocation(

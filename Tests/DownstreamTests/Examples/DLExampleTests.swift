@@ -206,6 +206,27 @@ struct DLExampleTests {
         }
     }
 
+    /// `-4`, `-6` and `--connect-timeout`, curl's and wget's: libcurl honours them (the test
+    /// server listens on IPv4 only); over URLSession, which cannot, the file fails saying so.
+    @Test func addressFamilyAndConnectTimeoutFlags() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 5_000, seed: 2315)
+            let url = fixture.serve("/af/a.bin", body)
+            let four = try await DLChild.run(["-4", "--connect-timeout", "5", url.absoluteString], in: fixture)
+            let six = try await DLChild.run(["-6", "-t", "1", "-O", "six.bin", url.absoluteString], in: fixture)
+            if DownloadManager.Configuration.automaticMeansLibcurl, TransportUnderTest.isLibcurlAvailable {
+                #expect(four.status == 0, "\(four.output)\(four.errors)")
+                try body.expectMatches(fixture.file("a.bin"))
+                #expect(six.status == 4, "\(six.output)\(six.errors)")
+                #expect(six.errors.contains("failed six.bin: the connection failed"), "\(six.errors)")
+            } else {
+                #expect(four.status == 1, "\(four.output)\(four.errors)")
+                #expect(four.errors.contains("cannot be honoured by the URLSession transport"), "\(four.errors)")
+            }
+            #expect(fixture.server.requests("/af/a.bin").count <= 1)
+        }
+    }
+
     /// A file dl cannot write names where: a folder that is a file, a pseudo file system (which
     /// reports no room at all: it is not called "insufficient space").
     @Test func aFileThatCannotBeWrittenNamesWhere() async throws {

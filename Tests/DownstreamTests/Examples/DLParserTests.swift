@@ -91,11 +91,7 @@ import Testing
                 + " (500k, 2M, 1.5M, 1G)"
         ),
         // Another tool's flag says what to use instead; a typo of a long option, the nearest.
-        (
-            ["--connect-timeout", "5"],
-            "unknown option '--connect-timeout'; dl has one timeout for a request that gets no byte: -T SECONDS"
-        ),
-        (["-4"], "unknown option '-4'; dl connects to whatever addresses the host has, IPv4 or IPv6"),
+        (["--ftp-user", "x"], "unknown option '--ftp-user'; dl downloads over HTTP and HTTPS only"),
         (["--limit-rat", "2M"], "unknown option '--limit-rat'; did you mean '--limit-rate'?"),
         (["--user-agnet", "x"], "unknown option '--user-agnet'; did you mean '--user-agent'?"),
         (["-H", "no colon"], "bad value 'no colon' for '-H': 'NAME: VALUE', on one line"),

@@ -18,6 +18,8 @@ enum CurlOption {
     static let postFieldSize: Int32 = 60
     static let headerFunction: Int32 = 20079
     static let bufferSize: Int32 = 98
+    /// `CURLOPT_IPRESOLVE`: 0 whatever, 1 IPv4 only, 2 IPv6 only.
+    static let ipResolve: Int32 = 113
     static let noSignal: Int32 = 99
     static let connectTimeoutMilliseconds: Int32 = 156
     static let copyPostFields: Int32 = 10165

@@ -97,9 +97,16 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         _ = ds_curl_easy_setopt_pointer(easy, CurlOption.writeData, context)
         _ = ds_curl_easy_setopt_callback(easy, CurlOption.headerFunction, Self.headerCallback)
         _ = ds_curl_easy_setopt_pointer(easy, CurlOption.headerData, context)
-        // URLSession's request timeout: the longest wait for a byte, and for a connection.
+        // URLSession's request timeout: the longest wait for a byte, and for a connection (unless
+        // connecting has a timeout of its own).
         let timeout = max(1, Int(settings.requestTimeout.inSeconds.rounded(.up)))
-        _ = ds_curl_easy_setopt_long(easy, CurlOption.connectTimeoutMilliseconds, timeout * 1000)
+        let connectMilliseconds = settings.connectionTimeout.map { max(1, Int(($0.inSeconds * 1000).rounded(.up))) }
+        _ = ds_curl_easy_setopt_long(easy, CurlOption.connectTimeoutMilliseconds, connectMilliseconds ?? timeout * 1000)
+        switch settings.addressFamily {
+        case .any: break
+        case .ipv4: _ = ds_curl_easy_setopt_long(easy, CurlOption.ipResolve, 1)
+        case .ipv6: _ = ds_curl_easy_setopt_long(easy, CurlOption.ipResolve, 2)
+        }
         _ = ds_curl_easy_setopt_long(easy, CurlOption.lowSpeedLimit, 1)
         _ = ds_curl_easy_setopt_long(easy, CurlOption.lowSpeedTime, timeout)
         switch urlRequest.httpMethod ?? "GET" {

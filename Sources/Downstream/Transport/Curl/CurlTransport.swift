@@ -17,6 +17,9 @@ final class CurlTransport: Transport {
     struct Settings: Sendable {
         /// How long a request may go without receiving a byte (and may take to connect).
         var requestTimeout: Duration
+        /// How long connecting may take; nil for ``requestTimeout``.
+        var connectionTimeout: Duration? = nil
+        var addressFamily = DownloadManager.Configuration.Network.AddressFamily.any
         var maximumConnectionsPerHost: Int
         /// Headers sent with every request, below the request's own.
         var additionalHeaders: [String: String]
