@@ -7,7 +7,8 @@ struct ExitCode: Hashable, Comparable, CustomStringConvertible {
     let meaning: String
 
     static let success = ExitCode(rawValue: 0, meaning: "every file saved or kept")
-    static let generic = ExitCode(rawValue: 1, meaning: "another failure: dl could not start, an invalid request, a file another dl has")
+    static let generic = ExitCode(
+        rawValue: 1, meaning: "another failure: dl could not start, an invalid request, a file another dl has")
     static let usage = ExitCode(rawValue: 2, meaning: "a bad command line or input file")
     static let fileSystem = ExitCode(
         rawValue: 3, meaning: "a file error: a file that exists, no space, no permission")

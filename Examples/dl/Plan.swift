@@ -114,7 +114,9 @@ struct Plan: Equatable {
             taken[file.path] = entry.url
             let namedByServer = options.usesServerNames && options.outputDocument == nil && entry.out == nil
             jobs.append(
-                Job(url: entry.url, mirrors: entry.mirrors, digest: entry.digest, file: file, namedByServer: namedByServer))
+                Job(
+                    url: entry.url, mirrors: entry.mirrors, digest: entry.digest, file: file,
+                    namedByServer: namedByServer))
         }
         return Plan(
             jobs: jobs, maximumConcurrentDownloads: options.maximumConcurrentDownloads ?? defaultConcurrentDownloads,

@@ -76,7 +76,9 @@ final class Session {
         let savedFiles = SavedFiles(storeDirectory: manager.storeDirectory)
         for (index, job) in plan.jobs.enumerated() {
             var job = job
-            if job.namedByServer, let saved = savedFiles.savedFile(of: job.url, in: job.file.deletingLastPathComponent()) {
+            if job.namedByServer,
+                let saved = savedFiles.savedFile(of: job.url, in: job.file.deletingLastPathComponent())
+            {
                 // Named by its server in an earlier run, and still as it was saved: that file.
                 job.file = saved
                 job.namedByServer = false
@@ -237,7 +239,8 @@ final class Session {
 
     private func handle(_ event: DownloadEvent, of index: Int, at time: Duration) async {
         // Whether the file was there already, before it went to standard output (-O -).
-        let wasThere = event.fileURL.map { FileState(at: $0) == existingFiles[index] && existingFiles[index] != nil } ?? false
+        let wasThere =
+            event.fileURL.map { FileState(at: $0) == existingFiles[index] && existingFiles[index] != nil } ?? false
         let event = writingToStandardOutput(event, of: index)
         var kept: KeptFile?
         if event.fileURL != nil, wasThere {

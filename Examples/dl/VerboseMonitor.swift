@@ -36,7 +36,8 @@ struct VerboseMonitor: DownloadEventMonitor {
     }
 
     private static func text(_ lines: [String], of download: Download) -> String {
-        let name = download.request.destination.fileURL?.lastPathComponent ?? download.request.url?.lastPathComponent ?? ""
+        let name =
+            download.request.destination.fileURL?.lastPathComponent ?? download.request.url?.lastPathComponent ?? ""
         return lines.map { "\(name) \($0)\n" }.joined()
     }
 }

@@ -204,7 +204,8 @@ final class DownloadStore: Sendable {
             }
             guard file.pathExtension == Self.recordExtension else { continue }
             let aside: (String, String) -> RestorationIssue = { [self] suffix, reason in
-                repairing ? setAside(file, as: suffix, because: reason) : RestorationIssue(recordURL: file, reason: reason)
+                repairing
+                    ? setAside(file, as: suffix, because: reason) : RestorationIssue(recordURL: file, reason: reason)
             }
             switch Self.read(file, bases: bases) {
             case .record(let loaded):

@@ -316,7 +316,8 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
                 + urlFailures.map(\.description).joined(separator: "; ")
                 + ". The bytes received so far are kept: resume to try the URLs again."
         case .destinationInUse:
-            return "\(path ?? "?") is being downloaded by \(reason). Nothing was written: download again once it is done."
+            return
+                "\(path ?? "?") is being downloaded by \(reason). Nothing was written: download again once it is done."
         }
     }
 }

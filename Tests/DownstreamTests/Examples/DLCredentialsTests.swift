@@ -23,14 +23,16 @@ struct DLCredentialsTests {
             let url = fixture.serve("/private/report.pdf", body) {
                 $0.requiredAuthorization = Self.basic("alice", "s3:cret")
             }
-            let (status, output, errors) = try await DLChild.run(["-u", "alice:s3:cret", url.absoluteString], in: fixture)
+            let (status, output, errors) = try await DLChild.run(
+                ["-u", "alice:s3:cret", url.absoluteString], in: fixture)
             #expect(status == 0, "\(output)\(errors)")
             try body.expectMatches(fixture.file("report.pdf"))
             // The first request went without them (the server asked), the second with them.
             let sent = fixture.server.requests("/private/report.pdf").map { $0.header("Authorization") }
             #expect(sent == [nil, Self.basic("alice", "s3:cret")])
 
-            let wrong = try await DLChild.run(["-u", "alice:wrong", "-O", "wrong.pdf", url.absoluteString], in: fixture)
+            let wrong = try await DLChild.run(
+                ["-u", "alice:wrong", "-O", "wrong.pdf", url.absoluteString], in: fixture)
             #expect(wrong.status == 6, "\(wrong.output)\(wrong.errors)")
             #expect(wrong.errors.contains("HTTP 401"), "\(wrong.errors)")
         }
@@ -72,7 +74,9 @@ struct DLCredentialsTests {
         let output = OutputReader(dup(terminal.parent))
         output.start()
         let side = terminal.child
-        let asked = Task.detached { try Credentials.readPassword(from: side, prompt: "Enter host password for user 'alice': ") }
+        let asked = Task.detached {
+            try Credentials.readPassword(from: side, prompt: "Enter host password for user 'alice': ")
+        }
         #expect(await output.wait(for: "Enter host password for user 'alice': "))
         _ = "s3cret\n".withCString { write(terminal.parent, $0, 7) }
         #expect(try await asked.value == "s3cret")

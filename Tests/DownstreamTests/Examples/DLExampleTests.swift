@@ -181,7 +181,8 @@ struct DLExampleTests {
             // One line for the switch, with why the URL left failed; no retry line with its error.
             let original = fixture.server.url("/i/c.bin").absoluteString
             #expect(
-                output.contains("c.bin: switched to \(mirror.absoluteString) (\(original): the server answered HTTP 404"),
+                output.contains(
+                    "c.bin: switched to \(mirror.absoluteString) (\(original): the server answered HTTP 404"),
                 "\(output)")
             #expect(!output.contains("retrying c.bin"), "\(output)")
             #expect(output.contains("saved \(fixture.file("c.bin").path) ("))
@@ -236,7 +237,9 @@ struct DLExampleTests {
             try Data("a file".utf8).write(to: notAFolder)
             let underAFile = try await DLChild.run(["-o", notAFolder.path + "/a.bin", url.absoluteString], in: fixture)
             #expect(underAFile.status == 3, "\(underAFile.output)\(underAFile.errors)")
-            #expect(underAFile.errors.contains("failed a.bin: file system error at \(notAFolder.path): "), "\(underAFile.errors)")
+            #expect(
+                underAFile.errors.contains("failed a.bin: file system error at \(notAFolder.path): "),
+                "\(underAFile.errors)")
             guard FileManager.default.fileExists(atPath: "/proc/self") else { return }
             let proc = try await DLChild.run(["-o", "/proc/a.bin", url.absoluteString], in: fixture)
             #expect(proc.status == 3, "\(proc.output)\(proc.errors)")

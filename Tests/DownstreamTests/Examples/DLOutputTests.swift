@@ -188,7 +188,8 @@ import Testing
         #expect(told == [.switchedURL(mirror, from: job.job.url, after: notFound)])
         #expect(
             Describe.line(told[0], of: job)
-                == "c.bin: switched to \(mirror.absoluteString) (\(job.job.url.absoluteString): the server answered HTTP 404 (Not Found))")
+                == "c.bin: switched to \(mirror.absoluteString) (\(job.job.url.absoluteString): the server answered HTTP 404 (Not Found))"
+        )
         // A later retry, from the mirror, is one.
         let unavailable = DownloadError(.httpStatus, reason: "Service Unavailable", statusCode: 503)
         #expect(

@@ -13,7 +13,8 @@ struct DLServerNamesTests {
                 $0.contentDisposition = "attachment; filename=\"../../report 2026.pdf\""
             }
             let link = URL(string: url.absoluteString + "?id=7")!
-            let (status, output, errors) = try await DLChild.run(["--content-disposition", link.absoluteString], in: fixture)
+            let (status, output, errors) = try await DLChild.run(
+                ["--content-disposition", link.absoluteString], in: fixture)
             #expect(status == 0, "\(output)\(errors)")
             let saved = fixture.file("report 2026.pdf")
             try body.expectMatches(saved)
@@ -32,7 +33,9 @@ struct DLServerNamesTests {
     @Test func withoutTheFlagTheURLNamesTheFile() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 1_000, seed: 2312)
-            let url = fixture.serve("/cd/data.bin", body) { $0.contentDisposition = "attachment; filename=\"other.bin\"" }
+            let url = fixture.serve("/cd/data.bin", body) {
+                $0.contentDisposition = "attachment; filename=\"other.bin\""
+            }
             let (status, output, errors) = try await DLChild.run([url.absoluteString], in: fixture)
             #expect(status == 0, "\(output)\(errors)")
             #expect(fixture.listing() == ["data.bin"])

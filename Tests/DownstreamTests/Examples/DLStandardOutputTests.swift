@@ -52,7 +52,8 @@ struct DLStandardOutputTests {
     @Test func severalURLsCannotShareStandardOutput() async throws {
         try await withFixture(startsManager: false) { fixture in
             let (status, _, errors) = try await DLChild.run(
-                ["-O", "-", fixture.server.url("/a").absoluteString, fixture.server.url("/b").absoluteString], in: fixture)
+                ["-O", "-", fixture.server.url("/a").absoluteString, fixture.server.url("/b").absoluteString],
+                in: fixture)
             #expect(status == 2)
             #expect(errors.contains("-O (--output-document) takes one URL"), "\(errors)")
         }

@@ -29,7 +29,8 @@ struct DLVerbosityTests {
             let url = fixture.serve("/v/a.bin", Body.pattern(count: 30_000, seed: 2310)) {
                 $0.requiredAuthorization = "Basic " + Data("alice:pw".utf8).base64EncodedString()
             }
-            let (status, output, errors) = try await DLChild.run(["-v", "-u", "alice:pw", url.absoluteString], in: fixture)
+            let (status, output, errors) = try await DLChild.run(
+                ["-v", "-u", "alice:pw", url.absoluteString], in: fixture)
             #expect(status == 0, "\(output)\(errors)")
             #expect(output.contains("saved \(fixture.file("a.bin").path) ("), "\(output)")
             #expect(errors.contains("a.bin > GET \(url.absoluteString)\n"), "\(errors)")

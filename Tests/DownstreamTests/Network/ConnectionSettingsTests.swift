@@ -21,7 +21,8 @@ struct ConnectionSettingsTests {
         }) { fixture in
             #expect(fixture.manager.transportName.hasPrefix("libcurl"))
             let url = fixture.serve("/v4.bin", body)
-            try body.expectMatches(try await fixture.manager.download(from: url, to: .directory(fixture.directory)).fileURL)
+            try body.expectMatches(
+                try await fixture.manager.download(from: url, to: .directory(fixture.directory)).fileURL)
         }
         // The test server listens on 127.0.0.1: over IPv6 only, there is nothing to connect to.
         try await withFixture({
