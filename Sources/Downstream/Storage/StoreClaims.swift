@@ -45,7 +45,10 @@ final class StoreClaims: Sendable {
                 return .failure(error)
             }
         }
-        return try result.get()
+        switch result {
+        case .success(let claims): return claims
+        case .failure(let error): throw error
+        }
     }
 
     /// Holds `place` for this process until the claim is given up; a place another manager holds
