@@ -81,7 +81,7 @@ struct Options: Equatable {
     /// How long connecting may take (`--connect-timeout`); nil for the request's timeout.
     var connectionTimeout: Duration?
     /// `-4`, `-6`: the addresses of a host to connect to.
-    var addressFamily = DownloadManager.Configuration.Network.AddressFamily.any
+    var addressFamily = AddressFamily.any
     var existingFiles = ExistingFiles.fail
     var mode = Mode.automatic
     /// How often plain and JSON output print progress; nil for the default.

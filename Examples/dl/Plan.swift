@@ -42,7 +42,7 @@ struct Plan: Equatable {
     var timeout: Duration?
     /// How long connecting may take; nil for ``timeout``.
     var connectionTimeout: Duration?
-    var addressFamily = DownloadManager.Configuration.Network.AddressFamily.any
+    var addressFamily = AddressFamily.any
     var existingFiles: Options.ExistingFiles
     var mode: Options.Mode
     /// How often plain and JSON output print progress.

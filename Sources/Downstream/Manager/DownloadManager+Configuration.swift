@@ -426,16 +426,6 @@ extension DownloadManager.Configuration {
 }
 
 extension DownloadManager.Configuration.Network {
-    /// Which addresses of a host requests connect to (curl's and wget's `-4` and `-6`).
-    public enum AddressFamily: Sendable, Hashable {
-        /// Whatever addresses the host has, IPv4 or IPv6.
-        case any
-        /// IPv4 addresses only.
-        case ipv4
-        /// IPv6 addresses only.
-        case ipv6
-    }
-
     /// The settings of these that `transport` cannot honour, in words; nil when it honours all.
     func unsupportedSettings(on transport: String) -> String? {
         var settings: [String] = []

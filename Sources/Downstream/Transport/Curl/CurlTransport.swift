@@ -19,7 +19,7 @@ final class CurlTransport: Transport {
         var requestTimeout: Duration
         /// How long connecting may take; nil for ``requestTimeout``.
         var connectionTimeout: Duration? = nil
-        var addressFamily = DownloadManager.Configuration.Network.AddressFamily.any
+        var addressFamily = AddressFamily.any
         var maximumConnectionsPerHost: Int
         /// Headers sent with every request, below the request's own.
         var additionalHeaders: [String: String]
