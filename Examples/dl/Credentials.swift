@@ -8,9 +8,9 @@ import Foundation
 #endif
 
 /// `-u USER[:PASSWORD]`, curl's and wget's `--user`: the credentials dl answers a server's
-/// `401` with (Basic or whatever the library answers with them), for the hosts of the command's
-/// URLs only: a redirect to another host does not get them. Without a password, dl asks for it
-/// on the terminal, without echo, as curl does.
+/// `401` with (HTTP Basic), for the hosts of the command's URLs only: a redirect to another host
+/// does not get them. Without a password, dl asks for it on the terminal of its standard input,
+/// without echo.
 struct Credentials: Equatable {
     var user: String
     /// Nil until asked for (``withPassword(askingOn:)``).
@@ -76,10 +76,9 @@ struct Credentials: Equatable {
         return String(decoding: line, as: UTF8.self)
     }
 
-    /// The process's terminal, to ask on: `/dev/tty`, else standard input if it is one.
-    static func openTerminal() -> Int32? {
-        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
-        if tty >= 0 { return tty }
-        return isatty(STDIN_FILENO) == 1 ? STDIN_FILENO : nil
+    /// The terminal to ask on: standard input, if it is one (as wget's `--ask-password`; a
+    /// command whose input is a pipe or a file is not asked).
+    static func terminal() -> Int32? {
+        isatty(STDIN_FILENO) == 1 ? STDIN_FILENO : nil
     }
 }

@@ -31,9 +31,7 @@ enum DL {
                 options, inputs: entries,
                 currentDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
             if let credentials = made.credentials, credentials.password == nil {
-                let terminal = Credentials.openTerminal()
-                defer { if let terminal, terminal != STDIN_FILENO { close(terminal) } }
-                made.credentials = try credentials.withPassword(askingOn: terminal)
+                made.credentials = try credentials.withPassword(askingOn: Credentials.terminal())
             }
             plan = made
         } catch let error as UsageError {

@@ -74,8 +74,11 @@ struct DLCredentialsTests {
         let output = OutputReader(dup(terminal.parent))
         output.start()
         let side = terminal.child
-        let asked = Task.detached {
-            try Credentials.readPassword(from: side, prompt: "Enter host password for user 'alice': ")
+        // The read blocks: on a thread of its own, never on one Swift concurrency shares.
+        let asked = Task {
+            try await onOwnThread {
+                try Credentials.readPassword(from: side, prompt: "Enter host password for user 'alice': ")
+            }
         }
         #expect(await output.wait(for: "Enter host password for user 'alice': "))
         _ = "s3cret\n".withCString { write(terminal.parent, $0, 7) }

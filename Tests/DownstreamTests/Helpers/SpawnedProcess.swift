@@ -64,14 +64,7 @@ final class SpawnedProcess: Sendable {
             guard result == 0 else { throw Failure(description: "file action for \(target): error \(result)") }
         }
         // A group of its own, as `Process` does: the runner's terminal signals are not the child's.
-        // On Linux a session of its own too (POSIX_SPAWN_SETSID, which Glibc's module does not
-        // import): no controlling terminal, so that a child that would ask on one (dl -u USER)
-        // fails instead of waiting for the runner's.
-        #if os(Linux)
-            var flags = Int16(0x80)
-        #else
-            var flags = Int16(POSIX_SPAWN_SETPGROUP)
-        #endif
+        var flags = Int16(POSIX_SPAWN_SETPGROUP)
         #if canImport(Darwin)
             flags |= Int16(POSIX_SPAWN_CLOEXEC_DEFAULT)
             if let directory {
