@@ -122,7 +122,7 @@ public actor DownloadManager {
 
         let restoration: Restoration
         if isShared {
-            // Taken when asked for (see takePlace(_:claims:)).
+            // Taken when asked for (see takePlace(_:_:)).
             let contents = store.load(repairing: false)
             restoration = Restoration(issues: contents.issues)
             for loaded in contents.records.reversed() {
