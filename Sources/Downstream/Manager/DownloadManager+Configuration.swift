@@ -40,6 +40,8 @@ extension DownloadManager {
         /// How redirects are followed: a limit, no downgrade to HTTP, credentials kept to their
         /// origin, and your own decision.
         public var redirects = Redirects()
+        /// Whom downloads trust, host by host: authorities of your own, public-key pins.
+        public var trust = TrustSettings()
         /// How downloads answer servers that ask for credentials.
         public var authentication = Authentication()
         /// How downloads get a fresh URL when theirs is refused (an expired signed link).
@@ -384,7 +386,9 @@ extension DownloadManager.Configuration {
 
     /// The transport of the ranged engine: libcurl when chosen (automatically) and loadable, else
     /// URLSession; with why libcurl was not used when it would have been.
-    func makeTransport() -> (transport: any Transport, fallbackReason: String?) {
+    ///
+    /// - Parameter trust: the trust rules as libcurl options.
+    func makeTransport(trust: CurlTrust? = nil) -> (transport: any Transport, fallbackReason: String?) {
         func urlSession() -> URLSessionTransport {
             URLSessionTransport(
                 identifier: identifier, configuration: makeURLSessionConfiguration(),
@@ -394,8 +398,8 @@ extension DownloadManager.Configuration {
             guard network.transport == .automatic, Self.automaticMeansLibcurl else { return (urlSession(), nil) }
             let settings = CurlTransport.Settings(
                 requestTimeout: network.requestTimeout, connectionTimeout: network.connectionTimeout,
-                addressFamily: network.addressFamily, maximumConnectionsPerHost: network.maximumConnectionsPerHost,
-                additionalHeaders: network.headers)
+                addressFamily: network.addressFamily, trust: trust,
+                maximumConnectionsPerHost: network.maximumConnectionsPerHost, additionalHeaders: network.headers)
             if let curl = CurlTransport(name: identifier, settings: settings) {
                 return (curl, nil)
             }
@@ -426,9 +430,11 @@ extension DownloadManager.Configuration {
 }
 
 extension DownloadManager.Configuration.Network {
-    /// The settings of these that `transport` cannot honour, in words; nil when it honours all.
-    func unsupportedSettings(on transport: String) -> String? {
+    /// The settings of these, and the trust rule of `host`, that `transport` cannot honour, in
+    /// words; nil when it honours all.
+    func unsupportedSettings(on transport: String, host: String?, trust: TrustSettings) -> String? {
         var settings: [String] = []
+        if let host, let rule = trust.rule(for: host) { settings.append("the trust \(rule.summary)") }
         if connectionTimeout != nil { settings.append("network.connectionTimeout") }
         if addressFamily != .any { settings.append("network.addressFamily") }
         guard !settings.isEmpty, !transport.hasPrefix("libcurl") else { return nil }

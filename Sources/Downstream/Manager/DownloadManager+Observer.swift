@@ -17,6 +17,9 @@ extension DownloadManager {
         /// The totals of every download (``DownloadManager/progress``).
         let totals: ProgressTotals
         private let monitors: EventMonitorGroup?
+        /// The trust rules, to tell monitors of every request to a host whose certificate is not
+        /// checked.
+        private let trust: TrustSettings
         private let schedulingLink: SchedulingLink
         private let handlers = Locked<[Download.CompletionHandler]>([])
         /// What is kept of the downloads that are in a group or watched by monitors, by
@@ -33,8 +36,12 @@ extension DownloadManager {
             var monitoredSequence: UInt64
         }
 
-        init(progressInterval: Duration, monitors: [any DownloadEventMonitor], schedulingLink: SchedulingLink) {
+        init(
+            progressInterval: Duration, monitors: [any DownloadEventMonitor], schedulingLink: SchedulingLink,
+            trust: TrustSettings = TrustSettings()
+        ) {
             totals = ProgressTotals(interval: progressInterval)
+            self.trust = trust
             self.monitors = EventMonitorGroup(monitors)
             self.schedulingLink = schedulingLink
         }
@@ -118,6 +125,9 @@ extension DownloadManager {
         }
 
         func download(_ download: Download, willSend request: URLRequest) {
+            if let host = request.url?.host, trust.rule(for: host)?.acceptsAnyCertificate == true {
+                monitors?.send { $0.download(download, acceptsAnyCertificateOf: host) }
+            }
             monitors?.send { $0.download(download, willSend: request) }
         }
 

@@ -66,7 +66,7 @@ public actor DownloadManager {
         scheduler = Scheduler(limits: configuration.schedulerLimits)
         observer = Observer(
             progressInterval: configuration.progress.interval, monitors: configuration.eventMonitors,
-            schedulingLink: schedulingLink)
+            schedulingLink: schedulingLink, trust: configuration.trust)
         let isShared = configuration.storage.isSharedByProcesses
         if isShared, configuration.background != nil {
             throw .managerUnavailable(
@@ -90,7 +90,15 @@ public actor DownloadManager {
         if let partials = configuration.storage.partialsDirectory, POSIXFile.isDirectory(atPath: partials.path) {
             marker.markOwn(partials.path)
         }
-        let (rangedSession, fallbackReason) = configuration.makeTransport()
+        let trust: CurlTrust
+        do {
+            trust = try CurlTrust(
+                configuration.trust, directory: store.directory.appendingPathComponent("trust"),
+                environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw .managerUnavailable("its trust settings cannot be used: \(error.reason)")
+        }
+        let (rangedSession, fallbackReason) = configuration.makeTransport(trust: trust)
         transportName = rangedSession.name
         if let fallbackReason {
             observer.transportFellBack(to: rangedSession.name, reason: fallbackReason)
@@ -187,7 +195,10 @@ public actor DownloadManager {
     @discardableResult
     public func download(_ request: DownloadRequest, startsPaused: Bool = false) async -> Download {
         var requestError = isInvalidated ? .managerUnavailable("the manager was invalidated") : Self.validate(request)
-        if requestError == nil, let problem = configuration.network.unsupportedSettings(on: transportName) {
+        if requestError == nil,
+            let problem = configuration.network.unsupportedSettings(
+                on: transportName, host: request.url?.host, trust: configuration.trust)
+        {
             requestError = .invalidRequest(problem)
         }
         let id = Download.ID()

@@ -30,6 +30,10 @@ public struct ConsoleEventLogger: DownloadEventMonitor {
         write("[Downstream \(download.id.rawValue.uuidString.prefix(8))] \(text)")
     }
 
+    public func download(_ download: Download, acceptsAnyCertificateOf host: String) {
+        log(download, "WARNING: the certificate of \(host) is not checked (TrustRule.acceptingAnyCertificate)")
+    }
+
     public func download(_ download: Download, willSend request: URLRequest) {
         var line = "→ \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "?")"
         for name in ["Range", "If-Range"] {

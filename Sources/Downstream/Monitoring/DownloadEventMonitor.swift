@@ -42,6 +42,10 @@ public protocol DownloadEventMonitor: Sendable {
     /// its requests on the wire with `transport` ("URLSession") instead; `reason` says why. Told
     /// once, as the manager is made.
     func transportFellBack(to transport: String, reason: String)
+    /// A request of `download` is about to go to `host`, whose certificate nobody checks
+    /// (``TrustRule/acceptingAnyCertificate(forHost:)``): told for every such request, so that a
+    /// development setting that reached a release is seen.
+    func download(_ download: Download, acceptsAnyCertificateOf host: String)
 }
 
 extension DownloadEventMonitor {
@@ -50,4 +54,5 @@ extension DownloadEventMonitor {
     public func download(_ download: Download, didPublish event: DownloadEvent) {}
     public func download(_ download: Download, didProgress progress: DownloadProgress) {}
     public func transportFellBack(to transport: String, reason: String) {}
+    public func download(_ download: Download, acceptsAnyCertificateOf host: String) {}
 }

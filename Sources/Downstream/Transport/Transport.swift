@@ -89,4 +89,12 @@ struct TransportFailure: Error, Equatable, Sendable {
 
     /// Whether the request ended because it was cancelled.
     var isCancellation: Bool { code == .cancelled }
+
+    /// Whether the server's certificate was refused: its chain, its name, its dates or a pin.
+    var isTrustRefusal: Bool {
+        [
+            .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+            .serverCertificateHasUnknownRoot,
+        ].contains(code)
+    }
 }

@@ -21,6 +21,9 @@ extension TransportFailure {
 extension DownloadError {
     /// A request ended with the transport's `failure`.
     static func network(_ failure: TransportFailure) -> DownloadError {
-        network(failure.code, reason: failure.reason, unavailableReason: failure.networkUnavailableReason)
+        if failure.isTrustRefusal {
+            return serverTrustFailed(failure.code, reason: failure.reason)
+        }
+        return network(failure.code, reason: failure.reason, unavailableReason: failure.networkUnavailableReason)
     }
 }

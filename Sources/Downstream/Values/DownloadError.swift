@@ -47,6 +47,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             case networkUnavailable = "network unavailable"
             case allURLsFailed = "all URLs failed"
             case destinationInUse = "destination in use"
+            case serverTrustFailed = "server trust failed"
         }
 
         fileprivate let code: Code
@@ -104,6 +105,11 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         /// ``DownloadManager/Configuration-swift.struct/Storage-swift.struct/isSharedByProcesses``).
         /// Nothing was written, and its bytes were not touched: download again once it is done.
         public static let destinationInUse = Kind(code: .destinationInUse)
+        /// The server's certificate was refused: not vouched for by a trusted authority, the
+        /// wrong name or dates, or a key none of its host's pins match (see ``TrustSettings``;
+        /// the reason names the host's rule, and ``DownloadError/urlErrorCode`` says which). The
+        /// bytes received are kept.
+        public static let serverTrustFailed = Kind(code: .serverTrustFailed)
 
         public var description: String { code.rawValue }
     }
@@ -253,7 +259,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             guard let statusCode else { return false }
             return statusCode >= 500 || statusCode == 408 || statusCode == 429
         case .cancelled, .invalidRequest, .managerUnavailable, .integrityCheckFailed, .validationFailed,
-            .redirectRefused, .destinationInUse:
+            .redirectRefused, .destinationInUse, .serverTrustFailed:
             return false
         }
     }
@@ -318,6 +324,9 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         case .destinationInUse:
             return
                 "\(path ?? "?") is being downloaded by \(reason). Nothing was written: download again once it is done."
+        case .serverTrustFailed:
+            return "The server's certificate was refused (\(reason)). The bytes received so far are kept: "
+                + "check the trust settings, or the server, then resume."
         }
     }
 }
@@ -334,6 +343,11 @@ extension DownloadError {
     }
 
     /// The connection failed with `URLError` code `code`.
+    /// The server's certificate was refused (`code` says how).
+    static func serverTrustFailed(_ code: URLError.Code, reason: String) -> DownloadError {
+        DownloadError(.serverTrustFailed, reason: reason, urlErrorCode: code, keptNothing: false)
+    }
+
     static func network(
         _ code: URLError.Code, reason: String = "", unavailableReason: NetworkUnavailableReason? = nil
     ) -> DownloadError {

@@ -84,4 +84,10 @@ final class OutputReader: Sendable {
         _ = await wait { _ in false }
         return current
     }
+
+    /// All of the output, as bytes, once it ended.
+    func data() async -> Data {
+        _ = await wait { _ in false }
+        return state.withLock { $0.data }
+    }
 }

@@ -18,6 +18,11 @@ enum CurlOption {
     static let postFieldSize: Int32 = 60
     static let headerFunction: Int32 = 20079
     static let bufferSize: Int32 = 98
+    static let sslVerifyPeer: Int32 = 64
+    static let sslVerifyHost: Int32 = 81
+    static let caInfo: Int32 = 10065
+    static let caPath: Int32 = 10097
+    static let pinnedPublicKey: Int32 = 10230
     /// `CURLOPT_IPRESOLVE`: 0 whatever, 1 IPv4 only, 2 IPv6 only.
     static let ipResolve: Int32 = 113
     static let noSignal: Int32 = 99
@@ -54,7 +59,10 @@ enum CurlCode {
     static let gotNothing: Int32 = 52
     static let sendError: Int32 = 55
     static let receiveError: Int32 = 56
+    static let sslCertificateProblem: Int32 = 58
     static let peerFailedVerification: Int32 = 60
+    static let sslCACertificateBadFile: Int32 = 77
+    static let sslPinnedPublicKeyMismatch: Int32 = 90
     static let badContentEncoding: Int32 = 61
     static let http2Stream: Int32 = 92
 }

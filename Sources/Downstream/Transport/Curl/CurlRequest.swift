@@ -26,6 +26,8 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
     private var currentURL: URL?
     private var head = Head()
     private(set) var hasCompleted = false
+    /// The trust rule of the request's host, in words, for a refusal's reason.
+    private var trustRule: String?
 
     /// The response being read: its status and headers, from libcurl's header lines.
     private struct Head {
@@ -102,6 +104,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         let timeout = max(1, Int(settings.requestTimeout.inSeconds.rounded(.up)))
         let connectMilliseconds = settings.connectionTimeout.map { max(1, Int(($0.inSeconds * 1000).rounded(.up))) }
         _ = ds_curl_easy_setopt_long(easy, CurlOption.connectTimeoutMilliseconds, connectMilliseconds ?? timeout * 1000)
+        applyTrust(settings.trust?.options(for: url.host ?? "") ?? CurlTrust.Options(), to: easy)
         switch settings.addressFamily {
         case .any: break
         case .ipv4: _ = ds_curl_easy_setopt_long(easy, CurlOption.ipResolve, 1)
@@ -151,7 +154,25 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         if let easy { _ = ds_curl_easy_getinfo_long(easy, CurlInfo.osErrno, &osErrno) }
         let message =
             errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: ds_curl_easy_strerror(result))
-        return TransportFailure(curlCode: result, osErrno: Int32(truncatingIfNeeded: osErrno), message: message)
+        let failure = TransportFailure(curlCode: result, osErrno: Int32(truncatingIfNeeded: osErrno), message: message)
+        guard failure.isTrustRefusal, let trustRule else { return failure }
+        return TransportFailure(code: failure.code, reason: "\(failure.reason) (\(trustRule))")
+    }
+
+    /// Sets the trust options of the request's host (``CurlTrust``).
+    private func applyTrust(_ options: CurlTrust.Options, to easy: OpaquePointer) {
+        trustRule = options.rule
+        if let file = options.caFile { _ = ds_curl_easy_setopt_pointer(easy, CurlOption.caInfo, file) }
+        if let directory = options.caDirectory { _ = ds_curl_easy_setopt_pointer(easy, CurlOption.caPath, directory) }
+        if options.caFile != nil, options.caDirectory == nil {
+            // Only the file: not also a directory libcurl was built to read.
+            _ = ds_curl_easy_setopt_pointer(easy, CurlOption.caPath, nil)
+        }
+        if let pins = options.pins { _ = ds_curl_easy_setopt_pointer(easy, CurlOption.pinnedPublicKey, pins) }
+        if !options.verifies {
+            _ = ds_curl_easy_setopt_long(easy, CurlOption.sslVerifyPeer, 0)
+            _ = ds_curl_easy_setopt_long(easy, CurlOption.sslVerifyHost, 0)
+        }
     }
 
     /// The transfer ended: the head is delivered if it was not (a response with no body), then

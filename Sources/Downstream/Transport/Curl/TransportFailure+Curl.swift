@@ -21,7 +21,9 @@ extension TransportFailure {
         case CurlCode.unsupportedProtocol: urlCode = .unsupportedURL
         case CurlCode.urlMalformat: urlCode = .badURL
         case CurlCode.badContentEncoding: urlCode = .cannotDecodeContentData
-        case CurlCode.peerFailedVerification: urlCode = .serverCertificateUntrusted
+        case CurlCode.peerFailedVerification, CurlCode.sslPinnedPublicKeyMismatch: urlCode = .serverCertificateUntrusted
+        case CurlCode.sslCACertificateBadFile: urlCode = .serverCertificateUntrusted
+        case CurlCode.sslCertificateProblem: urlCode = .clientCertificateRejected
         case CurlCode.sslConnectError: urlCode = .secureConnectionFailed
         default: urlCode = .unknown
         }

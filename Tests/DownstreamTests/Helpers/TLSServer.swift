@@ -1,0 +1,110 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Real TLS on loopback, made by the `openssl` command: a CA, a server certificate it signed (for
+/// 127.0.0.1 and localhost), and `openssl s_server -WWW` serving a folder of files over them.
+/// Nil from ``start(files:)`` when the machine has no `openssl` (tests then skip, saying so).
+final class TLSServer: Sendable {
+    static let openssl = URL(fileURLWithPath: "/usr/bin/openssl")
+    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: openssl.path) }
+
+    /// The folder of the CA, the certificates and the served files.
+    let directory: URL
+    let port: Int
+    private let server: SpawnedProcess
+
+    /// The CA's certificate, PEM.
+    var authority: URL { directory.appendingPathComponent("ca.pem") }
+    /// The server's certificate, PEM.
+    var certificate: URL { directory.appendingPathComponent("server.pem") }
+
+    private init(directory: URL, port: Int, server: SpawnedProcess) {
+        self.directory = directory
+        self.port = port
+        self.server = server
+    }
+
+    /// Makes the certificates in a new folder, writes `files` (name → bytes) into its `www`, and
+    /// starts the server.
+    static func start(files: [String: Data]) async throws -> TLSServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
+        let www = directory.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        for (name, data) in files { try data.write(to: www.appendingPathComponent(name)) }
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(
+            to: directory.appendingPathComponent("ext.cnf"), atomically: true, encoding: .utf8)
+        let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try await run(
+            ["req", "-x509"] + curve + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Test CA"],
+            in: directory)
+        try await run(
+            ["req"] + curve + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"], in: directory)
+        try await run(
+            [
+                "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                "server.pem", "-days", "2", "-extfile", "ext.cnf",
+            ], in: directory)
+        let pipe = try SpawnedProcess.pipe()
+        let server = try SpawnedProcess(
+            openssl, ["s_server", "-WWW", "-cert", "../server.pem", "-key", "../server.key", "-accept", "0"],
+            directory: www, output: pipe.write, errors: pipe.write)
+        close(pipe.write)
+        let output = OutputReader(pipe.read)
+        output.start()
+        // "ACCEPT [::]:PORT"
+        guard let text = await output.wait(until: { $0.contains("ACCEPT") && $0.contains("\n") }),
+            let line = text.split(separator: "\n").first(where: { $0.contains("ACCEPT") }),
+            let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+        else {
+            server.send(SIGKILL)
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl s_server did not start"])
+        }
+        return TLSServer(directory: directory, port: port, server: server)
+    }
+
+    func url(_ name: String) -> URL {
+        URL(string: "https://127.0.0.1:\(port)/\(name)")!
+    }
+
+    /// The SHA-256 of the server key's SubjectPublicKeyInfo, base64 (curl's pin).
+    func publicKeyPin() async throws -> String {
+        let der = directory.appendingPathComponent("server.pub.der")
+        try await Self.run(["x509", "-in", "server.pem", "-pubkey", "-noout", "-out", "server.pub.pem"], in: directory)
+        try await Self.run(
+            ["pkey", "-pubin", "-in", "server.pub.pem", "-outform", "der", "-out", der.lastPathComponent], in: directory
+        )
+        let digest = try await Self.output(["dgst", "-sha256", "-binary", der.lastPathComponent], in: directory)
+        return digest.base64EncodedString()
+    }
+
+    /// The CA's certificate as DER.
+    func authorityDER() async throws -> Data {
+        try await Self.run(["x509", "-in", "ca.pem", "-outform", "der", "-out", "ca.der"], in: directory)
+        return try Data(contentsOf: directory.appendingPathComponent("ca.der"))
+    }
+
+    func stop() {
+        server.send(SIGKILL)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func run(_ arguments: [String], in directory: URL) async throws {
+        _ = try await output(arguments, in: directory)
+    }
+
+    private static func output(_ arguments: [String], in directory: URL) async throws -> Data {
+        let pipe = try SpawnedProcess.pipe()
+        let child = try SpawnedProcess(openssl, arguments, directory: directory, output: pipe.write)
+        close(pipe.write)
+        let reader = OutputReader(pipe.read)
+        reader.start()
+        let text = await reader.data()
+        guard await child.ending().status == 0 else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl \(arguments[0]) failed"])
+        }
+        return text
+    }
+}
