@@ -13,6 +13,7 @@ struct ExitCode: Hashable, Comparable, CustomStringConvertible {
     static let fileSystem = ExitCode(
         rawValue: 3, meaning: "a file error: a file that exists, no space, no permission")
     static let network = ExitCode(rawValue: 4, meaning: "a network failure, also no network or every mirror failed")
+    static let certificate = ExitCode(rawValue: 5, meaning: "a server's certificate was refused (as wget's 5)")
     static let authentication = ExitCode(rawValue: 6, meaning: "the server asked for credentials: HTTP 401 or 407")
     static let protocolError = ExitCode(
         rawValue: 7, meaning: "a protocol error: a broken response, a file that changed, a redirect refused")
@@ -24,7 +25,8 @@ struct ExitCode: Hashable, Comparable, CustomStringConvertible {
 
     /// Every exit status, in order, for `--help`.
     static let all: [ExitCode] = [
-        .success, .generic, .usage, .fileSystem, .network, .authentication, .protocolError, .httpStatus, .integrity,
+        .success, .generic, .usage, .fileSystem, .network, .certificate, .authentication, .protocolError, .httpStatus,
+        .integrity,
         .interrupted,
     ]
 
@@ -32,7 +34,7 @@ struct ExitCode: Hashable, Comparable, CustomStringConvertible {
         .fileSystem: .fileSystem, .destinationExists: .fileSystem, .insufficientSpace: .fileSystem,
         .network: .network, .networkUnavailable: .network,
         .unexpectedResponse: .protocolError, .serverFileChanged: .protocolError, .redirectRefused: .protocolError,
-        .integrityCheckFailed: .integrity, .validationFailed: .integrity,
+        .integrityCheckFailed: .integrity, .validationFailed: .integrity, .serverTrustFailed: .certificate,
     ]
 
     /// The status for a download that failed with `error`.

@@ -71,6 +71,12 @@ struct Options: Equatable {
     var credentials: Credentials?
     /// `--content-disposition`: a file without a name of the user's is named as the server says.
     var usesServerNames = false
+    /// `--cacert`: certificate authorities trusted besides the system's, for every host.
+    var authorities: [String] = []
+    /// `--pinnedpubkey`: the public keys every server may have.
+    var pins: [PublicKeyPin] = []
+    /// `-k`: certificates are not checked.
+    var checksCertificates = true
     /// How many times a file is tried in all (`-t`, wget's count: 0 for no limit); nil for dl's
     /// default.
     var tries: Int?
@@ -262,6 +268,28 @@ struct Options: Equatable {
             names: ["-U", "--user-agent"], action: .value("AGENT") { $0.userAgent = $1 }, section: "Downloads",
             help: "send AGENT as the User-Agent (default: '\(Help.userAgent)')"),
         OptionSpec(
+            names: ["--ca-certificate", "--cacert"], action: .value("FILE") { $0.authorities.append($1) },
+            section: "Security",
+            help: "also trust the certificate authority in FILE (PEM or DER; repeatable)"),
+        OptionSpec(
+            names: ["--pinnedpubkey"],
+            action: .value("sha256//BASE64[;...]") { options, value throws(UsageError) in
+                for text in value.split(separator: ";") {
+                    guard let pin = PublicKeyPin(sha256Base64: String(text)) else {
+                        throw .invalidValue(
+                            option: "--pinnedpubkey", value: value,
+                            expected: "sha256//BASE64 of a public key's SHA-256, several separated by ;")
+                    }
+                    options.pins.append(pin)
+                }
+            },
+            section: "Security",
+            help: "accept only servers whose public key has one of these SHA-256 digests (curl's form)"),
+        OptionSpec(
+            names: ["-k", "--insecure", "--no-check-certificate"], action: .flag { $0.checksCertificates = false },
+            section: "Security",
+            help: "do not check certificates at all (a warning on every run: for a test server of your own only)"),
+        OptionSpec(
             names: ["-q", "--quiet"],
             action: .flag { options throws(UsageError) in try options.setMode(.quiet, by: "--quiet") },
             section: "Output", help: "print nothing but failures (on standard error)"),
@@ -308,10 +336,9 @@ struct Options: Equatable {
         "-b": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
         "--background": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
         "--spider": "dl always downloads; ask the server with curl -I",
-        "-k": "dl always checks certificates",
-        "--no-check-certificate": "dl always checks certificates",
-        "--insecure": "dl always checks certificates",
         "--proxy": "dl takes its proxy from the environment (https_proxy, http_proxy, no_proxy)",
+        "--cert": "dl has no client certificates yet",
+        "--certificate": "dl has no client certificates yet",
     ]
 
     /// Reads `arguments` (without the program's name).

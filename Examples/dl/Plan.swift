@@ -40,6 +40,8 @@ struct Plan: Equatable {
     var retryWait: Duration?
     /// How long a request may wait for bytes; nil for the default.
     var timeout: Duration?
+    /// Whom servers are trusted by: `--cacert`, `--pinnedpubkey`, `-k` as one rule for every host.
+    var trust: TrustRule?
     /// How long connecting may take; nil for ``timeout``.
     var connectionTimeout: Duration?
     var addressFamily = AddressFamily.any
@@ -130,10 +132,19 @@ struct Plan: Equatable {
             },
             writesToStandardOutput: writesToStandardOutput,
             maximumRetries: options.tries.map { $0 == 0 ? Int.max : $0 - 1 }, retryWait: options.retryWait,
-            timeout: options.timeout, connectionTimeout: options.connectionTimeout,
+            timeout: options.timeout, trust: trustRule(options), connectionTimeout: options.connectionTimeout,
             addressFamily: options.addressFamily, existingFiles: options.existingFiles,
             mode: options.mode,
             progressInterval: options.progressInterval)
+    }
+
+    /// `--cacert`, `--pinnedpubkey` and `-k` as one rule for every host; nil without them.
+    private static func trustRule(_ options: Options) -> TrustRule? {
+        guard options.checksCertificates else { return .acceptingAnyCertificate(forHost: "*") }
+        guard !options.authorities.isEmpty || !options.pins.isEmpty else { return nil }
+        return TrustRule(
+            host: "*", additionalAuthorities: options.authorities.map { .file(URL(fileURLWithPath: $0)) },
+            publicKeyPins: options.pins)
     }
 
     /// Options that name one file make sense with one URL only.

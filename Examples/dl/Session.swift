@@ -70,6 +70,11 @@ final class Session {
         if plan.writesToStandardOutput {
             placeInStore(manager.storeDirectory)
         }
+        if plan.trust?.acceptsAnyCertificate == true {
+            Terminal.write(
+                "dl: WARNING: certificates are not checked (-k): anyone on the way can read and change the files\n",
+                to: STDERR_FILENO)
+        }
         let (updates, continuation) = AsyncStream.makeStream(of: Update.self)
         let signals = handleSignals(continuation)
         var tasks: [Task<Void, Never>] = []
@@ -166,6 +171,7 @@ final class Session {
             $0.network.userAgent = plan.userAgent
             if let credentials = plan.credentials { $0.authentication.handler = credentials.handler }
             if plan.mode == .verbose { $0.eventMonitors = [VerboseMonitor()] }
+            if let trust = plan.trust { $0.trust.rules = [trust] }
             // A person at a terminal waits for nothing: a host that does not exist or refuses the
             // connection while the network is up fails at once, with the reason (without a
             // network, dl still waits for it, as the library does).
