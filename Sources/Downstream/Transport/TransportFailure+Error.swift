@@ -12,9 +12,23 @@ extension TransportFailure {
     init(_ error: any Error) {
         // The initialiser is failable on Linux only; an optional-typed constant suits both.
         let bridged: URLError.Code? = URLError.Code(rawValue: (error as NSError).code)
+        let reason = (error as NSError).localizedDescription
+        var code = (error as? URLError)?.code ?? bridged ?? .unknown
+        if code == .unknown, Self.isCertificateRefusal(reason) {
+            // swift-corelibs-foundation maps libcurl's certificate failures to `.unknown`, with
+            // libcurl's words as the description: they are the only sign.
+            code = .serverCertificateUntrusted
+        }
         self.init(
-            code: (error as? URLError)?.code ?? bridged ?? .unknown, reason: (error as NSError).localizedDescription,
+            code: code, reason: reason,
             networkUnavailableReason: NetworkUnavailableReason(userInfo: (error as NSError).userInfo))
+    }
+
+    /// Whether libcurl's words (`reason`) say the server's certificate was refused.
+    static func isCertificateRefusal(_ reason: String) -> Bool {
+        ["SSL certificate problem", "SSL peer certificate", "SSL: no alternative certificate subject name"].contains {
+            reason.contains($0)
+        }
     }
 }
 

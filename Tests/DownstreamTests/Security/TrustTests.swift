@@ -118,6 +118,21 @@ struct TrustTests {
         }
     }
 
+    /// Without rules, a certificate the platform does not trust is the same typed error over
+    /// URLSession (on Linux, Foundation reports it as `.unknown` with libcurl's words).
+    @Test func urlSessionReportsARefusedCertificateAsServerTrustFailed() async throws {
+        let server = try await TLSServer.start(files: ["f.bin": Self.body])
+        defer { server.stop() }
+        try await withFixture({
+            $0.network.transport = .urlSession
+            $0.retry.maximumRetries = 0
+        }) { fixture in
+            let download = await fixture.manager.download(from: server.url("f.bin"), to: .directory(fixture.directory))
+            let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
+            #expect(error.kind == .serverTrustFailed, "\(error)")
+        }
+    }
+
     @Test func aRuleIsFoundByExactHostThenLongestWildcardThenStar() {
         var trust = TrustSettings()
         trust.rules = [
