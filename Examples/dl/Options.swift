@@ -77,6 +77,10 @@ struct Options: Equatable {
     var pins: [PublicKeyPin] = []
     /// `-k`: certificates are not checked.
     var checksCertificates = true
+    /// `--proxy`: the proxy's URL.
+    var proxy: String?
+    /// `--no-proxy`: hosts reached directly.
+    var bypassedHosts: [String] = []
     /// How many times a file is tried in all (`-t`, wget's count: 0 for no limit); nil for dl's
     /// default.
     var tries: Int?
@@ -290,6 +294,16 @@ struct Options: Equatable {
             section: "Security",
             help: "do not check certificates at all (a warning on every run: for a test server of your own only)"),
         OptionSpec(
+            names: ["--proxy"], action: .value("URL") { $0.proxy = $1 }, section: "Security",
+            help: "go through the proxy at URL (http://, https://, socks5://, with user:password@ if it asks;"
+                + " default: the https_proxy, http_proxy and all_proxy variables)"),
+        OptionSpec(
+            names: ["--no-proxy"],
+            action: .value("HOST[,HOST...]") { options, value in
+                options.bypassedHosts += value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            },
+            section: "Security", help: "reach these hosts directly (names, .domain, or * for all)"),
+        OptionSpec(
             names: ["-q", "--quiet"],
             action: .flag { options throws(UsageError) in try options.setMode(.quiet, by: "--quiet") },
             section: "Output", help: "print nothing but failures (on standard error)"),
@@ -336,7 +350,6 @@ struct Options: Equatable {
         "-b": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
         "--background": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
         "--spider": "dl always downloads; ask the server with curl -I",
-        "--proxy": "dl takes its proxy from the environment (https_proxy, http_proxy, no_proxy)",
         "--cert": "dl has no client certificates yet",
         "--certificate": "dl has no client certificates yet",
     ]

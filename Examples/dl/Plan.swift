@@ -40,6 +40,8 @@ struct Plan: Equatable {
     var retryWait: Duration?
     /// How long a request may wait for bytes; nil for the default.
     var timeout: Duration?
+    /// `--proxy` and `--no-proxy`; nil for the environment's.
+    var proxy: Proxy?
     /// Whom servers are trusted by: `--cacert`, `--pinnedpubkey`, `-k` as one rule for every host.
     var trust: TrustRule?
     /// How long connecting may take; nil for ``timeout``.
@@ -132,10 +134,24 @@ struct Plan: Equatable {
             },
             writesToStandardOutput: writesToStandardOutput,
             maximumRetries: options.tries.map { $0 == 0 ? Int.max : $0 - 1 }, retryWait: options.retryWait,
-            timeout: options.timeout, trust: trustRule(options), connectionTimeout: options.connectionTimeout,
+            timeout: options.timeout, proxy: try proxy(options), trust: trustRule(options),
+            connectionTimeout: options.connectionTimeout,
             addressFamily: options.addressFamily, existingFiles: options.existingFiles,
             mode: options.mode,
             progressInterval: options.progressInterval)
+    }
+
+    /// `--proxy` and `--no-proxy`; nil without `--proxy`.
+    private static func proxy(_ options: Options) throws(UsageError) -> Proxy? {
+        guard let text = options.proxy else { return nil }
+        // curl takes a bare host:port as an HTTP proxy.
+        let withScheme = text.contains("://") ? text : "http://" + text
+        guard let url = URL(string: withScheme), let proxy = Proxy(url: url, bypassedHosts: options.bypassedHosts)
+        else {
+            throw .invalidValue(
+                option: "--proxy", value: text, expected: "a URL: http://HOST:PORT, https://…, socks5://…")
+        }
+        return proxy
     }
 
     /// `--cacert`, `--pinnedpubkey` and `-k` as one rule for every host; nil without them.

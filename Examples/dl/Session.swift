@@ -172,6 +172,7 @@ final class Session {
             if let credentials = plan.credentials { $0.authentication.handler = credentials.handler }
             if plan.mode == .verbose { $0.eventMonitors = [VerboseMonitor()] }
             if let trust = plan.trust { $0.trust.rules = [trust] }
+            $0.network.proxy = plan.proxy
             // A person at a terminal waits for nothing: a host that does not exist or refuses the
             // connection while the network is up fails at once, with the reason (without a
             // network, dl still waits for it, as the library does).

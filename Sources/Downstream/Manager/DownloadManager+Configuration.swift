@@ -106,6 +106,13 @@ extension DownloadManager.Configuration {
         /// Which addresses of a host requests connect to. The libcurl transport only, as
         /// ``connectionTimeout``. Default: ``AddressFamily/any``.
         public var addressFamily = AddressFamily.any
+        /// The proxy requests go through; nil (the default) for the platform's: on Linux the
+        /// `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy` variables (libcurl reads
+        /// them), on Apple platforms the system's settings. The libcurl transport honours every
+        /// kind; URLSession on Linux honours none (swift-corelibs-foundation ignores its proxy
+        /// settings), so a request fails there with ``DownloadError/Kind/invalidRequest`` instead
+        /// of going out directly.
+        public var proxy: Proxy?
         /// How many connections to one host may be open at once. Default: 6.
         public var maximumConnectionsPerHost = 6
         /// The most bytes per second all downloads of the manager may receive together; nil
@@ -338,6 +345,10 @@ extension DownloadManager.Configuration {
         if !network.headers.isEmpty {
             configuration.httpAdditionalHeaders = network.headers
         }
+        if let proxy = network.proxy {
+            // Honoured on Apple platforms (swift-corelibs-foundation keeps it and ignores it).
+            configuration.connectionProxyDictionary = proxy.connectionProxyDictionary
+        }
         return configuration
     }
 }
@@ -398,7 +409,7 @@ extension DownloadManager.Configuration {
             guard network.transport == .automatic, Self.automaticMeansLibcurl else { return (urlSession(), nil) }
             let settings = CurlTransport.Settings(
                 requestTimeout: network.requestTimeout, connectionTimeout: network.connectionTimeout,
-                addressFamily: network.addressFamily, trust: trust,
+                addressFamily: network.addressFamily, proxy: network.proxy, trust: trust,
                 maximumConnectionsPerHost: network.maximumConnectionsPerHost, additionalHeaders: network.headers)
             if let curl = CurlTransport(name: identifier, settings: settings) {
                 return (curl, nil)
@@ -436,6 +447,14 @@ extension DownloadManager.Configuration.Network {
         var settings: [String] = []
         if let host, let rule = trust.rule(for: host) { settings.append("the trust \(rule.summary)") }
         if connectionTimeout != nil { settings.append("network.connectionTimeout") }
+        #if canImport(Darwin)
+            // The system's proxy dictionary has no TLS to the proxy and no credentials.
+            if let proxy, proxy.kind == .https || proxy.user != nil {
+                settings.append("network.proxy (an HTTPS proxy, or credentials in it)")
+            }
+        #else
+            if proxy != nil { settings.append("network.proxy") }
+        #endif
         if addressFamily != .any { settings.append("network.addressFamily") }
         guard !settings.isEmpty, !transport.hasPrefix("libcurl") else { return nil }
         return "\(settings.joined(separator: " and ")) cannot be honoured by the \(transport) transport"

@@ -228,6 +228,31 @@ struct DLExampleTests {
         }
     }
 
+    /// `--proxy` and `--no-proxy`: through DownstreamTesting's proxy, or past it.
+    @Test func theProxyFlags() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let proxy = try TestProxy()
+            defer { proxy.shutdown() }
+            let body = Body.pattern(count: 20_000, seed: 2402)
+            let url = fixture.serve("/px/a.bin", body)
+            let through = try await DLChild.run(
+                ["--proxy", "127.0.0.1:\(proxy.port)", url.absoluteString], in: fixture)
+            guard DownloadManager.Configuration.automaticMeansLibcurl, TransportUnderTest.isLibcurlAvailable else {
+                #expect(through.status == 1, "\(through.errors)")
+                #expect(through.errors.contains("network.proxy"), "\(through.errors)")
+                return
+            }
+            #expect(through.status == 0, "\(through.output)\(through.errors)")
+            try body.expectMatches(fixture.file("a.bin"))
+            #expect(proxy.requests.map(\.target) == [url.absoluteString])
+            let past = try await DLChild.run(
+                ["--proxy", proxy.url.absoluteString, "--no-proxy", "127.0.0.1", "-O", "b.bin", url.absoluteString],
+                in: fixture)
+            #expect(past.status == 0, "\(past.output)\(past.errors)")
+            #expect(proxy.requests.count == 1)
+        }
+    }
+
     /// A file dl cannot write names where: a folder that is a file, a pseudo file system (which
     /// reports no room at all: it is not called "insufficient space").
     @Test func aFileThatCannotBeWrittenNamesWhere() async throws {

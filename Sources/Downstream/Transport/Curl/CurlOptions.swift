@@ -4,6 +4,10 @@
 enum CurlOption {
     static let writeData: Int32 = 10001
     static let url: Int32 = 10002
+    static let proxy: Int32 = 10004
+    static let proxyUserName: Int32 = 10175
+    static let proxyPassword: Int32 = 10176
+    static let noProxy: Int32 = 10177
     static let errorBuffer: Int32 = 10010
     static let writeFunction: Int32 = 20011
     static let lowSpeedLimit: Int32 = 19
@@ -29,6 +33,8 @@ enum CurlOption {
     static let connectTimeoutMilliseconds: Int32 = 156
     static let copyPostFields: Int32 = 10165
     static let tcpKeepAlive: Int32 = 213
+    /// `CURLOPT_SUPPRESS_CONNECT_HEADERS` (7.54.0)
+    static let suppressConnectHeaders: Int32 = 265
 }
 
 enum CurlMultiOption {

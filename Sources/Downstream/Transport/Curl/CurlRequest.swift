@@ -104,6 +104,16 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         let timeout = max(1, Int(settings.requestTimeout.inSeconds.rounded(.up)))
         let connectMilliseconds = settings.connectionTimeout.map { max(1, Int(($0.inSeconds * 1000).rounded(.up))) }
         _ = ds_curl_easy_setopt_long(easy, CurlOption.connectTimeoutMilliseconds, connectMilliseconds ?? timeout * 1000)
+        // A proxy's answer to CONNECT (ours, or one from the environment) is not the response.
+        _ = ds_curl_easy_setopt_long(easy, CurlOption.suppressConnectHeaders, 1)
+        if let proxy = settings.proxy {
+            _ = ds_curl_easy_setopt_pointer(easy, CurlOption.proxy, proxy.curlURL)
+            _ = ds_curl_easy_setopt_pointer(easy, CurlOption.noProxy, proxy.curlNoProxy)
+            if let user = proxy.user { _ = ds_curl_easy_setopt_pointer(easy, CurlOption.proxyUserName, user) }
+            if let password = proxy.password {
+                _ = ds_curl_easy_setopt_pointer(easy, CurlOption.proxyPassword, password)
+            }
+        }
         applyTrust(settings.trust?.options(for: url.host ?? "") ?? CurlTrust.Options(), to: easy)
         switch settings.addressFamily {
         case .any: break

@@ -20,6 +20,8 @@ final class CurlTransport: Transport {
         /// How long connecting may take; nil for ``requestTimeout``.
         var connectionTimeout: Duration? = nil
         var addressFamily = AddressFamily.any
+        /// The proxy; nil for libcurl's own (the environment's).
+        var proxy: Proxy? = nil
         /// The trust rules as libcurl options; nil without rules or environment settings.
         var trust: CurlTrust? = nil
         var maximumConnectionsPerHost: Int

@@ -1,0 +1,179 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An HTTP proxy on 127.0.0.1, for tests of code that downloads through one: `CONNECT host:port`
+/// tunnels (HTTPS), and requests in absolute form (`GET http://127.0.0.1:8080/file`) forwarded to
+/// their server, which must be on 127.0.0.1 too. With ``requiredAuthorization`` set, a request
+/// without exactly that `Proxy-Authorization` is answered `407` with
+/// `Proxy-Authenticate: Basic realm="proxy"`.
+///
+/// Every request head it was sent is kept, in order (``requests``). Call ``shutdown()`` when the
+/// test ends: the proxy stops listening and closes every connection.
+public final class TestProxy: @unchecked Sendable {
+    // Safe: `state` is touched only under `lock`; the rest is immutable.
+    /// A request the proxy was sent: its request line's method and target, and its
+    /// `Proxy-Authorization`.
+    public struct Request: Sendable, Equatable {
+        public var method: String
+        public var target: String
+        public var proxyAuthorization: String?
+    }
+
+    /// The port it listens on.
+    public let port: Int
+    private let listener: Int32
+    private let requiredAuthorization: String?
+    private let lock = NSLock()
+    private var _state = State()
+
+    private struct State {
+        var requests: [Request] = []
+        var sockets: Set<Int32> = []
+        var isShutDown = false
+    }
+
+    /// Starts a proxy on a free port of 127.0.0.1.
+    ///
+    /// - Parameter requiredAuthorization: the `Proxy-Authorization` value every request must
+    ///   have (`"Basic dXNlcjpwdw=="`); nil for none.
+    public init(requiredAuthorization: String? = nil) throws {
+        let (descriptor, port) = try POSIXSocket.makeBoundSocket(reuseAddress: true)
+        try POSIXSocket.listen(descriptor)
+        listener = descriptor
+        self.port = port
+        self.requiredAuthorization = requiredAuthorization
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// The proxy's URL: `http://127.0.0.1:PORT`.
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// The request heads received so far, in order.
+    public var requests: [Request] {
+        withState { $0.requests }
+    }
+
+    /// Stops listening and closes every connection.
+    public func shutdown() {
+        let sockets = withState { state in
+            state.isShutDown = true
+            defer { state.sockets = [] }
+            return state.sockets
+        }
+        POSIXSocket.shutdown(listener, reading: true)
+        for socket in sockets { POSIXSocket.shutdown(socket, reading: true) }
+    }
+
+    private func acceptLoop() {
+        while true {
+            let events = POSIXSocket.poll([listener], timeout: -1)
+            if withState({ $0.isShutDown }) || events[0] & Int16(POLLNVAL) != 0 { break }
+            let client = POSIXSocket.accept(listener)
+            guard client >= 0 else { continue }
+            guard track(client) else { break }
+            Thread.detachNewThread { [self] in serve(client) }
+        }
+        POSIXSocket.close(listener)
+    }
+
+    /// Keeps `socket` to close at shutdown; false once shut down (then it is closed).
+    private func track(_ socket: Int32) -> Bool {
+        let tracked = withState { state in
+            guard !state.isShutDown else { return false }
+            state.sockets.insert(socket)
+            return true
+        }
+        if !tracked { POSIXSocket.close(socket) }
+        return tracked
+    }
+
+    private func serve(_ client: Int32) {
+        defer { POSIXSocket.close(client) }
+        var buffered: [UInt8] = []
+        while let head = readHead(client, &buffered) {
+            let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
+            let parts = lines[0].split(separator: " ").map(String.init)
+            guard parts.count == 3 else { return }
+            let authorization = lines.dropFirst().first { $0.lowercased().hasPrefix("proxy-authorization:") }
+                .map { String($0.dropFirst("proxy-authorization:".count)).trimmingCharacters(in: .whitespaces) }
+            withState {
+                $0.requests.append(Request(method: parts[0], target: parts[1], proxyAuthorization: authorization))
+            }
+            if let requiredAuthorization, authorization != requiredAuthorization {
+                let answer =
+                    "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"proxy\"\r\n"
+                    + "Content-Length: 0\r\n\r\n"
+                guard POSIXSocket.sendAll(client, Array(answer.utf8)) else { return }
+                continue
+            }
+            let target =
+                parts[0] == "CONNECT" ? parts[1] : URL(string: parts[1]).map { "\($0.host ?? ""):\($0.port ?? 80)" }
+            guard let target, let port = Int(target.split(separator: ":").last ?? ""),
+                target.hasPrefix("127.0.0.1:") || target.hasPrefix("localhost:"),
+                let upstream = try? POSIXSocket.connectToLoopback(port: port), track(upstream)
+            else {
+                _ = POSIXSocket.sendAll(client, Array("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n".utf8))
+                return
+            }
+            defer { POSIXSocket.close(upstream) }
+            if parts[0] == "CONNECT" {
+                guard POSIXSocket.sendAll(client, Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)) else {
+                    return
+                }
+            } else {
+                // The request in origin form, the rest of its head as it came, and what followed it.
+                let path =
+                    URL(string: parts[1]).map { url in
+                        (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?\($0)" } ?? "")
+                    } ?? "/"
+                let forwarded = ([parts[0] + " " + path + " " + parts[2]] + lines.dropFirst()).joined(separator: "\r\n")
+                guard POSIXSocket.sendAll(upstream, Array((forwarded + "\r\n\r\n").utf8)) else { return }
+            }
+            if !buffered.isEmpty, !POSIXSocket.sendAll(upstream, buffered) { return }
+            relay(client, upstream)
+            return
+        }
+    }
+
+    /// Reads a request head (up to the blank line) from `socket`; what came after it stays in
+    /// `buffered`. Nil at the end of the stream.
+    private func readHead(_ socket: Int32, _ buffered: inout [UInt8]) -> String? {
+        let end: [UInt8] = Array("\r\n\r\n".utf8)
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            if let range = buffered.firstRange(of: end) {
+                let head = String(decoding: buffered[..<range.lowerBound], as: UTF8.self)
+                buffered.removeSubrange(..<range.upperBound)
+                return head
+            }
+            let count = chunk.withUnsafeMutableBytes { POSIXSocket.receive(socket, into: $0) }
+            guard count > 0 else { return nil }
+            buffered += chunk[..<count]
+        }
+    }
+
+    /// Copies bytes both ways until either side ends.
+    private func relay(_ client: Int32, _ upstream: Int32) {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let events = POSIXSocket.poll([client, upstream], timeout: -1)
+            for (index, (from, to)) in [(client, upstream), (upstream, client)].enumerated() where events[index] != 0 {
+                let count = chunk.withUnsafeMutableBytes { POSIXSocket.receive(from, into: $0) }
+                guard count > 0,
+                    chunk.withUnsafeBytes({ POSIXSocket.sendAll(to, UnsafeRawBufferPointer(rebasing: $0[..<count])) })
+                else { return }
+            }
+        }
+    }
+
+    private func withState<T>(_ body: (inout State) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&_state)
+    }
+}
