@@ -77,6 +77,9 @@ struct Options: Equatable {
     var pins: [PublicKeyPin] = []
     /// `-k`: certificates are not checked.
     var checksCertificates = true
+    /// `--cert FILE[:PASSWORD]` and `--key FILE`: the client certificate shown to servers that ask.
+    var clientCertificate: String?
+    var clientKey: String?
     /// `--proxy`: the proxy's URL.
     var proxy: String?
     /// `--no-proxy`: hosts reached directly.
@@ -294,6 +297,14 @@ struct Options: Equatable {
             section: "Security",
             help: "do not check certificates at all (a warning on every run: for a test server of your own only)"),
         OptionSpec(
+            names: ["--certificate", "--cert"], action: .value("FILE[:PASSWORD]") { $0.clientCertificate = $1 },
+            section: "Security",
+            help: "show servers that ask this client certificate (PEM with --key, or a .p12/.pfx file with its"
+                + " password)"),
+        OptionSpec(
+            names: ["--private-key", "--key"], action: .value("FILE") { $0.clientKey = $1 }, section: "Security",
+            help: "the private key of --cert (PEM)"),
+        OptionSpec(
             names: ["--proxy"], action: .value("URL") { $0.proxy = $1 }, section: "Security",
             help: "go through the proxy at URL (http://, https://, socks5://, with user:password@ if it asks;"
                 + " default: the https_proxy, http_proxy and all_proxy variables)"),
@@ -350,8 +361,6 @@ struct Options: Equatable {
         "-b": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
         "--background": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
         "--spider": "dl always downloads; ask the server with curl -I",
-        "--cert": "dl has no client certificates yet",
-        "--certificate": "dl has no client certificates yet",
     ]
 
     /// Reads `arguments` (without the program's name).

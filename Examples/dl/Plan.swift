@@ -134,7 +134,7 @@ struct Plan: Equatable {
             },
             writesToStandardOutput: writesToStandardOutput,
             maximumRetries: options.tries.map { $0 == 0 ? Int.max : $0 - 1 }, retryWait: options.retryWait,
-            timeout: options.timeout, proxy: try proxy(options), trust: trustRule(options),
+            timeout: options.timeout, proxy: try proxy(options), trust: try trustRule(options),
             connectionTimeout: options.connectionTimeout,
             addressFamily: options.addressFamily, existingFiles: options.existingFiles,
             mode: options.mode,
@@ -154,13 +154,33 @@ struct Plan: Equatable {
         return proxy
     }
 
-    /// `--cacert`, `--pinnedpubkey` and `-k` as one rule for every host; nil without them.
-    private static func trustRule(_ options: Options) -> TrustRule? {
+    /// `--cacert`, `--pinnedpubkey`, `--cert`/`--key` and `-k` as one rule for every host; nil
+    /// without them.
+    private static func trustRule(_ options: Options) throws(UsageError) -> TrustRule? {
         guard options.checksCertificates else { return .acceptingAnyCertificate(forHost: "*") }
-        guard !options.authorities.isEmpty || !options.pins.isEmpty else { return nil }
+        let identity = try clientIdentity(options)
+        guard !options.authorities.isEmpty || !options.pins.isEmpty || identity != nil else { return nil }
         return TrustRule(
             host: "*", additionalAuthorities: options.authorities.map { .file(URL(fileURLWithPath: $0)) },
-            publicKeyPins: options.pins)
+            publicKeyPins: options.pins, clientIdentity: identity)
+    }
+
+    /// `--cert FILE[:PASSWORD]` with `--key FILE` (PEM), or a `.p12`/`.pfx` file alone.
+    private static func clientIdentity(_ options: Options) throws(UsageError) -> ClientIdentity? {
+        guard let value = options.clientCertificate else {
+            if options.clientKey != nil { throw .other("--key needs --cert: the certificate of the key") }
+            return nil
+        }
+        let parts = value.split(separator: ":", maxSplits: 1).map(String.init)
+        let file = URL(fileURLWithPath: parts[0])
+        let password = parts.count == 2 ? parts[1] : nil
+        if ["p12", "pfx"].contains(file.pathExtension.lowercased()) {
+            return .pkcs12(file, password: password ?? "")
+        }
+        guard let key = options.clientKey else {
+            throw .other("--cert \(parts[0]) needs its private key: --key FILE (or give a .p12 file)")
+        }
+        return .pem(certificate: file, key: URL(fileURLWithPath: key), password: password)
     }
 
     /// Options that name one file make sense with one URL only.

@@ -46,6 +46,9 @@ public struct TrustRule: Sendable, Hashable {
     /// The public keys the host's certificate may have (any one of them: give the next key
     /// before you rotate to it). Empty: any key the authorities vouch for.
     public var publicKeyPins: [PublicKeyPin] = []
+    /// The certificate and key this client shows a host that asks for one (mutual TLS); nil
+    /// for none.
+    public var clientIdentity: ClientIdentity?
     /// Whether the host's certificate is not checked at all. Only through
     /// ``acceptingAnyCertificate(forHost:)``.
     public private(set) var acceptsAnyCertificate = false
@@ -53,12 +56,13 @@ public struct TrustRule: Sendable, Hashable {
     /// A rule for `host` (`example.com`, `*.example.com` or `*`).
     public init(
         host: String, additionalAuthorities: [Certificate] = [], trustsOnlyAdditionalAuthorities: Bool = false,
-        publicKeyPins: [PublicKeyPin] = []
+        publicKeyPins: [PublicKeyPin] = [], clientIdentity: ClientIdentity? = nil
     ) {
         self.host = host.lowercased()
         self.additionalAuthorities = additionalAuthorities
         self.trustsOnlyAdditionalAuthorities = trustsOnlyAdditionalAuthorities
         self.publicKeyPins = publicKeyPins
+        self.clientIdentity = clientIdentity
     }
 
     /// A rule that accepts any certificate of `host`, checked by nobody: for a development
@@ -80,6 +84,9 @@ public struct TrustRule: Sendable, Hashable {
         }
         if !publicKeyPins.isEmpty {
             parts.append("\(publicKeyPins.count) pin\(publicKeyPins.count == 1 ? "" : "s")")
+        }
+        if clientIdentity != nil {
+            parts.append("a client certificate")
         }
         return "rule for \(host)" + (parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))")
     }
@@ -144,4 +151,28 @@ public struct PublicKeyPin: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "sha256//\(base64)" }
+}
+
+/// A client certificate and its private key, for servers that ask for one (mutual TLS): PEM
+/// files, or a PKCS#12 file with its password.
+public struct ClientIdentity: Sendable, Hashable {
+    enum Format: Sendable, Hashable {
+        case pem(certificate: URL, key: URL)
+        case pkcs12(URL)
+    }
+
+    let format: Format
+    /// The password of the key (PEM) or of the PKCS#12 file.
+    let password: String?
+
+    /// A certificate and its private key in PEM files (the key encrypted with `password`, if
+    /// it is).
+    public static func pem(certificate: URL, key: URL, password: String? = nil) -> ClientIdentity {
+        ClientIdentity(format: .pem(certificate: certificate, key: key), password: password)
+    }
+
+    /// A certificate and its key in a PKCS#12 file (`.p12`, `.pfx`) with its password.
+    public static func pkcs12(_ file: URL, password: String) -> ClientIdentity {
+        ClientIdentity(format: .pkcs12(file), password: password)
+    }
 }

@@ -14,7 +14,9 @@ extension TransportFailure {
         let bridged: URLError.Code? = URLError.Code(rawValue: (error as NSError).code)
         let reason = (error as NSError).localizedDescription
         var code = (error as? URLError)?.code ?? bridged ?? .unknown
-        if code == .unknown, Self.isCertificateRefusal(reason) {
+        if code == .unknown || code == .networkConnectionLost, Self.isClientCertificateRefusal(reason) {
+            code = .clientCertificateRequired
+        } else if code == .unknown, Self.isCertificateRefusal(reason) {
             // swift-corelibs-foundation maps libcurl's certificate failures to `.unknown`, with
             // libcurl's words as the description: they are the only sign.
             code = .serverCertificateUntrusted
@@ -22,6 +24,13 @@ extension TransportFailure {
         self.init(
             code: code, reason: reason,
             networkUnavailableReason: NetworkUnavailableReason(userInfo: (error as NSError).userInfo))
+    }
+
+    /// Whether TLS words (`reason`, libcurl's with OpenSSL's) say the server wants a client
+    /// certificate, or refused the one shown: its alert comes after the handshake in TLS 1.3,
+    /// as a failed read.
+    static func isClientCertificateRefusal(_ reason: String) -> Bool {
+        ["alert certificate required", "alert bad certificate", "alert unknown ca"].contains { reason.contains($0) }
     }
 
     /// Whether libcurl's words (`reason`) say the server's certificate was refused.

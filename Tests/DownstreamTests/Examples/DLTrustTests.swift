@@ -48,4 +48,28 @@ struct DLTrustTests {
             #expect(insecure.errors.hasPrefix("dl: WARNING: certificates are not checked (-k)"), "\(insecure.errors)")
         }
     }
+
+    @Test func aClientCertificateFromTheCommandLine() async throws {
+        let body = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0) })
+        let server = try await TLSServer.start(files: ["f.bin": body], requiresClientCertificate: true)
+        defer { server.stop() }
+        guard DownloadManager.Configuration.automaticMeansLibcurl, TransportUnderTest.isLibcurlAvailable else { return }
+        try await withFixture(startsManager: false) { fixture in
+            let url = server.url("f.bin").absoluteString
+            let ca = server.authority.path
+            let without = try await DLChild.run(["--cacert", ca, "-O", "a.bin", url], in: fixture)
+            #expect(without.status == 4, "\(without.errors)")
+            let pem = try await DLChild.run(
+                [
+                    "--cacert", ca, "--cert", server.clientCertificate.path, "--key", server.clientKey.path, "-O",
+                    "b.bin", url,
+                ],
+                in: fixture)
+            #expect(pem.status == 0, "\(pem.errors)")
+            let p12 = try await DLChild.run(
+                ["--cacert", ca, "--cert", server.clientPKCS12.path + ":secret", "-O", "c.bin", url], in: fixture)
+            #expect(p12.status == 0, "\(p12.errors)")
+            #expect(try Data(contentsOf: fixture.file("c.bin")) == body)
+        }
+    }
 }

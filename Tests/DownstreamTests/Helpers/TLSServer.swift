@@ -27,9 +27,16 @@ final class TLSServer: Sendable {
         self.server = server
     }
 
+    /// A client certificate the CA signed, PEM, with its key (`client.key`), and as PKCS#12
+    /// (`client.p12`, password `secret`).
+    var clientCertificate: URL { directory.appendingPathComponent("client.pem") }
+    var clientKey: URL { directory.appendingPathComponent("client.key") }
+    var clientPKCS12: URL { directory.appendingPathComponent("client.p12") }
+
     /// Makes the certificates in a new folder, writes `files` (name → bytes) into its `www`, and
-    /// starts the server.
-    static func start(files: [String: Data]) async throws -> TLSServer {
+    /// starts the server; with `requiresClientCertificate`, it accepts only clients with a
+    /// certificate its CA signed.
+    static func start(files: [String: Data], requiresClientCertificate: Bool = false) async throws -> TLSServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
         let www = directory.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
@@ -47,9 +54,24 @@ final class TLSServer: Sendable {
                 "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
                 "server.pem", "-days", "2", "-extfile", "ext.cnf",
             ], in: directory)
+        if requiresClientCertificate {
+            try await run(
+                ["req"] + curve + ["-keyout", "client.key", "-out", "client.csr", "-subj", "/CN=client"], in: directory)
+            try await run(
+                [
+                    "x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                    "client.pem", "-days", "2",
+                ], in: directory)
+            try await run(
+                [
+                    "pkcs12", "-export", "-in", "client.pem", "-inkey", "client.key", "-out", "client.p12", "-passout",
+                    "pass:secret",
+                ], in: directory)
+        }
+        let verify = requiresClientCertificate ? ["-Verify", "1", "-CAfile", "../ca.pem"] : []
         let pipe = try SpawnedProcess.pipe()
         let server = try SpawnedProcess(
-            openssl, ["s_server", "-WWW", "-cert", "../server.pem", "-key", "../server.key", "-accept", "0"],
+            openssl, ["s_server", "-WWW", "-cert", "../server.pem", "-key", "../server.key", "-accept", "0"] + verify,
             directory: www, output: pipe.write, errors: pipe.write)
         close(pipe.write)
         let output = OutputReader(pipe.read)

@@ -84,6 +84,21 @@ struct TrustTests {
         #expect(!error.isResumable)
     }
 
+    @Test(.enabled(if: managersUseLibcurl, "libcurl is the manager's transport on Linux only"))
+    func aClientCertificateIsShownToAServerThatRequiresOne() async throws {
+        let server = try await TLSServer.start(files: ["f.bin": Self.body], requiresClientCertificate: true)
+        defer { server.stop() }
+        var trust = TrustSettings()
+        trust.rules = [Self.rule(server)]
+        let refused = try await Self.download("f.bin", from: server, trust: trust)
+        guard case .failure(let error) = refused else { Issue.record("served without a client certificate"); return }
+        #expect(error.urlErrorCode == .clientCertificateRequired, "\(error.reason)")
+        trust.rules[0].clientIdentity = .pem(certificate: server.clientCertificate, key: server.clientKey)
+        _ = try await Self.download("f.bin", from: server, trust: trust).get()
+        trust.rules[0].clientIdentity = .pkcs12(server.clientPKCS12, password: "secret")
+        _ = try await Self.download("f.bin", from: server, trust: trust).get()
+    }
+
     final class Told: DownloadEventMonitor {
         let hosts = Locked<[String]>([])
         func download(_ download: Download, acceptsAnyCertificateOf host: String) {

@@ -25,6 +25,10 @@ enum CurlOption {
     static let sslVerifyPeer: Int32 = 64
     static let sslVerifyHost: Int32 = 81
     static let caInfo: Int32 = 10065
+    static let sslCertificate: Int32 = 10025
+    static let keyPassword: Int32 = 10026
+    static let sslCertificateType: Int32 = 10086
+    static let sslKey: Int32 = 10087
     static let caPath: Int32 = 10097
     static let pinnedPublicKey: Int32 = 10230
     /// `CURLOPT_IPRESOLVE`: 0 whatever, 1 IPv4 only, 2 IPv6 only.

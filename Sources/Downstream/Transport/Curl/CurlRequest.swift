@@ -179,6 +179,19 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
             _ = ds_curl_easy_setopt_pointer(easy, CurlOption.caPath, nil)
         }
         if let pins = options.pins { _ = ds_curl_easy_setopt_pointer(easy, CurlOption.pinnedPublicKey, pins) }
+        if let identity = options.clientIdentity {
+            switch identity.format {
+            case .pem(let certificate, let key):
+                _ = ds_curl_easy_setopt_pointer(easy, CurlOption.sslCertificate, certificate.path)
+                _ = ds_curl_easy_setopt_pointer(easy, CurlOption.sslKey, key.path)
+            case .pkcs12(let file):
+                _ = ds_curl_easy_setopt_pointer(easy, CurlOption.sslCertificate, file.path)
+                _ = ds_curl_easy_setopt_pointer(easy, CurlOption.sslCertificateType, "P12")
+            }
+            if let password = identity.password {
+                _ = ds_curl_easy_setopt_pointer(easy, CurlOption.keyPassword, password)
+            }
+        }
         if !options.verifies {
             _ = ds_curl_easy_setopt_long(easy, CurlOption.sslVerifyPeer, 0)
             _ = ds_curl_easy_setopt_long(easy, CurlOption.sslVerifyHost, 0)

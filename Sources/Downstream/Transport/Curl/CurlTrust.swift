@@ -13,6 +13,7 @@ struct CurlTrust: Sendable {
         var caDirectory: String?
         var pins: String?
         var verifies = true
+        var clientIdentity: ClientIdentity?
         /// The rule, in words, for a refusal's reason.
         var rule: String?
     }
@@ -63,6 +64,7 @@ struct CurlTrust: Sendable {
         guard let rule = settings.rule(for: host) else { return environment }
         var options = environment
         options.rule = rule.summary
+        options.clientIdentity = rule.clientIdentity
         if rule.acceptsAnyCertificate {
             options.verifies = false
             return options

@@ -10,6 +10,7 @@ extension TransportFailure {
     init(curlCode code: Int32, osErrno: Int32, message: String) {
         let urlCode: URLError.Code
         switch code {
+        case _ where Self.isClientCertificateRefusal(message): urlCode = .clientCertificateRequired
         case _ where osErrno == ECONNREFUSED: urlCode = .cannotConnectToHost
         case CurlCode.operationTimedOut: urlCode = .timedOut
         case CurlCode.couldNotConnect: urlCode = osErrno == ETIMEDOUT ? .timedOut : .cannotConnectToHost
