@@ -35,6 +35,7 @@ public final class TestProxy: @unchecked Sendable {
         var requests: [Request] = []
         var sockets: Set<Int32> = []
         var isShutDown = false
+        var isListenerClosed = false
     }
 
     /// Starts a proxy on a free port of 127.0.0.1.
@@ -60,13 +61,13 @@ public final class TestProxy: @unchecked Sendable {
 
     /// Stops listening and closes every connection.
     public func shutdown() {
-        let sockets = withState { state in
+        // Under the lock, as every close of a tracked socket is: a socket number is never shut
+        // down after it was closed (and perhaps given to another socket of the process).
+        withState { state in
             state.isShutDown = true
-            defer { state.sockets = [] }
-            return state.sockets
+            for socket in state.sockets { POSIXSocket.shutdown(socket, reading: true) }
+            if !state.isListenerClosed { POSIXSocket.shutdown(listener, reading: true) }
         }
-        POSIXSocket.shutdown(listener, reading: true)
-        for socket in sockets { POSIXSocket.shutdown(socket, reading: true) }
     }
 
     private func acceptLoop() {
@@ -78,10 +79,13 @@ public final class TestProxy: @unchecked Sendable {
             guard track(client) else { break }
             Thread.detachNewThread { [self] in serve(client) }
         }
-        POSIXSocket.close(listener)
+        withState { state in
+            state.isListenerClosed = true
+            POSIXSocket.close(listener)
+        }
     }
 
-    /// Keeps `socket` to close at shutdown; false once shut down (then it is closed).
+    /// Keeps `socket` to shut down at shutdown; false once shut down (then it is closed).
     private func track(_ socket: Int32) -> Bool {
         let tracked = withState { state in
             guard !state.isShutDown else { return false }
@@ -92,8 +96,16 @@ public final class TestProxy: @unchecked Sendable {
         return tracked
     }
 
+    /// Forgets and closes a tracked socket, under the lock (see ``shutdown()``).
+    private func close(_ socket: Int32) {
+        withState { state in
+            state.sockets.remove(socket)
+            POSIXSocket.close(socket)
+        }
+    }
+
     private func serve(_ client: Int32) {
-        defer { POSIXSocket.close(client) }
+        defer { close(client) }
         var buffered: [UInt8] = []
         while let head = readHead(client, &buffered) {
             let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
@@ -120,7 +132,7 @@ public final class TestProxy: @unchecked Sendable {
                 _ = POSIXSocket.sendAll(client, Array("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n".utf8))
                 return
             }
-            defer { POSIXSocket.close(upstream) }
+            defer { close(upstream) }
             if parts[0] == "CONNECT" {
                 guard POSIXSocket.sendAll(client, Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)) else {
                     return
