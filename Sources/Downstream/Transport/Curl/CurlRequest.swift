@@ -174,8 +174,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         trustRule = options.rule
         if let file = options.caFile { _ = ds_curl_easy_setopt_pointer(easy, CurlOption.caInfo, file) }
         if let directory = options.caDirectory { _ = ds_curl_easy_setopt_pointer(easy, CurlOption.caPath, directory) }
-        if options.caFile != nil, options.caDirectory == nil {
-            // Only the file: not also a directory libcurl was built to read.
+        if options.usesOnlyCAFile {
             _ = ds_curl_easy_setopt_pointer(easy, CurlOption.caPath, nil)
         }
         if let pins = options.pins { _ = ds_curl_easy_setopt_pointer(easy, CurlOption.pinnedPublicKey, pins) }

@@ -11,6 +11,8 @@ struct CurlTrust: Sendable {
     struct Options: Equatable, Sendable {
         var caFile: String?
         var caDirectory: String?
+        /// Whether the CA file is all: not also a directory libcurl was built to read.
+        var usesOnlyCAFile = false
         var pins: String?
         var verifies = true
         var clientIdentity: ClientIdentity?
@@ -72,6 +74,7 @@ struct CurlTrust: Sendable {
         if let bundle = bundles[rule.host] {
             options.caFile = bundle
             options.caDirectory = nil
+            options.usesOnlyCAFile = true
         }
         if !rule.publicKeyPins.isEmpty {
             options.pins = rule.publicKeyPins.map(\.description).joined(separator: ";")
