@@ -8,7 +8,7 @@ import Foundation
 
 /// An HTTP proxy on 127.0.0.1, for tests of code that downloads through one: `CONNECT host:port`
 /// tunnels (HTTPS), and requests in absolute form (`GET http://127.0.0.1:8080/file`) forwarded to
-/// their server, which must be on 127.0.0.1 too. With ``requiredAuthorization`` set, a request
+/// their server, which must be on 127.0.0.1 too. Made with a required authorization, a request
 /// without exactly that `Proxy-Authorization` is answered `407` with
 /// `Proxy-Authenticate: Basic realm="proxy"`.
 ///
