@@ -99,6 +99,42 @@ struct TrustTests {
         _ = try await Self.download("f.bin", from: server, trust: trust).get()
     }
 
+    /// A redirect to another host is checked by that host's rule: here an HTTP server sends the
+    /// download to `localhost` over TLS, whose pin is wrong.
+    @Test(.enabled(if: managersUseLibcurl, "libcurl is the manager's transport on Linux only"))
+    func aRedirectIsCheckedByTheRuleOfTheHostItGoesTo() async throws {
+        let server = try await TLSServer.start(files: ["f.bin": Self.body])
+        defer { server.stop() }
+        let wrong = try #require(PublicKeyPin(sha256Base64: Data(repeating: 3, count: 32).base64EncodedString()))
+        let pin = try #require(PublicKeyPin(sha256Base64: try await server.publicKeyPin()))
+        let target = "https://localhost:\(server.port)/f.bin"
+        for (pins, succeeds) in [([wrong], false), ([pin], true)] {
+            try await withFixture({
+                $0.trust.rules = [
+                    TrustRule(host: "localhost", additionalAuthorities: [.file(server.authority)], publicKeyPins: pins)
+                ]
+                $0.retry.maximumRetries = 0
+            }) { fixture in
+                var moved = Route(body: .pattern(count: 0))
+                moved.redirect = (302, target)
+                fixture.server.setRoute("/moved", moved)
+                let download = await fixture.manager.download(
+                    from: fixture.server.url("/moved"), to: .file(fixture.file("f.bin")))
+                let outcome = await download.outcome()
+                switch outcome {
+                case .success(let file):
+                    #expect(succeeds)
+                    let saved = try Data(contentsOf: file)
+                    #expect(saved == Self.body)
+                case .failure(let error):
+                    #expect(!succeeds, "\(error)")
+                    #expect(error.kind == .serverTrustFailed)
+                    #expect(error.reason.contains("rule for localhost (1 authority, 1 pin)"), "\(error.reason)")
+                }
+            }
+        }
+    }
+
     final class Told: DownloadEventMonitor {
         let hosts = Locked<[String]>([])
         func download(_ download: Download, acceptsAnyCertificateOf host: String) {
