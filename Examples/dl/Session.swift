@@ -30,12 +30,12 @@ final class Session {
     /// The failures dl does not try again by itself, unlike the library (see `--help`).
     nonisolated static let failsAtOnce: Set<URLError.Code> = [.cannotFindHost, .dnsLookupFailed, .cannotConnectToHost]
 
-    private var plan: Plan
+    private(set) var plan: Plan
     /// Where reports go: standard output, or standard error when the file goes there (`-O -`).
     private var reports: Int32 { plan.writesToStandardOutput ? STDERR_FILENO : STDOUT_FILENO }
     private var reporter: any Reporter
     private let isTerminal: Bool
-    private let environment: [String: String]
+    let environment: [String: String]
     private var jobs: [JobStatus]
     private var downloads: [Download] = []
     /// The file at each job's destination before it started, if there was one.
@@ -150,74 +150,6 @@ final class Session {
         Terminal.write(reporter.finish(jobs, summary: summary, interrupted: interrupted), output: reports)
         for source in signals { source.cancel() }
         return summary.exitCode
-    }
-
-    private var configuration: DownloadManager.Configuration {
-        DownloadManager.Configuration(identifier: Self.identifier) {
-            // A user (or a test) who sets XDG_DATA_HOME gets the store there on macOS too.
-            if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-                $0.storage.directory = URL(fileURLWithPath: data, isDirectory: true)
-                    .appendingPathComponent("Downstream", isDirectory: true)
-                    .appendingPathComponent(Self.identifier, isDirectory: true)
-            }
-            // Several dl processes, each with files of its own, use the store at once; a file
-            // another dl is downloading fails at once, naming it.
-            $0.storage.isSharedByProcesses = true
-            $0.progress.interval = .milliseconds(plan.progressInterval == .zero ? 100 : 200)
-            // Every connection of a file takes a slot: -j files of -x connections each.
-            $0.scheduling.maximumConcurrentDownloads = plan.maximumConcurrentDownloads * plan.connections
-            $0.scheduling.maximumConcurrentDownloadsPerHost = plan.maximumConcurrentDownloads * plan.connections
-            $0.network.maximumBytesPerSecond = plan.limitRate
-            $0.network.userAgent = plan.userAgent
-            if let credentials = plan.credentials { $0.authentication.handler = credentials.handler }
-            if plan.mode == .verbose { $0.eventMonitors = [VerboseMonitor()] }
-            if let trust = plan.trust { $0.trust.rules = [trust] }
-            $0.network.proxy = plan.proxy
-            // A person at a terminal waits for nothing: a host that does not exist or refuses the
-            // connection while the network is up fails at once, with the reason (without a
-            // network, dl still waits for it, as the library does).
-            $0.retry.transientNetworkErrors.subtract(Self.failsAtOnce)
-            if let retries = plan.maximumRetries { $0.retry.maximumRetries = retries }
-            if let wait = plan.retryWait { $0.retry.initialDelay = wait }
-            if let timeout = plan.timeout { $0.network.requestTimeout = timeout }
-            $0.network.connectionTimeout = plan.connectionTimeout
-            $0.network.addressFamily = plan.addressFamily
-            $0.network.maximumConnectionsPerFile = plan.connections
-            // Every connection of every file at once may go to one host.
-            $0.network.maximumConnectionsPerHost = max(6, plan.connections * plan.maximumConcurrentDownloads)
-        }
-    }
-
-    /// The request of `job`; a file an earlier run saved is used as it is.
-    private func request(for job: Job, savedEarlier: Bool) -> DownloadRequest {
-        // A file for standard output left in the store is not the user's: replaced, unless it is
-        // one a run completed and could not copy out (then it is copied now).
-        let policy =
-            savedEarlier ? .useExisting : plan.writesToStandardOutput ? .replace : plan.existingFiles.conflictPolicy
-        let destination: Destination =
-            job.namedByServer
-            ? .directory(job.file.deletingLastPathComponent(), ifExists: policy) : .file(job.file, ifExists: policy)
-        var request = DownloadRequest(url: job.url, to: destination)
-        for header in plan.headers {
-            request.urlRequest.setValue(header.value, forHTTPHeaderField: header.name)
-        }
-        request.expectedDigest = job.digest
-        request.mirrors = job.mirrors
-        return request
-    }
-
-    /// Makes `earlier`, a download of an earlier run to `job`'s file, the one the manager gives
-    /// `job` (it joins a download of the same URL and file): from a new URL (a fresh signed link,
-    /// a moved server), it continues from its bytes, which the first request checks against the
-    /// new server's; with another expected digest, it starts over.
-    private func reconcile(_ earlier: Download, with job: Job) async {
-        guard earlier.request.expectedDigest == job.digest else {
-            await earlier.cancel()
-            return
-        }
-        if earlier.request.url != job.url, earlier.url != job.url {
-            try? await earlier.setURL(job.url)
-        }
     }
 
     /// `-O -`: the file is downloaded into the store (`stdout/NAME`), where the same command
