@@ -439,25 +439,3 @@ extension DownloadManager.Configuration {
             overall: scheduling.maximumConcurrentDownloads, perHost: scheduling.maximumConcurrentDownloadsPerHost)
     }
 }
-
-extension DownloadManager.Configuration.Network {
-    /// The settings of these, and the trust rule of `host`, that `transport` cannot honour, in
-    /// words; nil when it honours all.
-    func unsupportedSettings(on transport: String, host: String?, trust: TrustSettings) -> String? {
-        var settings: [String] = []
-        if let host, let rule = trust.rule(for: host) { settings.append("the trust \(rule.summary)") }
-        if connectionTimeout != nil { settings.append("network.connectionTimeout") }
-        #if canImport(Darwin)
-            // The system's proxy dictionary has no TLS to the proxy and no credentials.
-            if let proxy, proxy.kind == .https || proxy.user != nil {
-                settings.append("network.proxy (an HTTPS proxy, or credentials in it)")
-            }
-        #else
-            if proxy != nil { settings.append("network.proxy") }
-        #endif
-        if addressFamily != .any { settings.append("network.addressFamily") }
-        guard !settings.isEmpty, !transport.hasPrefix("libcurl") else { return nil }
-        return "\(settings.joined(separator: " and ")) cannot be honoured by the \(transport) transport"
-            + " (only libcurl has them); leave them unset, or use libcurl (Linux)"
-    }
-}

@@ -27,7 +27,8 @@ extension DownloadManager {
     private func ownUnfinishedDownload(to path: String) -> Download? {
         if configuration.storage.partialsDirectory == nil {
             // Beside its file: no need to look through every download.
-            let location = PartialLocation(path: path + "." + PartialLocation.partialExtension)
+            let location = PartialLocation(
+                url: PartialLocation.noURL, destination: .file(URL(fileURLWithPath: path)), partialsDirectory: nil)
             guard let download = byLocation[location], download.canBeJoined else { return nil }
             return download
         }

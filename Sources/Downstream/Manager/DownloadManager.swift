@@ -196,8 +196,8 @@ public actor DownloadManager {
     public func download(_ request: DownloadRequest, startsPaused: Bool = false) async -> Download {
         var requestError = isInvalidated ? .managerUnavailable("the manager was invalidated") : Self.validate(request)
         if requestError == nil,
-            let problem = configuration.network.unsupportedSettings(
-                on: transportName, host: request.url?.host, trust: configuration.trust)
+            let problem = configuration.network.unappliedSettings(
+                on: engines.ranged, host: request.url?.host, trust: configuration.trust)
         {
             requestError = .invalidRequest(problem)
         }

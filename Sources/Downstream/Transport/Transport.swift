@@ -18,6 +18,10 @@ protocol Transport: Sendable {
     /// in one request: for a transport that keeps memory for each chunk until its request ends.
     var needsBoundedRequests: Bool { get }
 
+    /// The manager's connection settings the transport applies to its requests; a request that
+    /// needs one it does not apply fails instead of going out without it.
+    var connectionSettings: Set<ConnectionSetting> { get }
+
     /// Sends `request`. Its events reach `receiver` one at a time and in order, on a queue of the
     /// transport. A receiver that cannot take body bytes yet says so (``BodyReception/later``)
     /// and the transfer waits, reading nothing more, until it is resumed: bytes never pile up. The
@@ -27,6 +31,18 @@ protocol Transport: Sendable {
 
     /// Cancels every request still running and releases the transport's resources.
     func invalidate()
+}
+
+/// A connection setting of the manager that a transport may or may not be able to apply.
+enum ConnectionSetting: Hashable, Sendable, CaseIterable {
+    /// Trust rules: authorities, pins, client certificates, hosts not checked.
+    case trustRules
+    case connectionTimeout
+    case addressFamily
+    /// An HTTP or SOCKS5 proxy without credentials.
+    case proxy
+    /// A proxy reached over TLS, or one with credentials.
+    case proxyOverTLSOrWithCredentials
 }
 
 /// A request a transport is running.

@@ -28,6 +28,17 @@ final class URLSessionTransport: Transport {
             false
         #endif
     }
+
+    /// On Apple platforms a plain proxy (the session's `connectionProxyDictionary`); nothing on
+    /// Linux, where swift-corelibs-foundation gives neither a trust challenge nor a proxy or CA
+    /// setting (it ignores the proxy dictionary).
+    var connectionSettings: Set<ConnectionSetting> {
+        #if canImport(FoundationNetworking)
+            []
+        #else
+            [.proxy]
+        #endif
+    }
     private let delegate = Delegate()
     private let session: URLSession
     private let delegateQueue: SendableOperationQueue

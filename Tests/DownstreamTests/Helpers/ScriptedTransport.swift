@@ -11,6 +11,7 @@ import Testing
 final class ScriptedTransport: Transport {
     var name: String { "scripted" }
     var needsBoundedRequests: Bool { false }
+    var connectionSettings: Set<ConnectionSetting> { Set(ConnectionSetting.allCases) }
     private let requests = Locked<[ScriptedRequest]>([])
 
     /// The requests started so far, oldest first.

@@ -35,6 +35,8 @@ final class CurlTransport: Transport {
     let name: String
     /// libcurl keeps nothing per chunk: a file comes in one request, with no stitch point.
     var needsBoundedRequests: Bool { false }
+    /// libcurl has an option for each.
+    var connectionSettings: Set<ConnectionSetting> { Set(ConnectionSetting.allCases) }
 
     /// A transport, or nil when libcurl cannot be used (see ``CurlLibrary/availability``).
     init?(name: String, settings: Settings) {
