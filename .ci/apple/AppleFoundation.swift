@@ -17,6 +17,35 @@
 @_exported import Foundation
 @_exported import FoundationNetworking
 import Combine
+import Security
+
+// NSURLProtectionSpace.h `NSURLAuthenticationMethodServerTrust`, `NSURLAuthenticationMethodClientCertificate`
+// (Linux declares them unavailable); these shadow FoundationNetworking's, which this module imports.
+@available(macOS 10.6, iOS 3.0, watchOS 2.0, tvOS 9.0, *)
+public var NSURLAuthenticationMethodServerTrust: String { fatalError() }
+@available(macOS 10.6, iOS 3.0, watchOS 2.0, tvOS 9.0, *)
+public var NSURLAuthenticationMethodClientCertificate: String { fatalError() }
+
+extension URLProtectionSpace {
+    // NSURLProtectionSpace.h `@property (nullable, readonly) SecTrustRef serverTrust` (Linux has `serverTrust: Any?`;
+    // code that reads it names the type: `let trust: SecTrust? = space.serverTrust`).
+    @available(macOS 10.6, iOS 3.0, watchOS 2.0, tvOS 9.0, *)
+    public var serverTrust: SecTrust? { fatalError() }
+}
+
+extension URLCredential {
+    // NSURLCredential.h `-initWithTrust:`.
+    @available(macOS 10.6, iOS 3.0, watchOS 2.0, tvOS 9.0, *)
+    public convenience init(trust: SecTrust) { fatalError() }
+
+    // NSURLCredential.h `-initWithIdentity:certificates:persistence:`.
+    @available(macOS 10.6, iOS 3.0, watchOS 2.0, tvOS 9.0, *)
+    public convenience init(
+        identity: SecIdentity, certificates certArray: [Any]?, persistence: URLCredential.Persistence
+    ) {
+        fatalError()
+    }
+}
 
 extension URLSessionConfiguration {
     // NSURLSession.h `+backgroundSessionConfigurationWithIdentifier:` (Linux declares it unavailable).

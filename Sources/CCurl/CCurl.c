@@ -23,7 +23,15 @@ typedef struct {
     unsigned int version_num;
     const char *host;
     int features;
+    const char *ssl_version;
 } ds_curl_version_info;
+
+// struct curl_blob (7.71.0); CURL_BLOB_COPY is 1: libcurl keeps a copy of the bytes.
+typedef struct {
+    void *data;
+    size_t len;
+    unsigned int flags;
+} ds_curl_blob;
 
 static int (*global_init)(long);
 static ds_curl_version_info *(*version_info)(int);
@@ -105,6 +113,9 @@ int ds_curl_load(const char *path, char *error, size_t error_capacity) {
 const char *ds_curl_version(void) { return loaded_version ? loaded_version->version : ""; }
 unsigned ds_curl_version_number(void) { return loaded_version ? loaded_version->version_num : 0; }
 int ds_curl_features(void) { return loaded_version ? loaded_version->features : 0; }
+const char *ds_curl_ssl_version(void) {
+    return loaded_version && loaded_version->ssl_version ? loaded_version->ssl_version : "";
+}
 
 ds_curlm *ds_curl_multi_init(void) { return (ds_curlm *)multi_init(); }
 void ds_curl_multi_cleanup(ds_curlm *multi) { multi_cleanup(multi); }
@@ -140,6 +151,10 @@ int ds_curl_easy_setopt_pointer(ds_curl *easy, int option, const void *value) {
 int ds_curl_easy_setopt_callback(ds_curl *easy, int option, ds_curl_data_callback callback) {
     return easy_setopt(easy, option, callback);
 }
+int ds_curl_easy_setopt_blob(ds_curl *easy, int option, const void *bytes, size_t count) {
+    ds_curl_blob blob = {(void *)bytes, count, 1};
+    return easy_setopt(easy, option, &blob);
+}
 int ds_curl_easy_setopt_offset(ds_curl *easy, int option, int64_t value) {
     // curl_off_t is a 64-bit integer on every platform libcurl supports.
     return easy_setopt(easy, option, (long long)value);
@@ -167,6 +182,7 @@ int ds_curl_load(const char *path, char *error, size_t error_capacity) {
 const char *ds_curl_version(void) { return ""; }
 unsigned ds_curl_version_number(void) { return 0; }
 int ds_curl_features(void) { return 0; }
+const char *ds_curl_ssl_version(void) { return ""; }
 ds_curlm *ds_curl_multi_init(void) { return NULL; }
 void ds_curl_multi_cleanup(ds_curlm *multi) { (void)multi; }
 int ds_curl_multi_add(ds_curlm *multi, ds_curl *easy) { (void)multi; (void)easy; return -1; }
@@ -193,6 +209,9 @@ int ds_curl_easy_setopt_callback(ds_curl *easy, int option, ds_curl_data_callbac
 }
 int ds_curl_easy_setopt_offset(ds_curl *easy, int option, int64_t value) {
     (void)easy; (void)option; (void)value; return -1;
+}
+int ds_curl_easy_setopt_blob(ds_curl *easy, int option, const void *bytes, size_t count) {
+    (void)easy; (void)option; (void)bytes; (void)count; return -1;
 }
 int ds_curl_easy_getinfo_long(ds_curl *easy, int info, long *value) { (void)easy; (void)info; (void)value; return -1; }
 int ds_curl_easy_getinfo_string(ds_curl *easy, int info, const char **value) {

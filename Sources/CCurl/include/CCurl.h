@@ -28,10 +28,12 @@ typedef size_t (*ds_curl_data_callback)(char *data, size_t size, size_t count, v
 /// with the reason in `error`. Call once; not thread-safe.
 int ds_curl_load(const char *path, char *error, size_t error_capacity);
 
-/// libcurl's version text ("7.88.1"), and as a number (0xMMmmpp); its feature bits.
+/// libcurl's version text ("7.88.1"), and as a number (0xMMmmpp); its feature bits; its TLS
+/// library ("OpenSSL/3.0.11"), empty without one.
 const char *ds_curl_version(void);
 unsigned ds_curl_version_number(void);
 int ds_curl_features(void);
+const char *ds_curl_ssl_version(void);
 
 ds_curlm *ds_curl_multi_init(void);
 void ds_curl_multi_cleanup(ds_curlm *multi);
@@ -52,6 +54,8 @@ int ds_curl_easy_setopt_long(ds_curl *easy, int option, long value);
 int ds_curl_easy_setopt_pointer(ds_curl *easy, int option, const void *value);
 int ds_curl_easy_setopt_callback(ds_curl *easy, int option, ds_curl_data_callback callback);
 int ds_curl_easy_setopt_offset(ds_curl *easy, int option, int64_t value);
+/// Sets a blob option (a `struct curl_blob`, 7.71.0): libcurl copies the `count` bytes.
+int ds_curl_easy_setopt_blob(ds_curl *easy, int option, const void *bytes, size_t count);
 int ds_curl_easy_getinfo_long(ds_curl *easy, int info, long *value);
 int ds_curl_easy_getinfo_string(ds_curl *easy, int info, const char **value);
 int ds_curl_easy_pause(ds_curl *easy, int bitmask);

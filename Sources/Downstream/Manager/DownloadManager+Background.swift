@@ -100,6 +100,10 @@ extension DownloadManager.Configuration {
         if !network.headers.isEmpty {
             configuration.httpAdditionalHeaders = network.headers
         }
+        if let proxy = network.proxy {
+            // Honoured on Apple platforms, as in the ranged engine's session.
+            configuration.connectionProxyDictionary = proxy.connectionProxyDictionary
+        }
         return configuration
     }
 }

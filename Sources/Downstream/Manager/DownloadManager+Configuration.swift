@@ -403,7 +403,7 @@ extension DownloadManager.Configuration {
         func urlSession() -> URLSessionTransport {
             URLSessionTransport(
                 identifier: identifier, configuration: makeURLSessionConfiguration(),
-                pendingCallbackLimit: pendingCallbackLimit)
+                pendingCallbackLimit: pendingCallbackLimit, trust: self.trust)
         }
         #if os(Linux)
             guard network.transport == .automatic, Self.automaticMeansLibcurl else { return (urlSession(), nil) }

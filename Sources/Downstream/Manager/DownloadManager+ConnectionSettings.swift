@@ -1,9 +1,18 @@
+/// What puts a manager's requests on the wire, as the connection-settings check sees it: a
+/// transport of the ranged engine, or the system's session of a background manager.
+struct ConnectionEngine: Sendable {
+    /// "libcurl 7.88.1", "URLSession", "the background session".
+    let name: String
+    /// The settings it applies.
+    let settings: Set<ConnectionSetting>
+}
+
 extension DownloadManager.Configuration.Network {
-    /// The settings of these, and the trust rule of `host`, that `transport` cannot apply, in
-    /// words; nil when it applies all that the request needs.
-    func unappliedSettings(on transport: any Transport, host: String?, trust: TrustSettings) -> String? {
+    /// The settings of these, and of the trust rule of `host`, that one of `engines` cannot
+    /// apply, in words; nil when every engine a request may go through applies all it needs.
+    func unappliedSettings(on engines: [ConnectionEngine], host: String?, trust: TrustSettings) -> String? {
         var needed: [(ConnectionSetting, String)] = []
-        if let host, let rule = trust.rule(for: host) { needed.append((.trustRules, "the trust \(rule.summary)")) }
+        if let host, let rule = trust.rule(for: host) { needed += rule.neededSettings }
         if connectionTimeout != nil { needed.append((.connectionTimeout, "network.connectionTimeout")) }
         if let proxy {
             needed.append(
@@ -12,9 +21,51 @@ extension DownloadManager.Configuration.Network {
                     : (.proxy, "network.proxy"))
         }
         if addressFamily != .any { needed.append((.addressFamily, "network.addressFamily")) }
-        let unapplied = needed.filter { !transport.connectionSettings.contains($0.0) }.map(\.1)
-        guard !unapplied.isEmpty else { return nil }
-        return "\(unapplied.joined(separator: " and ")) cannot be honoured by the \(transport.name) transport"
-            + " (only libcurl has them all); leave them unset, or use libcurl (Linux)"
+        for engine in engines {
+            let unapplied = needed.filter { !engine.settings.contains($0.0) }.map(\.1)
+            guard !unapplied.isEmpty else { continue }
+            return "\(unapplied.joined(separator: " and ")) cannot be honoured by the \(engine.name) transport;"
+                + " leave \(unapplied.count == 1 ? "it" : "them") unset, or use a transport that has"
+                + " \(unapplied.count == 1 ? "it" : "them") (the article Trusting servers lists which has what)"
+        }
+        return nil
+    }
+}
+
+extension TrustRule {
+    /// The connection settings the rule needs, each in words. A provided client identity needs
+    /// none that is known before it is asked for (what it gives is checked then).
+    var neededSettings: [(ConnectionSetting, String)] {
+        var needed: [(ConnectionSetting, String)] = []
+        if acceptsAnyCertificate {
+            needed.append((.acceptingAnyCertificate, "accepting any certificate of \(host) (the trust \(summary))"))
+        }
+        if !additionalAuthorities.isEmpty {
+            needed.append((.trustAuthorities, "the authorities of the trust \(summary)"))
+        }
+        if !publicKeyPins.isEmpty {
+            needed.append((.publicKeyPins, "the pins of the trust \(summary)"))
+        }
+        if let identity = clientIdentity {
+            needed += identity.neededSettings.map { ($0, "the client certificate of the trust \(summary)") }
+        }
+        return needed
+    }
+}
+
+extension ClientIdentity {
+    /// The connection settings the identity needs; none for a provided one.
+    var neededSettings: [ConnectionSetting] {
+        func data(_ materials: Material...) -> [ConnectionSetting] {
+            materials.contains { if case .data = $0 { true } else { false } } ? [.clientIdentityData] : []
+        }
+        switch format {
+        case .pem(let certificate, let key): return [.pemClientIdentity] + data(certificate, key)
+        case .pkcs12(let material): return [.pkcs12ClientIdentity] + data(material)
+        case .provided: return []
+        #if canImport(Darwin)
+            case .keychain: return [.keychainClientIdentity]
+        #endif
+        }
     }
 }

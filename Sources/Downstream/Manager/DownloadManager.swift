@@ -33,6 +33,8 @@ public actor DownloadManager {
     nonisolated let observer: Observer
     /// What puts the manager's ranged requests on the wire ("libcurl 7.88.1", "URLSession").
     @_spi(Testing) public nonisolated let transportName: String
+    /// What each request may go through, for the check of the connection settings it needs.
+    private let connectionEngines: [ConnectionEngine]
     private var ordered: [Download] = []
     private var byID: [Download.ID: Download] = [:]
     var byLocation: [PartialLocation: Download] = [:]
@@ -114,7 +116,8 @@ public actor DownloadManager {
                 makeSystemSession = { [configuration] router in
                     URLSystemSession(
                         configuration: systemConfiguration, router: router,
-                        pendingCallbackLimit: configuration.pendingCallbackLimit, name: configuration.identifier)
+                        pendingCallbackLimit: configuration.pendingCallbackLimit, name: configuration.identifier,
+                        trust: configuration.trust)
                 }
             }
             system = Download.SystemEngine(
@@ -122,6 +125,10 @@ public actor DownloadManager {
                 ready: Latch())
         }
         systemRouter = system?.router
+        connectionEngines =
+            [ConnectionEngine(name: rangedSession.name, settings: rangedSession.connectionSettings)]
+            + (configuration.background != nil && configuration.makeSystemSession == nil
+                ? [ConnectionEngine(name: "background session", settings: URLSystemSession.connectionSettings)] : [])
         context = Download.Context(
             engines: Download.Engines(ranged: rangedSession, system: system),
             settings: configuration.makeDownloadSettings(transport: rangedSession), observer: observer,
@@ -197,7 +204,7 @@ public actor DownloadManager {
         var requestError = isInvalidated ? .managerUnavailable("the manager was invalidated") : Self.validate(request)
         if requestError == nil,
             let problem = configuration.network.unappliedSettings(
-                on: engines.ranged, host: request.url?.host, trust: configuration.trust)
+                on: connectionEngines, host: request.url?.host, trust: configuration.trust)
         {
             requestError = .invalidRequest(problem)
         }

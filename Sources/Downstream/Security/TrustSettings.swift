@@ -153,26 +153,30 @@ public struct PublicKeyPin: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "sha256//\(base64)" }
 }
 
-/// A client certificate and its private key, for servers that ask for one (mutual TLS): PEM
-/// files, or a PKCS#12 file with its password.
-public struct ClientIdentity: Sendable, Hashable {
-    enum Format: Sendable, Hashable {
-        case pem(certificate: URL, key: URL)
-        case pkcs12(URL)
-    }
+/// What a server's certificate is answered with, by its host's rule.
+enum ServerTrustVerdict: Equatable, Sendable {
+    case trusted
+    /// Refused, with why: the host, what failed and the rule.
+    case refused(String)
+}
 
-    let format: Format
-    /// The password of the key (PEM) or of the PKCS#12 file.
-    let password: String?
-
-    /// A certificate and its private key in PEM files (the key encrypted with `password`, if
-    /// it is).
-    public static func pem(certificate: URL, key: URL, password: String? = nil) -> ClientIdentity {
-        ClientIdentity(format: .pem(certificate: certificate, key: key), password: password)
-    }
-
-    /// A certificate and its key in a PKCS#12 file (`.p12`, `.pfx`) with its password.
-    public static func pkcs12(_ file: URL, password: String) -> ClientIdentity {
-        ClientIdentity(format: .pkcs12(file), password: password)
+extension TrustRule {
+    /// The verdict on `host`'s certificate, from what the platform found: `chainFailure` (nil
+    /// when the chain is trusted, with the rule's authorities) and the pin of the certificate's
+    /// key (nil when it cannot be read). Pins are checked against the server's own certificate,
+    /// as curl checks them.
+    func verdict(host: String, chainFailure: String?, leafPin: PublicKeyPin?) -> ServerTrustVerdict {
+        if acceptsAnyCertificate { return .trusted }
+        if let chainFailure {
+            return .refused("the certificate of \(host) is not trusted: \(chainFailure) (\(summary))")
+        }
+        guard !publicKeyPins.isEmpty else { return .trusted }
+        guard let leafPin else {
+            return .refused("the public key of \(host)'s certificate cannot be read to check its pins (\(summary))")
+        }
+        guard publicKeyPins.contains(leafPin) else {
+            return .refused("the public key of \(host)'s certificate (\(leafPin)) matches no pin (\(summary))")
+        }
+        return .trusted
     }
 }

@@ -10,12 +10,28 @@ final class URLSystemSession: SystemSession {
     private let session: URLSession
     private let controlQueue: DispatchQueue
 
-    init(configuration: URLSessionConfiguration, router: SystemTaskRouter, pendingCallbackLimit: Int, name: String) {
+    /// - Parameter trust: the rules server-trust challenges are answered by (Apple platforms).
+    init(
+        configuration: URLSessionConfiguration, router: SystemTaskRouter, pendingCallbackLimit: Int, name: String,
+        trust: TrustSettings = TrustSettings()
+    ) {
         let delegateQueue = URLSessionQueues.makeDelegateQueue(
             limit: pendingCallbackLimit, name: "Downstream.\(name).system")
         session = URLSession(
-            configuration: configuration, delegate: SystemSessionDelegate(router: router), delegateQueue: delegateQueue)
+            configuration: configuration, delegate: SystemSessionDelegate(router: router, trust: trust),
+            delegateQueue: delegateQueue)
         controlQueue = URLSessionQueues.makeControlQueue(label: "Downstream.\(name).system-control")
+    }
+
+    /// On Apple platforms, a server's trust is checked in the session's challenge, and its
+    /// configuration has the proxy; a background session is never asked for a client certificate.
+    /// Nothing on Linux, where Foundation has no such hooks.
+    static var connectionSettings: Set<ConnectionSetting> {
+        #if canImport(Darwin)
+            [.trustAuthorities, .publicKeyPins, .acceptingAnyCertificate, .proxy]
+        #else
+            []
+        #endif
     }
 
     /// Linux Foundation cannot resume from resume data: `downloadTask(withResumeData:)` makes a
@@ -86,9 +102,18 @@ final class URLSystemSession: SystemSession {
 /// serial delegate queue.
 final class SystemSessionDelegate: NSObject, URLSessionDownloadDelegate, Sendable {
     private let router: SystemTaskRouter
+    /// Why a challenge was refused, by task identifier: the task ends with it.
+    private let refusals = Locked<[Int: TransportFailure]>([:])
+    #if canImport(Darwin)
+        /// A background session is never asked for a client certificate (Apple).
+        private let trust: AppleTrust
+    #endif
 
-    init(router: SystemTaskRouter) {
+    init(router: SystemTaskRouter, trust: TrustSettings) {
         self.router = router
+        #if canImport(Darwin)
+            self.trust = AppleTrust(settings: trust, showsClientIdentity: false)
+        #endif
     }
 
     func urlSession(
@@ -111,11 +136,23 @@ final class SystemSessionDelegate: NSObject, URLSessionDownloadDelegate, Sendabl
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let identifier = task.taskIdentifier
+        let refusal = refusals.withLock { $0.removeValue(forKey: identifier) }
         guard let task = task as? URLSessionDownloadTask else { return }
-        router.completed(task, error: error)
+        router.completed(task, error: refusal ?? error)
     }
 
     #if canImport(Darwin)
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            let identifier = task.taskIdentifier
+            trust.answer(
+                challenge, refused: { [refusals] failure in refusals.withLock { $0[identifier] = failure } },
+                completionHandler: completionHandler)
+        }
+
         func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
             router.sessionFinishedEvents()
         }

@@ -35,8 +35,20 @@ protocol Transport: Sendable {
 
 /// A connection setting of the manager that a transport may or may not be able to apply.
 enum ConnectionSetting: Hashable, Sendable, CaseIterable {
-    /// Trust rules: authorities, pins, client certificates, hosts not checked.
-    case trustRules
+    /// A trust rule's own certificate authorities.
+    case trustAuthorities
+    /// A trust rule's public-key pins.
+    case publicKeyPins
+    /// A host whose certificate is not checked.
+    case acceptingAnyCertificate
+    /// A client identity in PEM (files or data).
+    case pemClientIdentity
+    /// A client identity in PKCS#12 (a file or data).
+    case pkcs12ClientIdentity
+    /// A client identity given as bytes, not as files.
+    case clientIdentityData
+    /// A client identity from the keychain (Apple platforms).
+    case keychainClientIdentity
     case connectionTimeout
     case addressFamily
     /// An HTTP or SOCKS5 proxy without credentials.

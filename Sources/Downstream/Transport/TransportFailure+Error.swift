@@ -8,8 +8,12 @@ extension TransportFailure {
     /// The failure of a URLSession task (a data task, or a system download task) that ended with
     /// `error`: a `URLError`'s own code, or the code of an `NSError` of any domain read as one
     /// (`.unknown` when it is not a known code). The one place where Foundation's errors become
-    /// Downstream's.
+    /// Downstream's. A `TransportFailure` (what a challenge refused) is itself.
     init(_ error: any Error) {
+        if let failure = error as? TransportFailure {
+            self = failure
+            return
+        }
         // The initialiser is failable on Linux only; an optional-typed constant suits both.
         let bridged: URLError.Code? = URLError.Code(rawValue: (error as NSError).code)
         let reason = (error as NSError).localizedDescription

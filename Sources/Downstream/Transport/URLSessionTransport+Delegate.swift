@@ -12,6 +12,17 @@ extension URLSessionTransport {
     /// every task goes through this delegate.
     final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
         private let tasks = Locked<[Int: SessionTask]>([:])
+        /// Why a challenge was refused, by task identifier: the task ends with it.
+        private let refusals = Locked<[Int: TransportFailure]>([:])
+        #if canImport(Darwin)
+            private let trust: AppleTrust
+        #endif
+
+        init(trust: TrustSettings) {
+            #if canImport(Darwin)
+                self.trust = AppleTrust(settings: trust, showsClientIdentity: true)
+            #endif
+        }
 
         /// Routes `taskIdentifier`'s callbacks to `task`, until the task completes.
         func register(_ task: SessionTask, for taskIdentifier: Int) {
@@ -56,9 +67,13 @@ extension URLSessionTransport {
             _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
             completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
         ) {
-            // Credentials are the receiver's business: a 401 or 407 reaches it as a response head.
+            // TLS is the trust rules' business; credentials are the receiver's: a 401 or 407
+            // reaches it as a response head.
             #if canImport(Darwin)
-                completionHandler(.performDefaultHandling, nil)
+                let identifier = task.taskIdentifier
+                trust.answer(
+                    challenge, refused: { [refusals] failure in refusals.withLock { $0[identifier] = failure } },
+                    completionHandler: completionHandler)
             #else
                 // Linux waits forever on the default handling of a challenge without a stored
                 // credential; the receiver has the 401 already.
@@ -69,7 +84,8 @@ extension URLSessionTransport {
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             let identifier = task.taskIdentifier
             let owner = tasks.withLock { $0.removeValue(forKey: identifier) }
-            owner?.didComplete(with: error)
+            let refusal = refusals.withLock { $0.removeValue(forKey: identifier) }
+            owner?.didComplete(with: refusal ?? error)
         }
     }
 }

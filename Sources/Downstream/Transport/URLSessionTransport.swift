@@ -29,17 +29,21 @@ final class URLSessionTransport: Transport {
         #endif
     }
 
-    /// On Apple platforms a plain proxy (the session's `connectionProxyDictionary`); nothing on
-    /// Linux, where swift-corelibs-foundation gives neither a trust challenge nor a proxy or CA
-    /// setting (it ignores the proxy dictionary).
+    /// On Apple platforms, trust rules (checked in the session's challenges; client identities
+    /// in PKCS#12 or from the keychain) and a plain proxy (the session's
+    /// `connectionProxyDictionary`); nothing on Linux, where swift-corelibs-foundation gives
+    /// neither a trust challenge nor a proxy or CA setting (it ignores the proxy dictionary).
     var connectionSettings: Set<ConnectionSetting> {
         #if canImport(FoundationNetworking)
             []
         #else
-            [.proxy]
+            [
+                .trustAuthorities, .publicKeyPins, .acceptingAnyCertificate, .pkcs12ClientIdentity,
+                .clientIdentityData, .keychainClientIdentity, .proxy,
+            ]
         #endif
     }
-    private let delegate = Delegate()
+    private let delegate: Delegate
     private let session: URLSession
     private let delegateQueue: SendableOperationQueue
     private let controlQueue: DispatchQueue
@@ -47,7 +51,14 @@ final class URLSessionTransport: Transport {
 
     /// - Parameter pendingCallbackLimit: how many callbacks (about 16 KiB of body each) may wait
     ///   for the receivers before URLSession is held back (Linux's bounded delegate queue).
-    init(identifier: String, configuration: URLSessionConfiguration, pendingCallbackLimit: Int) {
+    /// - Parameter trust: the rules server-trust and client-certificate challenges are answered
+    ///   by (Apple platforms).
+    init(
+        identifier: String, configuration: URLSessionConfiguration, pendingCallbackLimit: Int,
+        trust: TrustSettings = TrustSettings()
+    ) {
+        let delegate = Delegate(trust: trust)
+        self.delegate = delegate
         let delegateQueue = URLSessionQueues.makeDelegateQueue(
             limit: pendingCallbackLimit, name: "Downstream.\(identifier).delegate")
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)

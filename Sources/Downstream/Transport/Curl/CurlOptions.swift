@@ -31,6 +31,9 @@ enum CurlOption {
     static let sslKey: Int32 = 10087
     static let caPath: Int32 = 10097
     static let pinnedPublicKey: Int32 = 10230
+    /// `CURLOPT_SSLCERT_BLOB`, `CURLOPT_SSLKEY_BLOB` (7.71.0)
+    static let sslCertificateBlob: Int32 = 40291
+    static let sslKeyBlob: Int32 = 40292
     /// `CURLOPT_IPRESOLVE`: 0 whatever, 1 IPv4 only, 2 IPv6 only.
     static let ipResolve: Int32 = 113
     static let noSignal: Int32 = 99

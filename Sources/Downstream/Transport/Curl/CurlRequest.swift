@@ -27,7 +27,10 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
     private var head = Head()
     private(set) var hasCompleted = false
     /// The trust rule of the request's host, in words, for a refusal's reason.
-    private var trustRule: String?
+    var trustRule: String?
+    /// What the rule's identity provider gave for a host of this request (a redirect may lead to
+    /// another).
+    var providedIdentity: (host: String, identity: ClientIdentity)?
 
     /// The response being read: its status and headers, from libcurl's header lines.
     private struct Head {
@@ -114,7 +117,8 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
                 _ = ds_curl_easy_setopt_pointer(easy, CurlOption.proxyPassword, password)
             }
         }
-        applyTrust(settings.trust?.options(for: url.host ?? "") ?? CurlTrust.Options(), to: easy)
+        try applyTrust(
+            settings.trust?.options(for: url.host ?? "") ?? CurlTrust.Options(), host: url.host ?? "", to: easy)
         switch settings.addressFamily {
         case .any: break
         case .ipv4: _ = ds_curl_easy_setopt_long(easy, CurlOption.ipResolve, 1)
@@ -167,34 +171,6 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         let failure = TransportFailure(curlCode: result, osErrno: Int32(truncatingIfNeeded: osErrno), message: message)
         guard failure.isTrustRefusal, let trustRule else { return failure }
         return TransportFailure(code: failure.code, reason: "\(failure.reason) (\(trustRule))")
-    }
-
-    /// Sets the trust options of the request's host (``CurlTrust``).
-    private func applyTrust(_ options: CurlTrust.Options, to easy: OpaquePointer) {
-        trustRule = options.rule
-        if let file = options.caFile { _ = ds_curl_easy_setopt_pointer(easy, CurlOption.caInfo, file) }
-        if let directory = options.caDirectory { _ = ds_curl_easy_setopt_pointer(easy, CurlOption.caPath, directory) }
-        if options.usesOnlyCAFile {
-            _ = ds_curl_easy_setopt_pointer(easy, CurlOption.caPath, nil)
-        }
-        if let pins = options.pins { _ = ds_curl_easy_setopt_pointer(easy, CurlOption.pinnedPublicKey, pins) }
-        if let identity = options.clientIdentity {
-            switch identity.format {
-            case .pem(let certificate, let key):
-                _ = ds_curl_easy_setopt_pointer(easy, CurlOption.sslCertificate, certificate.path)
-                _ = ds_curl_easy_setopt_pointer(easy, CurlOption.sslKey, key.path)
-            case .pkcs12(let file):
-                _ = ds_curl_easy_setopt_pointer(easy, CurlOption.sslCertificate, file.path)
-                _ = ds_curl_easy_setopt_pointer(easy, CurlOption.sslCertificateType, "P12")
-            }
-            if let password = identity.password {
-                _ = ds_curl_easy_setopt_pointer(easy, CurlOption.keyPassword, password)
-            }
-        }
-        if !options.verifies {
-            _ = ds_curl_easy_setopt_long(easy, CurlOption.sslVerifyPeer, 0)
-            _ = ds_curl_easy_setopt_long(easy, CurlOption.sslVerifyHost, 0)
-        }
     }
 
     /// The transfer ended: the head is delivered if it was not (a response with no body), then

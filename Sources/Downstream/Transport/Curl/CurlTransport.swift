@@ -35,8 +35,9 @@ final class CurlTransport: Transport {
     let name: String
     /// libcurl keeps nothing per chunk: a file comes in one request, with no stitch point.
     var needsBoundedRequests: Bool { false }
-    /// libcurl has an option for each.
-    var connectionSettings: Set<ConnectionSetting> { Set(ConnectionSetting.allCases) }
+    /// What the loaded libcurl and its TLS library take (all but keychain identities, with
+    /// OpenSSL).
+    var connectionSettings: Set<ConnectionSetting> { CurlLibrary.connectionSettings }
 
     /// A transport, or nil when libcurl cannot be used (see ``CurlLibrary/availability``).
     init?(name: String, settings: Settings) {
@@ -70,7 +71,19 @@ extension CurlTransport {
         case answerRedirect(CurlRequest, URLRequest?)
         /// The receiver can take body bytes again: unpause the transfer.
         case resume(CurlRequest)
+        /// The identity provider of `host`'s rule answered: send `request` with it, or fail.
+        case identityProvided(CurlRequest, URLRequest, host: String, Result<ClientIdentity, TransportFailure>)
         case invalidate
+
+        /// The request that waits for this command to go on, and so ends if it never runs.
+        var waitingRequest: CurlRequest? {
+            switch self {
+            case .start(let request), .answerRedirect(let request, _), .identityProvided(let request, _, _, _):
+                request
+            case .cancel, .resume, .invalidate:
+                nil
+            }
+        }
     }
 
     /// The thread that drives the multi handle, and everything only it touches. Other threads only
@@ -118,12 +131,8 @@ extension CurlTransport {
                 return true
             }
             guard !isTaken else { return }
-            switch command {
-            case .start(let request), .answerRedirect(let request, _):
-                request.complete(TransportFailure(code: .cancelled, reason: "the transport was invalidated"))
-            case .cancel, .resume, .invalidate:
-                break
-            }
+            command.waitingRequest?.complete(
+                TransportFailure(code: .cancelled, reason: "the transport was invalidated"))
         }
 
         // MARK: - The driver's thread
@@ -151,7 +160,7 @@ extension CurlTransport {
             for request in awaitingAnswers.values {
                 request.complete(invalidated)
             }
-            for case .start(let request) in left {
+            for request in left.compactMap(\.waitingRequest) {
                 request.complete(invalidated)
             }
             ds_curl_multi_cleanup(multi)
@@ -197,6 +206,14 @@ extension CurlTransport {
             case .resume(let request):
                 // The write callback may run inside this call, with the bytes held back.
                 if let easy = request.easy { _ = ds_curl_easy_pause(easy, CurlPause.resume) }
+            case .identityProvided(let request, let urlRequest, let host, let result):
+                switch result {
+                case .success(let identity):
+                    request.providedIdentity = (host, identity)
+                    add(request, sending: urlRequest)
+                case .failure(let failure):
+                    request.complete(failure)
+                }
             case .invalidate:
                 isInvalidated = true
             }
@@ -204,6 +221,22 @@ extension CurlTransport {
 
         private func add(_ request: CurlRequest, sending urlRequest: URLRequest) {
             guard !request.hasCompleted else { return }
+            let host = urlRequest.url?.host ?? ""
+            if let identity = settings.trust?.options(for: host).clientIdentity, case .provided = identity.format,
+                request.providedIdentity?.host != host
+            {
+                // The app's provider may take its time (a keychain, a prompt): the driver goes on.
+                Task { [self] in
+                    let result: Result<ClientIdentity, TransportFailure>
+                    do throws(TransportFailure) {
+                        result = .success(try await identity.resolved(forHost: host))
+                    } catch {
+                        result = .failure(error)
+                    }
+                    enqueue(.identityProvided(request, urlRequest, host: host, result))
+                }
+                return
+            }
             do {
                 let easy = try request.makeHandle(for: urlRequest, settings: settings)
                 running[easy] = request
@@ -213,6 +246,7 @@ extension CurlTransport {
                     request.complete(TransportFailure(code: .unknown, reason: "libcurl did not take the request"))
                 }
             } catch {
+                request.releaseHandle()
                 request.complete(error)
             }
         }
