@@ -22,7 +22,10 @@ extension DownloadManager.Configuration.Network {
         }
         if addressFamily != .any { needed.append((.addressFamily, "network.addressFamily")) }
         for engine in engines {
-            let unapplied = needed.filter { !engine.settings.contains($0.0) }.map(\.1)
+            var unapplied: [String] = []
+            for (setting, words) in needed where !engine.settings.contains(setting) && !unapplied.contains(words) {
+                unapplied.append(words)
+            }
             guard !unapplied.isEmpty else { continue }
             return "\(unapplied.joined(separator: " and ")) cannot be honoured by the \(engine.name) transport;"
                 + " leave \(unapplied.count == 1 ? "it" : "them") unset, or use a transport that has"

@@ -113,11 +113,13 @@ final class TLSServer: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private static func run(_ arguments: [String], in directory: URL) async throws {
+    /// Runs `openssl` with `arguments` in `directory`; throws when it fails.
+    static func run(_ arguments: [String], in directory: URL) async throws {
         _ = try await output(arguments, in: directory)
     }
 
-    private static func output(_ arguments: [String], in directory: URL) async throws -> Data {
+    /// What `openssl` with `arguments` writes to its standard output.
+    static func output(_ arguments: [String], in directory: URL) async throws -> Data {
         let pipe = try SpawnedProcess.pipe()
         let child = try SpawnedProcess(openssl, arguments, directory: directory, output: pipe.write)
         close(pipe.write)

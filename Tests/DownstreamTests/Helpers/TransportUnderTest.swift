@@ -6,6 +6,15 @@ import Foundation
 enum TransportUnderTest {
     static let isCurl: Bool = DownloadManager.Configuration.automaticMeansLibcurl && isLibcurlAvailable
 
+    /// Whether the tests run on an Apple platform, where URLSession answers TLS challenges.
+    static var isApple: Bool {
+        #if canImport(Darwin)
+            true
+        #else
+            false
+        #endif
+    }
+
     /// Whether libcurl loads in this process.
     static var isLibcurlAvailable: Bool {
         guard case .success = CurlLibrary.availability else { return false }

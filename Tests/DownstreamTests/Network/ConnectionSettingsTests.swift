@@ -53,3 +53,80 @@ struct ConnectionSettingsTests {
         }
     }
 }
+
+/// What each engine applies of the trust rules, and the one check that refuses a request whose
+/// rule an engine it may go through cannot honour.
+@Suite(.timeLimit(.minutes(1)))
+struct TrustSettingsSupportTests {
+    static let pin = PublicKeyPin(sha256Base64: Data(repeating: 5, count: 32).base64EncodedString())!
+
+    /// libcurl's settings are found by setting each option at load time; with OpenSSL, every
+    /// one but keychain identities (an Apple thing) is taken.
+    @Test(.enabled(if: TransportUnderTest.isLibcurlAvailable, "libcurl does not load here"))
+    func libcurlWithOpenSSLTakesEveryTrustSettingButKeychainIdentities() throws {
+        try #require(
+            CurlLibrary.versionText.contains("OpenSSL"),
+            "the probe's expectations are OpenSSL's: \(CurlLibrary.versionText)")
+        #expect(
+            CurlLibrary.connectionSettings == Set(ConnectionSetting.allCases).subtracting([.keychainClientIdentity]))
+    }
+
+    @Test func eachEngineARequestMayTakeMustHonourTheRuleOfItsHost() {
+        var trust = TrustSettings()
+        trust.rules = [
+            TrustRule(host: "pinned.example", publicKeyPins: [Self.pin]),
+            TrustRule(host: "*.corp.example", clientIdentity: .pkcs12(data: Data([0x30]), password: "p")),
+            TrustRule(host: "asked.example", clientIdentity: .provided { _ in .pkcs12(data: Data(), password: "") }),
+            .acceptingAnyCertificate(forHost: "dev.example"),
+        ]
+        let all = ConnectionEngine(name: "everything", settings: Set(ConnectionSetting.allCases))
+        let noPins = ConnectionEngine(
+            name: "pinless", settings: Set(ConnectionSetting.allCases).subtracting([.publicKeyPins]))
+        let background = ConnectionEngine(
+            name: "background session", settings: [.trustAuthorities, .publicKeyPins, .acceptingAnyCertificate])
+        let network = DownloadManager.Configuration.Network()
+        func problem(_ engines: [ConnectionEngine], _ host: String) -> String? {
+            network.unappliedSettings(on: engines, host: host, trust: trust)
+        }
+        #expect(problem([all, background], "pinned.example") == nil)
+        #expect(problem([all], "other.example") == nil)
+        #expect(
+            problem([noPins], "pinned.example")?.hasPrefix(
+                "the pins of the trust rule for pinned.example (1 pin) cannot be honoured by the pinless transport")
+                == true)
+        // Identity bytes need both a PKCS#12 identity and bytes; a background session shows none.
+        #expect(problem([all, background], "a.corp.example")?.contains("background session") == true)
+        #expect(
+            problem([all, background], "a.corp.example")?.hasPrefix(
+                "the client certificate of the trust rule for *.corp.example (a client certificate) cannot be honoured"
+                    + " by the background session transport") == true)
+        // A provided identity is known only when asked for.
+        #expect(problem([all, background], "asked.example") == nil)
+        #expect(problem([noPins], "dev.example") == nil)
+        #expect(
+            problem([ConnectionEngine(name: "strict", settings: [])], "dev.example")?.hasPrefix(
+                "accepting any certificate of dev.example") == true)
+    }
+
+    /// A background manager's downloads start as tasks of the system's session: on Linux, where
+    /// it is an ordinary URLSession, it has no trust hooks, so a rule fails the request at once.
+    @Test func aBackgroundManagerRefusesARuleItsSystemSessionCannotHonour() async throws {
+        try await withFixture({
+            var background = DownloadManager.Configuration.Background(sessionIdentifier: "trust-\(UUID().uuidString)")
+            background.onUnsupportedPlatform = .useForegroundSession
+            $0.background = background
+            $0.trust.rules = [TrustRule(host: "127.0.0.1", publicKeyPins: [Self.pin])]
+        }) { fixture in
+            #if canImport(Darwin)
+                return
+            #else
+                let download = await fixture.manager.download(
+                    from: fixture.server.url("/x"), to: .directory(fixture.directory))
+                let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
+                #expect(error.kind == .invalidRequest)
+                #expect(error.reason.contains("background session"), "\(error.reason)")
+                #expect(fixture.server.requests("/x").isEmpty)
+            #endif
+        }
+    }
+}

@@ -97,6 +97,49 @@ struct TrustTests {
         _ = try await Self.download("f.bin", from: server, trust: trust).get()
         trust.rules[0].clientIdentity = .pkcs12(server.clientPKCS12, password: "secret")
         _ = try await Self.download("f.bin", from: server, trust: trust).get()
+        // As bytes (libcurl's blobs): what an app read from its keychain or its bundle.
+        trust.rules[0].clientIdentity = .pem(
+            certificateData: try Data(contentsOf: server.clientCertificate),
+            keyData: try Data(contentsOf: server.clientKey))
+        _ = try await Self.download("f.bin", from: server, trust: trust).get()
+        trust.rules[0].clientIdentity = .pkcs12(data: try Data(contentsOf: server.clientPKCS12), password: "secret")
+        _ = try await Self.download("f.bin", from: server, trust: trust).get()
+    }
+
+    /// An identity provider is asked, with the host's name, before the request goes out; what it
+    /// throws fails the download with its words, and is not retried.
+    @Test(.enabled(if: managersUseLibcurl, "libcurl is the manager's transport on Linux only"))
+    func anIdentityProviderIsAskedForTheHostAndItsFailureIsTheDownloads() async throws {
+        let server = try await TLSServer.start(files: ["f.bin": Self.body], requiresClientCertificate: true)
+        defer { server.stop() }
+        let asked = Locked<[String]>([])
+        let pkcs12 = try Data(contentsOf: server.clientPKCS12)
+        var trust = TrustSettings()
+        trust.rules = [Self.rule(server)]
+        trust.rules[0].clientIdentity = .provided { host in
+            asked.withLock { $0.append(host) }
+            return .pkcs12(data: pkcs12, password: "secret")
+        }
+        _ = try await Self.download("f.bin", from: server, trust: trust).get()
+        #expect(asked.withLock { $0 } == ["127.0.0.1"])
+
+        struct KeychainLocked: Error, CustomStringConvertible {
+            var description: String { "the keychain is locked" }
+        }
+        trust.rules[0].clientIdentity = .provided { _ in
+            asked.withLock { $0.append("failing") }
+            throw KeychainLocked()
+        }
+        let refused = try await withFixture({
+            $0.trust = trust
+            $0.retry.maximumRetries = 3
+        }) { fixture in
+            await fixture.manager.download(from: server.url("f.bin"), to: .directory(fixture.directory)).outcome()
+        }
+        guard case .failure(let error) = refused else { Issue.record("downloaded without an identity"); return }
+        #expect(error.urlErrorCode == .clientCertificateRequired)
+        #expect(error.reason.contains("the client identity provider for 127.0.0.1 failed: the keychain is locked"))
+        #expect(asked.withLock { $0 } == ["127.0.0.1", "failing"])
     }
 
     /// A redirect to another host is checked by that host's rule: here an HTTP server sends the
@@ -153,7 +196,10 @@ struct TrustTests {
         #expect(told.hosts.withLock { $0 } == ["127.0.0.1"])
     }
 
-    @Test func urlSessionRefusesARequestWhoseHostHasARule() async throws {
+    /// On Linux, where Foundation has no trust hooks: on Apple platforms URLSession honours
+    /// the rule in its challenges.
+    @Test(.enabled(if: !TransportUnderTest.isApple, "Apple's URLSession checks the rule in its challenge"))
+    func urlSessionOnLinuxRefusesARequestWhoseHostHasARule() async throws {
         try await withFixture({
             $0.network.transport = .urlSession
             $0.trust.rules = [
