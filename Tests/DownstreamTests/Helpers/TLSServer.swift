@@ -33,28 +33,30 @@ final class TLSServer: Sendable {
     var clientKey: URL { directory.appendingPathComponent("client.key") }
     var clientPKCS12: URL { directory.appendingPathComponent("client.p12") }
 
-    /// Makes the certificates in a new folder, writes `files` (name → bytes) into its `www`, and
-    /// starts the server; with `requiresClientCertificate`, it accepts only clients with a
-    /// certificate its CA signed.
-    static func start(files: [String: Data], requiresClientCertificate: Bool = false) async throws -> TLSServer {
+    /// A new folder with a CA (`ca.pem`, `ca.key`), a server certificate it signed for 127.0.0.1
+    /// and localhost (`server.pem`, `server.key`), another with a key of its own (`other.pem`,
+    /// `other.key`), and with `clientCertificate` a client certificate (see
+    /// ``clientCertificate``).
+    static func makeCertificates(clientCertificate: Bool = false) async throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
-        let www = directory.appendingPathComponent("www")
-        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
-        for (name, data) in files { try data.write(to: www.appendingPathComponent(name)) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(
             to: directory.appendingPathComponent("ext.cnf"), atomically: true, encoding: .utf8)
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         try await run(
             ["req", "-x509"] + curve + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Test CA"],
             in: directory)
-        try await run(
-            ["req"] + curve + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"], in: directory)
-        try await run(
-            [
-                "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
-                "server.pem", "-days", "2", "-extfile", "ext.cnf",
-            ], in: directory)
-        if requiresClientCertificate {
+        for name in ["server", "other"] {
+            try await run(
+                ["req"] + curve + ["-keyout", "\(name).key", "-out", "\(name).csr", "-subj", "/CN=127.0.0.1"],
+                in: directory)
+            try await run(
+                [
+                    "x509", "-req", "-in", "\(name).csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                    "-out", "\(name).pem", "-days", "2", "-extfile", "ext.cnf",
+                ], in: directory)
+        }
+        if clientCertificate {
             try await run(
                 ["req"] + curve + ["-keyout", "client.key", "-out", "client.csr", "-subj", "/CN=client"], in: directory)
             try await run(
@@ -68,6 +70,17 @@ final class TLSServer: Sendable {
                     "pass:secret",
                 ], in: directory)
         }
+        return directory
+    }
+
+    /// Makes the certificates in a new folder, writes `files` (name → bytes) into its `www`, and
+    /// starts the server; with `requiresClientCertificate`, it accepts only clients with a
+    /// certificate its CA signed.
+    static func start(files: [String: Data], requiresClientCertificate: Bool = false) async throws -> TLSServer {
+        let directory = try await makeCertificates(clientCertificate: requiresClientCertificate)
+        let www = directory.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        for (name, data) in files { try data.write(to: www.appendingPathComponent(name)) }
         let verify = requiresClientCertificate ? ["-Verify", "1", "-CAfile", "../ca.pem"] : []
         let pipe = try SpawnedProcess.pipe()
         let server = try SpawnedProcess(
@@ -93,13 +106,15 @@ final class TLSServer: Sendable {
 
     /// The SHA-256 of the server key's SubjectPublicKeyInfo, base64 (curl's pin).
     func publicKeyPin() async throws -> String {
-        let der = directory.appendingPathComponent("server.pub.der")
-        try await Self.run(["x509", "-in", "server.pem", "-pubkey", "-noout", "-out", "server.pub.pem"], in: directory)
-        try await Self.run(
-            ["pkey", "-pubin", "-in", "server.pub.pem", "-outform", "der", "-out", der.lastPathComponent], in: directory
-        )
-        let digest = try await Self.output(["dgst", "-sha256", "-binary", der.lastPathComponent], in: directory)
-        return digest.base64EncodedString()
+        try await Self.publicKeyPin(of: "server", in: directory)
+    }
+
+    /// The pin of the key of certificate `name` (`name.pem`) in `directory`.
+    static func publicKeyPin(of name: String, in directory: URL) async throws -> String {
+        try await run(["x509", "-in", "\(name).pem", "-pubkey", "-noout", "-out", "\(name).pub.pem"], in: directory)
+        try await run(
+            ["pkey", "-pubin", "-in", "\(name).pub.pem", "-outform", "der", "-out", "\(name).pub.der"], in: directory)
+        return try await output(["dgst", "-sha256", "-binary", "\(name).pub.der"], in: directory).base64EncodedString()
     }
 
     /// The CA's certificate as DER.

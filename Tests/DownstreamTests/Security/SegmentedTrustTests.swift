@@ -1,0 +1,70 @@
+@_spi(Testing) @testable import Downstream
+import DownstreamTesting
+import Foundation
+import Testing
+
+/// A file over several connections checks its host's rule on every connection, not only on the
+/// first: the test server behind a TLS front (``TLSFront``) whose first connection shows one key
+/// and every later connection another, both signed by the test's CA.
+@Suite(
+    .timeLimit(.minutes(1)), .enabled(if: TLSServer.isAvailable, "the openssl command is not installed"),
+    .enabled(if: TLSFront.isAvailable, "OpenSSL's libssl cannot be loaded"),
+    .enabled(if: TrustTests.managersUseLibcurl, "libcurl is the manager's transport on Linux only"))
+struct SegmentedTrustTests {
+    static let body = Body.pattern(count: 2_000_000, seed: 2401)
+
+    /// Downloads the body over four connections with `pins` (base64) in the rule of 127.0.0.1;
+    /// the outcome, the front's handshakes and what the store keeps of the download.
+    static func download(pins: [String], certificates directory: URL) async throws -> (
+        outcome: Result<Data, DownloadError>, handshakes: Int, keptBytes: Int64
+    ) {
+        try await withFixture({
+            $0.network.maximumConnectionsPerFile = 4
+            $0.network.minimumSegmentSize = 256 << 10
+            $0.network.maximumConnectionsPerHost = 6
+            $0.retry.maximumRetries = 0
+            $0.trust.rules = [
+                TrustRule(
+                    host: "127.0.0.1", additionalAuthorities: [.file(directory.appendingPathComponent("ca.pem"))],
+                    publicKeyPins: pins.compactMap { PublicKeyPin(sha256Base64: $0) })
+            ]
+        }) { fixture in
+            let certificates = ["server", "other"].map {
+                (directory.appendingPathComponent("\($0).pem"), directory.appendingPathComponent("\($0).key"))
+            }
+            let front = try TLSFront(upstreamPort: fixture.server.port, certificates: certificates)
+            defer { front.stop() }
+            _ = fixture.serve("/seg.bin", Self.body)
+            let download = await fixture.manager.download(
+                from: front.url("/seg.bin"), to: .file(fixture.file("seg.bin")))
+            // The file's bytes, read while the fixture's folder is there.
+            let outcome = await download.outcome().map { try? Data(contentsOf: $0) }.map { $0 ?? Data() }
+            let resume = fixture.storedRecord(download.id)?.resume
+            let kept = resume.map { $0.segments?.reduce(0) { $0 + $1.durable } ?? $0.durableLength } ?? 0
+            return (outcome, front.handshakes, kept)
+        }
+    }
+
+    @Test func everyConnectionOfASegmentedDownloadChecksThePins() async throws {
+        let directory = try await TLSServer.makeCertificates()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try await TLSServer.publicKeyPin(of: "server", in: directory)
+        let later = try await TLSServer.publicKeyPin(of: "other", in: directory)
+
+        // The CA vouches for both keys: four connections, the file whole.
+        let trusted = try await Self.download(pins: [], certificates: directory)
+        #expect(try trusted.outcome.get() == Self.body.bytes(0..<Self.body.count))
+        #expect(trusted.handshakes >= 2, "the file came over one connection")
+
+        // Pinned to the first key: the later connections are refused, the first one's bytes kept.
+        let pinned = try await Self.download(pins: [first], certificates: directory)
+        guard case .failure(let error) = pinned.outcome else { Issue.record("a segment skipped the pin"); return }
+        #expect(error.kind == .serverTrustFailed, "\(error)")
+        #expect(error.reason.contains("rule for 127.0.0.1 (1 authority, 1 pin)"), "\(error.reason)")
+        #expect(pinned.keptBytes >= 256 << 10)
+
+        // Either key (a rotation under way): whole again.
+        let rotating = try await Self.download(pins: [later, first], certificates: directory)
+        #expect(try rotating.outcome.get() == Self.body.bytes(0..<Self.body.count))
+    }
+}
