@@ -126,7 +126,8 @@ struct TrustSettingsSupportTests {
                 let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
                 #expect(error.kind == .invalidRequest)
                 // Over URLSession on Linux, the ranged engine refuses first.
-                let refusing = TransportUnderTest.isCurl ? "the background session transport" : "the URLSession transport"
+                let refusing =
+                    TransportUnderTest.isCurl ? "the background session transport" : "the URLSession transport"
                 #expect(error.reason.contains(refusing), "\(error.reason)")
                 #expect(fixture.server.requests("/x").isEmpty)
             #endif

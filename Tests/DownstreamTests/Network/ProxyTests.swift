@@ -85,6 +85,40 @@ struct ProxyTests {
         }
     }
 
+    /// A proxy's `407` to the CONNECT of an HTTPS download reaches the authentication handler as
+    /// a proxy challenge, with the proxy's scheme; its credentials go to the
+    /// CONNECT (libcurl keeps a CONNECT's answer to itself, and fails the transfer).
+    @Test(
+        .enabled(if: managersUseLibcurl && TLSServer.isAvailable, "libcurl on Linux, and the openssl command"))
+    func aProxyRefusingTheTunnelIsAskedThroughTheAuthenticationHandler() async throws {
+        let data = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let server = try await TLSServer.start(files: ["t.bin": data])
+        defer { server.stop() }
+        let authorization = "Basic " + Data("tunnel:pw".utf8).base64EncodedString()
+        let proxy = try TestProxy(requiredAuthorization: authorization)
+        defer { proxy.shutdown() }
+        let challenges = Locked<[AuthenticationChallenge]>([])
+        try await withFixture({
+            $0.network.proxy = Proxy(url: proxy.url)
+            $0.trust.rules = [TrustRule(host: "127.0.0.1", additionalAuthorities: [.file(server.authority)])]
+            $0.authentication.handler = { challenge in
+                challenges.withLock { $0.append(challenge) }
+                return challenge.isProxy ? .useCredential(user: "tunnel", password: "pw") : .fail
+            }
+        }) { fixture in
+            let file = try await fixture.manager.download(from: server.url("t.bin"), to: .directory(fixture.directory))
+                .fileURL
+            #expect(try Data(contentsOf: file) == data)
+        }
+        let asked = challenges.withLock { $0 }
+        #expect(asked.count == 1)
+        #expect(asked.first?.isProxy == true)
+        #expect(asked.first?.scheme?.lowercased() == "basic", "\(String(describing: asked.first?.header))")
+        // libcurl keeps the CONNECT's fields to itself: the scheme is known, not the realm.
+        #expect(proxy.requests.map(\.method) == ["CONNECT", "CONNECT"])
+        #expect(proxy.requests.map(\.proxyAuthorization) == [nil, authorization])
+    }
+
     @Test func urlSessionOnLinuxRefusesAProxyItWouldIgnore() async throws {
         #if canImport(Darwin)
             return

@@ -13,6 +13,8 @@ enum CurlOption {
     static let lowSpeedLimit: Int32 = 19
     static let lowSpeedTime: Int32 = 20
     static let httpHeader: Int32 = 10023
+    /// `CURLOPT_PROXYHEADER` (7.37.0): headers of a CONNECT only, by default since 7.42.1.
+    static let proxyHeader: Int32 = 10228
     static let headerData: Int32 = 10029
     static let customRequest: Int32 = 10036
     static let acceptEncoding: Int32 = 10102
@@ -51,6 +53,10 @@ enum CurlMultiOption {
 enum CurlInfo {
     static let effectiveURL: Int32 = 0x10_0001
     static let osErrno: Int32 = 0x20_0019
+    /// `CURLINFO_HTTP_CONNECTCODE`: the status of a proxy's answer to CONNECT.
+    static let httpConnectCode: Int32 = 0x20_0016
+    /// `CURLINFO_PROXYAUTH_AVAIL`: the schemes a proxy's `407` offered (`CURLAUTH_*` bits).
+    static let proxyAuthenticationOffered: Int32 = 0x20_0018
 }
 
 /// `CURLcode` values the transport tells apart.

@@ -21,9 +21,11 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
 
     private(set) var easy: OpaquePointer?
     private var headerList: OpaquePointer?
+    /// The headers for a proxy's `CONNECT` (`Proxy-Authorization` of an HTTPS request).
+    private var proxyHeaderList: OpaquePointer?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
     /// The URL of the request on the wire (after the redirects followed so far).
-    private var currentURL: URL?
+    private(set) var currentURL: URL?
     private var head = Head()
     private(set) var hasCompleted = false
     /// The trust rule of the request's host, in words, for a refusal's reason.
@@ -140,6 +142,15 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
             headers = headers.filter { $0.key.caseInsensitiveCompare(name) != .orderedSame }
             headers[name] = value
         }
+        // Through a tunnel, the proxy sees only the CONNECT: its credentials go there, never to
+        // the server (libcurl sends the request's headers to the server alone).
+        if url.scheme?.lowercased() == "https",
+            let name = headers.keys.first(where: { $0.caseInsensitiveCompare("Proxy-Authorization") == .orderedSame }),
+            let value = headers.removeValue(forKey: name)
+        {
+            proxyHeaderList = ds_curl_slist_append(nil, "\(name): \(value)")
+            _ = ds_curl_easy_setopt_pointer(easy, CurlOption.proxyHeader, UnsafeRawPointer(proxyHeaderList))
+        }
         var list: OpaquePointer?
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             // "Name;" sends a header with an empty value; "Name:" would remove it.
@@ -150,12 +161,21 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         return easy
     }
 
+    /// Ends with `response` (a proxy's refusal) as the response, with no body.
+    func end(with response: ServerResponse) {
+        head.isDelivered = true
+        receiver?.didReceive(response)
+        complete(nil)
+    }
+
     /// Frees the easy handle (it left the multi handle).
     func releaseHandle() {
         if let easy { ds_curl_easy_cleanup(easy) }
         if let headerList { ds_curl_slist_free_all(headerList) }
+        if let proxyHeaderList { ds_curl_slist_free_all(proxyHeaderList) }
         easy = nil
         headerList = nil
+        proxyHeaderList = nil
     }
 
     /// How the transfer that ended with `result` failed, if it did.

@@ -260,6 +260,11 @@ extension CurlTransport {
 
         private func finished(_ easy: OpaquePointer, result: Int32) {
             guard let request = running[easy] else { return }
+            if result != CurlCode.ok, let refusal = request.proxyRefusal() {
+                remove(request)
+                request.end(with: refusal)
+                return
+            }
             let failure = request.failure(of: result)
             remove(request)
             if failure == nil, request.isRedirect {
