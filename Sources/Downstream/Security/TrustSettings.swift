@@ -14,9 +14,10 @@ import Foundation
 /// rule of their own authorities: `CURL_CA_BUNDLE` or `SSL_CERT_FILE` (a bundle file),
 /// `SSL_CERT_DIR` (a directory of hashed certificates).
 ///
-/// The libcurl transport honours every rule. Over URLSession, a request whose host has a rule
-/// fails with ``DownloadError/Kind/invalidRequest`` naming it, instead of being sent with less
-/// checking than you asked for.
+/// libcurl honours every rule (but keychain identities), and URLSession on Apple platforms
+/// checks rules in its challenges; URLSession on Linux cannot, and a request whose host has a
+/// rule fails there with ``DownloadError/Kind/invalidRequest`` naming it, instead of being sent
+/// with less checking than you asked for. The article <doc:TrustingServers> has the details.
 public struct TrustSettings: Sendable {
     /// The rules, one per host pattern; see ``rule(for:)``.
     public var rules: [TrustRule] = []
