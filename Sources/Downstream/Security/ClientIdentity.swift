@@ -30,15 +30,13 @@ public struct ClientIdentity: Sendable, Hashable {
         case data(Data)
 
         /// The bytes; a typed error naming the file when it cannot be read.
-        func bytes() throws(TransportFailure) -> Data {
+        func bytes() throws(DownloadError) -> Data {
             switch self {
             case .data(let data):
                 return data
             case .file(let url):
                 guard let data = FileManager.default.contents(atPath: url.path) else {
-                    throw TransportFailure(
-                        code: .clientCertificateRequired,
-                        reason: "the client certificate file \(url.path) cannot be read")
+                    throw .invalidRequest("the client certificate file \(url.path) cannot be read")
                 }
                 return data
             }
@@ -95,20 +93,18 @@ public struct ClientIdentity: Sendable, Hashable {
         ClientIdentity(format: .provided(Provider(provide)), password: nil)
     }
 
-    /// The identity to show `host`: this one, or what its provider gives.
-    func resolved(forHost host: String) async throws(TransportFailure) -> ClientIdentity {
+    /// The identity to show `host`: this one, or what its provider gives; a typed error (its
+    /// reason for a transport's failure) when the provider throws.
+    func resolved(forHost host: String) async throws(DownloadError) -> ClientIdentity {
         guard case .provided(let provider) = format else { return self }
         let identity: ClientIdentity
         do {
             identity = try await provider.provide(host)
         } catch {
-            throw TransportFailure(
-                code: .clientCertificateRequired, reason: "the client identity provider for \(host) failed: \(error)")
+            throw .invalidRequest("the client identity provider for \(host) failed: \(error)")
         }
         if case .provided = identity.format {
-            throw TransportFailure(
-                code: .clientCertificateRequired,
-                reason: "the client identity provider for \(host) gave another provided identity")
+            throw .invalidRequest("the client identity provider for \(host) gave another provided identity")
         }
         return identity
     }

@@ -36,11 +36,11 @@
                     return completionHandler(.performDefaultHandling, nil)
                 }
                 Task {
-                    do throws(TransportFailure) {
+                    do throws(DownloadError) {
                         let credential = try Self.credential(for: try await identity.resolved(forHost: host))
                         completionHandler(.useCredential, credential)
                     } catch {
-                        refused(error)
+                        refused(TransportFailure(clientIdentity: error))
                         completionHandler(.cancelAuthenticationChallenge, nil)
                     }
                 }
@@ -100,7 +100,7 @@
         }
 
         /// `identity` as URLSession takes it: a keychain identity, or PKCS#12 bytes imported.
-        static func credential(for identity: ClientIdentity) throws(TransportFailure) -> URLCredential {
+        static func credential(for identity: ClientIdentity) throws(DownloadError) -> URLCredential {
             switch identity.format {
             case .keychain(let keychain):
                 return URLCredential(
@@ -113,22 +113,17 @@
                 guard status == errSecSuccess, let item = (items as? [[String: Any]])?.first,
                     let found = item[kSecImportItemIdentity as String]
                 else {
-                    throw TransportFailure(
-                        code: .clientCertificateRequired,
-                        reason: "the PKCS#12 client identity cannot be read (Security's status \(status))")
+                    throw .invalidRequest("the PKCS#12 client identity cannot be read (Security's status \(status))")
                 }
                 let chain = (item[kSecImportItemCertChain as String] as? [SecCertificate]) ?? []
                 // Security gives the chain from the identity's own certificate; only the others go.
                 return URLCredential(
                     identity: found as! SecIdentity, certificates: Array(chain.dropFirst()), persistence: .forSession)
             case .pem:
-                throw TransportFailure(
-                    code: .clientCertificateRequired,
-                    reason: "a PEM client identity cannot be shown over URLSession: give PKCS#12 or a keychain identity"
-                )
+                throw .invalidRequest(
+                    "a PEM client identity cannot be shown over URLSession: give PKCS#12 or a keychain identity")
             case .provided:
-                throw TransportFailure(
-                    code: .clientCertificateRequired, reason: "a provided client identity gave another provided one")
+                throw .invalidRequest("a provided client identity gave another provided one")
             }
         }
     }

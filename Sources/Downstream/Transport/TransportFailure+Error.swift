@@ -30,6 +30,12 @@ extension TransportFailure {
             networkUnavailableReason: NetworkUnavailableReason(userInfo: (error as NSError).userInfo))
     }
 
+    /// A client identity that could not be had (`error`: a file that cannot be read, a provider
+    /// that threw): the server's wish for a certificate goes unmet.
+    init(clientIdentity error: DownloadError) {
+        self.init(code: .clientCertificateRequired, reason: error.reason)
+    }
+
     /// Whether TLS words (`reason`, libcurl's with OpenSSL's) say the server wants a client
     /// certificate, or refused the one shown: its alert comes after the handshake in TLS 1.3,
     /// as a failed read.

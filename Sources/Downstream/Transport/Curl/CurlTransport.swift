@@ -228,10 +228,10 @@ extension CurlTransport {
                 // The app's provider may take its time (a keychain, a prompt): the driver goes on.
                 Task { [self] in
                     let result: Result<ClientIdentity, TransportFailure>
-                    do throws(TransportFailure) {
+                    do throws(DownloadError) {
                         result = .success(try await identity.resolved(forHost: host))
                     } catch {
-                        result = .failure(error)
+                        result = .failure(TransportFailure(clientIdentity: error))
                     }
                     enqueue(.identityProvided(request, urlRequest, host: host, result))
                 }
