@@ -15,7 +15,7 @@ import Foundation
 /// Every request head it was sent is kept, in order (``requests``). Call ``shutdown()`` when the
 /// test ends: the proxy stops listening and closes every connection.
 public final class TestProxy: @unchecked Sendable {
-    // Safe: `state` is touched only under `lock`; the rest is immutable.
+    // Safe: `requests` is touched only under `lock`; the rest is immutable or locks itself.
     /// A request the proxy was sent: its request line's method and target, and its
     /// `Proxy-Authorization`.
     public struct Request: Sendable, Equatable {
@@ -26,29 +26,19 @@ public final class TestProxy: @unchecked Sendable {
 
     /// The port it listens on.
     public let port: Int
-    private let listener: Int32
+    private let sockets: ConnectionSockets
     private let requiredAuthorization: String?
     private let lock = NSLock()
-    private var _state = State()
-
-    private struct State {
-        var requests: [Request] = []
-        var sockets: Set<Int32> = []
-        var isShutDown = false
-        var isListenerClosed = false
-    }
+    private var _requests: [Request] = []
 
     /// Starts a proxy on a free port of 127.0.0.1.
     ///
     /// - Parameter requiredAuthorization: the `Proxy-Authorization` value every request must
     ///   have (`"Basic dXNlcjpwdw=="`); nil for none.
     public init(requiredAuthorization: String? = nil) throws {
-        let (descriptor, port) = try POSIXSocket.makeBoundSocket(reuseAddress: true)
-        try POSIXSocket.listen(descriptor)
-        listener = descriptor
-        self.port = port
+        (sockets, port) = try ConnectionSockets.listening()
         self.requiredAuthorization = requiredAuthorization
-        Thread.detachNewThread { [self] in acceptLoop() }
+        sockets.accept { [self] client, _ in serve(client) }
     }
 
     /// The proxy's URL: `http://127.0.0.1:PORT`.
@@ -56,56 +46,16 @@ public final class TestProxy: @unchecked Sendable {
 
     /// The request heads received so far, in order.
     public var requests: [Request] {
-        withState { $0.requests }
+        lock.withLock { _requests }
     }
 
     /// Stops listening and closes every connection.
     public func shutdown() {
-        // Under the lock, as every close of a tracked socket is: a socket number is never shut
-        // down after it was closed (and perhaps given to another socket of the process).
-        withState { state in
-            state.isShutDown = true
-            for socket in state.sockets { POSIXSocket.shutdown(socket, reading: true) }
-            if !state.isListenerClosed { POSIXSocket.shutdown(listener, reading: true) }
-        }
-    }
-
-    private func acceptLoop() {
-        while true {
-            let events = POSIXSocket.poll([listener], timeout: -1)
-            if withState({ $0.isShutDown }) || events[0] & Int16(POLLNVAL) != 0 { break }
-            let client = POSIXSocket.accept(listener)
-            guard client >= 0 else { continue }
-            guard track(client) else { break }
-            Thread.detachNewThread { [self] in serve(client) }
-        }
-        withState { state in
-            state.isListenerClosed = true
-            POSIXSocket.close(listener)
-        }
-    }
-
-    /// Keeps `socket` to shut down at shutdown; false once shut down (then it is closed).
-    private func track(_ socket: Int32) -> Bool {
-        let tracked = withState { state in
-            guard !state.isShutDown else { return false }
-            state.sockets.insert(socket)
-            return true
-        }
-        if !tracked { POSIXSocket.close(socket) }
-        return tracked
-    }
-
-    /// Forgets and closes a tracked socket, under the lock (see ``shutdown()``).
-    private func close(_ socket: Int32) {
-        withState { state in
-            state.sockets.remove(socket)
-            POSIXSocket.close(socket)
-        }
+        sockets.shutDown()
     }
 
     private func serve(_ client: Int32) {
-        defer { close(client) }
+        defer { sockets.close(client) }
         var buffered: [UInt8] = []
         while let head = readHead(client, &buffered) {
             let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
@@ -113,8 +63,8 @@ public final class TestProxy: @unchecked Sendable {
             guard parts.count == 3 else { return }
             let authorization = lines.dropFirst().first { $0.lowercased().hasPrefix("proxy-authorization:") }
                 .map { String($0.dropFirst("proxy-authorization:".count)).trimmingCharacters(in: .whitespaces) }
-            withState {
-                $0.requests.append(Request(method: parts[0], target: parts[1], proxyAuthorization: authorization))
+            lock.withLock {
+                _requests.append(Request(method: parts[0], target: parts[1], proxyAuthorization: authorization))
             }
             if let requiredAuthorization, authorization != requiredAuthorization {
                 let answer =
@@ -127,12 +77,12 @@ public final class TestProxy: @unchecked Sendable {
                 parts[0] == "CONNECT" ? parts[1] : URL(string: parts[1]).map { "\($0.host ?? ""):\($0.port ?? 80)" }
             guard let target, let port = Int(target.split(separator: ":").last ?? ""),
                 target.hasPrefix("127.0.0.1:") || target.hasPrefix("localhost:"),
-                let upstream = try? POSIXSocket.connectToLoopback(port: port), track(upstream)
+                let upstream = try? POSIXSocket.connectToLoopback(port: port), sockets.track(upstream)
             else {
                 _ = POSIXSocket.sendAll(client, Array("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n".utf8))
                 return
             }
-            defer { close(upstream) }
+            defer { sockets.close(upstream) }
             if parts[0] == "CONNECT" {
                 guard POSIXSocket.sendAll(client, Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)) else {
                     return
@@ -181,11 +131,5 @@ public final class TestProxy: @unchecked Sendable {
                 else { return }
             }
         }
-    }
-
-    private func withState<T>(_ body: (inout State) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&_state)
     }
 }

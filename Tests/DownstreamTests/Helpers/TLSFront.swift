@@ -16,23 +16,16 @@ import Foundation
 /// Connection *n* (from 0) shows the *n*th of the certificates given, the last one from there
 /// on: a server whose key changes between the first connection and the others.
 final class TLSFront: @unchecked Sendable {
-    // Safe: `state` is touched only under `lock`; the rest is immutable.
+    // Safe: `handshakeCount` is touched only under `lock`; the rest is immutable or locks itself.
     static var isAvailable: Bool { LibSSL.shared != nil }
 
     let port: Int
     private let upstreamPort: Int
-    private let listener: Int32
+    private let sockets: ConnectionSockets
     private let contexts: [OpaquePointer]
     private let ssl: LibSSL
     private let lock = NSLock()
-    private var state = State()
-
-    private struct State {
-        var sockets: Set<Int32> = []
-        var handshakes = 0
-        var isShutDown = false
-        var isListenerClosed = false
-    }
+    private var handshakeCount = 0
 
     /// A front on a free port for the server on `upstreamPort`, showing `certificates` (PEM
     /// certificate file, PEM key file) in turn.
@@ -46,10 +39,9 @@ final class TLSFront: @unchecked Sendable {
             else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: pair.certificate.path]) }
             return context
         }
-        (listener, port) = try POSIXSocket.makeBoundSocket(reuseAddress: true)
-        try POSIXSocket.listen(listener)
+        (sockets, port) = try ConnectionSockets.listening()
         self.upstreamPort = upstreamPort
-        Thread.detachNewThread { [self] in acceptLoop() }
+        sockets.accept { [self] client, number in relay(client, contexts[min(number, contexts.count - 1)]) }
     }
 
     deinit {
@@ -63,67 +55,27 @@ final class TLSFront: @unchecked Sendable {
 
     /// How many TLS handshakes completed: one per connection a client kept.
     var handshakes: Int {
-        lock.withLock { state.handshakes }
+        lock.withLock { handshakeCount }
     }
 
     /// Stops listening and ends every connection.
     func stop() {
-        lock.withLock {
-            state.isShutDown = true
-            for socket in state.sockets { POSIXSocket.shutdown(socket, reading: true) }
-            if !state.isListenerClosed { POSIXSocket.shutdown(listener, reading: true) }
-        }
-    }
-
-    private func acceptLoop() {
-        var accepted = 0
-        while true {
-            let events = POSIXSocket.poll([listener], timeout: -1)
-            if lock.withLock({ state.isShutDown }) || events[0] & Int16(POLLNVAL) != 0 { break }
-            let client = POSIXSocket.accept(listener)
-            guard client >= 0 else { continue }
-            guard track(client) else { break }
-            let certificate = min(accepted, contexts.count - 1)
-            accepted += 1
-            Thread.detachNewThread { [self] in relay(client, contexts[certificate]) }
-        }
-        lock.withLock {
-            state.isListenerClosed = true
-            POSIXSocket.close(listener)
-        }
-    }
-
-    /// Keeps `socket` to shut down in ``stop()``; false once stopped (then it is closed).
-    private func track(_ socket: Int32) -> Bool {
-        let tracked = lock.withLock {
-            guard !state.isShutDown else { return false }
-            state.sockets.insert(socket)
-            return true
-        }
-        if !tracked { POSIXSocket.close(socket) }
-        return tracked
-    }
-
-    /// Forgets and closes a tracked socket, under the lock: a number is never shut down after it
-    /// was closed (and perhaps given to another socket of the process).
-    private func close(_ socket: Int32) {
-        lock.withLock {
-            state.sockets.remove(socket)
-            POSIXSocket.close(socket)
-        }
+        sockets.shutDown()
     }
 
     /// One connection: the handshake, then bytes both ways until either side ends.
     private func relay(_ client: Int32, _ context: OpaquePointer) {
-        defer { close(client) }
+        defer { sockets.close(client) }
         // libssl writes with write(2): a client gone must be an error here, not a SIGPIPE.
         Self.blockBrokenPipeOnThisThread()
         guard let connection = ssl.new(context) else { return }
         defer { ssl.free(connection) }
         guard ssl.setDescriptor(connection, client) == 1, ssl.accept(connection) == 1 else { return }
-        lock.withLock { state.handshakes += 1 }
-        guard let upstream = try? POSIXSocket.connectToLoopback(port: upstreamPort), track(upstream) else { return }
-        defer { close(upstream) }
+        lock.withLock { handshakeCount += 1 }
+        guard let upstream = try? POSIXSocket.connectToLoopback(port: upstreamPort), sockets.track(upstream) else {
+            return
+        }
+        defer { sockets.close(upstream) }
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         relaying: while true {
             var fromClient = ssl.pending(connection) > 0
