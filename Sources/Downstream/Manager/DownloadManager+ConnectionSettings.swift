@@ -1,7 +1,7 @@
 /// What puts a manager's requests on the wire, as the connection-settings check sees it: a
 /// transport of the ranged engine, or the system's session of a background manager.
 struct ConnectionEngine: Sendable {
-    /// "libcurl 7.88.1", "URLSession", "the background session".
+    /// "libcurl 7.88.1", "URLSession", "background session".
     let name: String
     /// The settings it applies.
     let settings: Set<ConnectionSetting>
@@ -36,8 +36,8 @@ extension DownloadManager.Configuration.Network {
 }
 
 extension TrustRule {
-    /// The connection settings the rule needs, each in words. A provided client identity needs
-    /// none that is known before it is asked for (what it gives is checked then).
+    /// The connection settings the rule needs, each in words. What a provided client identity
+    /// gives is checked when it is given.
     var neededSettings: [(ConnectionSetting, String)] {
         var needed: [(ConnectionSetting, String)] = []
         if acceptsAnyCertificate {
@@ -57,7 +57,7 @@ extension TrustRule {
 }
 
 extension ClientIdentity {
-    /// The connection settings the identity needs; none for a provided one.
+    /// The connection settings the identity needs.
     var neededSettings: [ConnectionSetting] {
         func data(_ materials: Material...) -> [ConnectionSetting] {
             materials.contains { if case .data = $0 { true } else { false } } ? [.clientIdentityData] : []
@@ -65,7 +65,7 @@ extension ClientIdentity {
         switch format {
         case .pem(let certificate, let key): return [.pemClientIdentity] + data(certificate, key)
         case .pkcs12(let material): return [.pkcs12ClientIdentity] + data(material)
-        case .provided: return []
+        case .provided: return [.providedClientIdentity]
         #if canImport(Darwin)
             case .keychain: return [.keychainClientIdentity]
         #endif

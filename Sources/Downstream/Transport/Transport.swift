@@ -49,6 +49,8 @@ enum ConnectionSetting: Hashable, Sendable, CaseIterable {
     case clientIdentityData
     /// A client identity from the keychain (Apple platforms).
     case keychainClientIdentity
+    /// A client identity asked of the app's provider.
+    case providedClientIdentity
     case connectionTimeout
     case addressFamily
     /// An HTTP or SOCKS5 proxy without credentials.

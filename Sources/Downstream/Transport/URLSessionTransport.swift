@@ -39,7 +39,7 @@ final class URLSessionTransport: Transport {
         #else
             [
                 .trustAuthorities, .publicKeyPins, .acceptingAnyCertificate, .pkcs12ClientIdentity,
-                .clientIdentityData, .keychainClientIdentity, .proxy,
+                .clientIdentityData, .keychainClientIdentity, .providedClientIdentity, .proxy,
             ]
         #endif
     }

@@ -67,7 +67,7 @@ enum CurlLibrary {
             settings.insert(.publicKeyPins)
         }
         if takes(CurlOption.sslCertificate, "/nonexistent/client.pem") {
-            settings.formUnion([.pemClientIdentity, .pkcs12ClientIdentity])
+            settings.formUnion([.pemClientIdentity, .pkcs12ClientIdentity, .providedClientIdentity])
         }
         let blob: [UInt8] = [0x30, 0x00]
         let takesBlobs = [CurlOption.sslCertificateBlob, CurlOption.sslKeyBlob].allSatisfy { option in
