@@ -1,8 +1,8 @@
 // A child process for tests that observe downloads from the outside.
 //
 //     DownstreamTestClient single <url> <destination-file> [--disk-bytes-per-second N]
-//         Downloads one URL; prints `ok peak-kib=<VmHWM> bytes=<size> transport=<name>` (peak memory as the
-//         kernel counts it).
+//         Downloads one URL; prints `ok peak-kib=<VmHWM> bytes=<size> transport=<name> sigpipe=<disposition>`
+//         (peak memory as the kernel counts it; what the process does on SIGPIPE after the download).
 //
 //     DownstreamTestClient many --store <dir> --directory <dir> [--checkpoint-bytes N]
 //                               [--stall-in-record-write N] [--connections N]
@@ -66,7 +66,26 @@ func single(_ arguments: Arguments) async throws {
         })
     let file = try await manager.downloadFile(from: url, to: .file(destination, ifExists: .replace))
     let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? -1
-    print("ok peak-kib=\(peakResidentKiB()) bytes=\(size) transport=\(manager.transportName)")
+    print(
+        "ok peak-kib=\(peakResidentKiB()) bytes=\(size) transport=\(manager.transportName)"
+            + " sigpipe=\(brokenPipeDisposition())")
+}
+
+/// What the process does on `SIGPIPE`: `default` (it ends), `ignored`, or `handled`.
+func brokenPipeDisposition() -> String {
+    var action = sigaction()
+    sigaction(SIGPIPE, nil, &action)
+    #if os(Linux)
+        let handler = action.__sigaction_handler.sa_handler
+    #else
+        let handler = action.__sigaction_u.__sa_handler
+    #endif
+    // SIG_DFL and SIG_IGN are the handlers 0 and 1 on Linux and Darwin alike.
+    switch unsafeBitCast(handler, to: Int.self) {
+    case 0: return "default"
+    case 1: return "ignored"
+    default: return "handled"
+    }
 }
 
 /// Prints `fallback to <transport>: <reason>` when the manager falls back to URLSession.

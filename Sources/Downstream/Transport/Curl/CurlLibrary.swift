@@ -26,9 +26,8 @@ enum CurlLibrary {
                         reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
                 )
             }
-            // A peer that closes a connection must not end the process: libcurl is told not to use
-            // signals (CURLOPT_NOSIGNAL), and TLS libraries may still write to a closed socket.
-            signal(SIGPIPE, SIG_IGN)
+            // SIGPIPE is blocked on the transport's own thread (CurlTransport.Driver), not ignored
+            // by the process.
             return .success(String(cString: ds_curl_version()))
         #else
             return .failure(CurlUnavailable(reason: "the libcurl transport is for Linux"))
