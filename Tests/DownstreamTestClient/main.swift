@@ -20,6 +20,10 @@
 //         the rest of the room (prints `midway <error kind> resumable=<bool> partial=<bytes>`),
 //         then with the fillers removed (prints `resumed ok`, after the digest was checked).
 //
+//     DownstreamTestClient hold --store <dir>
+//         Makes a manager on the store at <dir> and prints `holding pid=<pid>`, then keeps it until
+//         its standard input ends.
+//
 // Exits 0 on success, 1 with `failed <error>` on failure, 2 on bad arguments.
 
 @_spi(Testing) import Downstream
@@ -230,12 +234,25 @@ func diskFull(_ arguments: Arguments) async throws {
     print("resumed ok")
 }
 
+func hold(_ arguments: Arguments) throws {
+    guard let store = arguments.options["store"] else {
+        print("usage: DownstreamTestClient hold --store <dir>")
+        exit(2)
+    }
+    let manager = try DownloadManager(
+        configuration: .init(identifier: "test-client-hold") { $0.storage.directory = URL(fileURLWithPath: store) })
+    FileHandle.standardOutput.write(Data("holding pid=\(getpid())\n".utf8))
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    withExtendedLifetime(manager) {}
+}
+
 let arguments = Arguments(Array(CommandLine.arguments.dropFirst(2)))
 do {
     switch CommandLine.arguments.dropFirst().first {
     case "single": try await single(arguments)
     case "many": try await many(arguments)
     case "disk-full": try await diskFull(arguments)
+    case "hold": try hold(arguments)
     default:
         print("usage: DownstreamTestClient single|many …")
         exit(2)

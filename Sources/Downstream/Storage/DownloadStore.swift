@@ -18,10 +18,11 @@ import Foundation
 /// costs an inode allocation, which is slow for about 30 seconds after many files were deleted,
 /// and a download's record changes several times in its life.
 ///
-/// The store belongs to one manager at a time: within a process by identifier, across processes
-/// by an advisory lock (`flock`) on `.lock` in the directory, which the kernel releases when the
-/// process dies. A store shared by processes takes that lock shared instead (so a shared and an
-/// unshared use never meet), and its managers hold each download's place (see ``StoreClaims``).
+/// The store belongs to one manager at a time: within a process by identifier, and by
+/// ``StoreLock`` (a record lock on `.lock` in the directory, which the kernel releases when the
+/// process dies; taking it never waits). A store shared by processes takes that lock shared
+/// instead (so a shared and an unshared use never meet), and its managers hold each download's
+/// place (see ``StoreClaims``).
 final class DownloadStore: Sendable {
     static let recordExtension = "record"
     static let corruptExtension = "corrupt"
@@ -33,7 +34,7 @@ final class DownloadStore: Sendable {
     let bases: PathBases
     private let directoryPath: String
     private let identifier: String
-    private let lockDescriptor: Int32
+    private let storeLock: StoreLock
     private let isReleased = Locked(false)
     private let synchronizes: Bool
     private let duringWrite: (@Sendable () -> Void)?
@@ -64,7 +65,7 @@ final class DownloadStore: Sendable {
             try POSIXFile.createPrivateDirectory(directory)
             try POSIXFile.checkIsOwnDirectory(directory)
             claims = sharedByProcesses ? try StoreClaims.of(directory) : nil
-            lockDescriptor = try Self.lock(directory, shared: sharedByProcesses)
+            storeLock = try StoreLock.take(directory, shared: sharedByProcesses)
         } catch {
             _ = Self.identifiersInUse.withLock { $0.remove(identifier) }
             throw error
@@ -90,7 +91,7 @@ final class DownloadStore: Sendable {
             return released
         }
         guard !wasReleased else { return }
-        POSIXFile.close(lockDescriptor)
+        storeLock.release()
         _ = Self.identifiersInUse.withLock { $0.remove(identifier) }
     }
 
@@ -304,32 +305,5 @@ final class DownloadStore: Sendable {
 
     private struct VersionProbe: Decodable {
         var version: Int
-    }
-
-    private static func lock(_ directory: URL, shared: Bool) throws(DownloadError) -> Int32 {
-        let lockFile = directory.appendingPathComponent(".lock", isDirectory: false)
-        let descriptor = try POSIXFile.openForWriting(lockFile)
-        // A child process spawned (by anyone in this process) while the lock was last held keeps
-        // a copy of it until it execs, which on a loaded machine takes a while: give such a copy
-        // up to 2 s to go. (Only a store that really is in use waits that long to say so.)
-        var attempts = 0
-        let mode = (shared ? LOCK_SH : LOCK_EX) | LOCK_NB
-        while flock(descriptor, mode) != 0, errno == EWOULDBLOCK, attempts < 400 {
-            attempts += 1
-            usleep(5_000)
-        }
-        guard flock(descriptor, mode) == 0 else {
-            let failure: DownloadError =
-                errno == EWOULDBLOCK
-                ? .managerUnavailable(
-                    "the download store \(directory.path) is in use by another process (or another manager)"
-                        + (shared ? " that does not share it" : "")
-                        + "; give each manager its own identifier or store directory, "
-                        + "or share the store (storage.isSharedByProcesses) in every one of them")
-                : POSIXFile.failure(lockFile, "cannot lock the store")
-            POSIXFile.close(descriptor)
-            throw failure
-        }
-        return descriptor
     }
 }

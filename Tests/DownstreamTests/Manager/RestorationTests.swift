@@ -388,19 +388,32 @@ struct RestorationTests {
         }
     }
 
+    /// A store another process's manager has fails at once, naming the store and the process;
+    /// once that process is gone, the store is free.
     @Test func aStoreLockedByAnotherProcessIsAClearError() async throws {
         try await withFixture(startsManager: false) { fixture in
-            try FileManager.default.createDirectory(at: fixture.storeDirectory, withIntermediateDirectories: true)
-            let lockFile = fixture.storeDirectory.appendingPathComponent(".lock").path
-            let descriptor = open(lockFile, O_RDWR | O_CREAT, 0o600)
-            #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
-            defer { close(descriptor) }
+            let input = try SpawnedProcess.pipe()
+            let output = try SpawnedProcess.pipe()
+            let holder = try SpawnedProcess(
+                try ChildProcess.executable("DownstreamTestClient"), ["hold", "--store", fixture.storeDirectory.path],
+                input: input.read, output: output.write)
+            close(input.read)
+            close(output.write)
+            let reader = OutputReader(output.read)
+            reader.start()
+            let holding = await reader.wait { $0.contains("holding pid=") && $0.contains("\n") }
+            try #require(holding != nil, "the holding process did not start")
 
             let error = try #require(throws: DownloadError.self) {
                 try fixture.makeManager { $0.identifier = "another-\(UUID().uuidString)" }
             }
             #expect(error.kind == .managerUnavailable)
             #expect(error.description.contains(fixture.storeDirectory.path))
+            #expect(error.description.contains("process \(holder.pid)"), "\(error)")
+
+            close(input.write)
+            #expect(await holder.ending().status == 0)
+            _ = try fixture.makeManager { $0.identifier = "another-\(UUID().uuidString)" }
         }
     }
 
