@@ -21,16 +21,17 @@ struct ProgressReporter: ProgressSink {
 
     private let state: ThrottledValue<State, Download.ProgressUpdate>
 
+    /// - Parameter clock: the clock of the interval and of the speed (the manager's).
     init(
-        interval: Duration, bytesReceived: Int64 = 0, expectedBytes: Int64? = nil,
+        interval: Duration, clock: ClockReadings = .continuous, bytesReceived: Int64 = 0, expectedBytes: Int64? = nil,
         observe: @escaping @Sendable (Download.ProgressUpdate) -> Void = { _ in }
     ) {
         var initial = State(bytesReceived: bytesReceived, expectedBytes: expectedBytes)
         initial.broadcast.publish(DownloadProgress(bytesReceived: bytesReceived, expectedBytes: expectedBytes))
         state = ThrottledValue(
-            initial, interval: interval,
+            initial, interval: interval, clock: clock,
             publish: { state, now in
-                state.speed.sample(state.bytesReceived, at: Self.seconds(at: now))
+                state.speed.sample(state.bytesReceived, at: now.inSeconds)
                 return Self.publish(&state)
             },
             deliver: observe)
@@ -55,7 +56,7 @@ struct ProgressReporter: ProgressSink {
         state.publishNow { state, now in
             state.bytesReceived = bytesReceived
             state.expectedBytes = expectedBytes
-            state.speed.restart(at: bytesReceived, seconds: Self.seconds(at: now))
+            state.speed.restart(at: bytesReceived, seconds: now.inSeconds)
             return Self.publish(&state)
         }
     }
@@ -115,9 +116,4 @@ struct ProgressReporter: ProgressSink {
 
     /// The time origin of every download's speed: one for the process, not one per download
     /// (thousands may be queued).
-    private static let origin = ContinuousClock.now
-
-    private static func seconds(at instant: ContinuousClock.Instant) -> Double {
-        origin.duration(to: instant).inSeconds
-    }
 }

@@ -14,7 +14,7 @@ public final class DownloadGroup: Sendable {
     ///   group's totals.
     init(downloads: [Download], observer: DownloadManager.Observer, progressInterval: Duration) {
         self.downloads = downloads
-        totals = ProgressTotals(interval: progressInterval)
+        totals = ProgressTotals(interval: progressInterval, clock: observer.clock)
         for download in downloads {
             observer.track(download, in: totals)
         }

@@ -36,11 +36,15 @@ extension DownloadManager {
             var monitoredSequence: UInt64
         }
 
+        /// The manager's clock, which progress totals are throttled on.
+        let clock: ClockReadings
+
         init(
             progressInterval: Duration, monitors: [any DownloadEventMonitor], schedulingLink: SchedulingLink,
-            trust: TrustSettings = TrustSettings()
+            trust: TrustSettings = TrustSettings(), clock: ClockReadings = .continuous
         ) {
-            totals = ProgressTotals(interval: progressInterval)
+            totals = ProgressTotals(interval: progressInterval, clock: clock)
+            self.clock = clock
             self.trust = trust
             self.monitors = EventMonitorGroup(monitors)
             self.schedulingLink = schedulingLink

@@ -68,7 +68,7 @@ public actor DownloadManager {
         scheduler = Scheduler(limits: configuration.schedulerLimits)
         observer = Observer(
             progressInterval: configuration.progress.interval, monitors: configuration.eventMonitors,
-            schedulingLink: schedulingLink, trust: configuration.trust)
+            schedulingLink: schedulingLink, trust: configuration.trust, clock: ClockReadings(configuration.clock))
         let isShared = configuration.storage.isSharedByProcesses
         if isShared, configuration.background != nil {
             throw .managerUnavailable(

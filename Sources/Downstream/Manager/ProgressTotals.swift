@@ -45,10 +45,11 @@ final class ProgressTotals: Sendable {
 
     private let state: ThrottledValue<State, Void>
 
-    init(interval: Duration) {
+    /// - Parameter clock: the clock of the interval (the manager's).
+    init(interval: Duration, clock: ClockReadings = .continuous) {
         var initial = State()
         initial.broadcast.publish(AggregateProgress())
-        state = ThrottledValue(initial, interval: interval) { state, _ in
+        state = ThrottledValue(initial, interval: interval, clock: clock) { state, _ in
             state.broadcast.publish(Self.total(of: state))
         }
     }

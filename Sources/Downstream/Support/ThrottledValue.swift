@@ -3,7 +3,7 @@ import Dispatch
 /// A value under a lock whose changes are published at most once per `interval`: a change
 /// publishes at once when the last publication is at least `interval` old; otherwise one trailing
 /// publication is scheduled for the end of the interval, so that the last change of a burst is
-/// never held back until the next one (on the ``TimerThread``).
+/// never held back until the next one (on the clock's timers: ``ClockReadings``).
 ///
 /// A publication has two halves. `publish` runs under the lock, in the order of the publications:
 /// it may send the value to a broadcast kept in it (see ``BroadcastOwner``) and returns what is
@@ -17,15 +17,19 @@ final class ThrottledValue<Value, Publication>: Sendable {
     }
 
     private let state: Locked<State>
-    private let publish: @Sendable (inout Value, ContinuousClock.Instant) -> Publication
+    private let clock: ClockReadings
+    private let publish: @Sendable (inout Value, Duration) -> Publication
     private let deliver: @Sendable (Publication) -> Void
 
+    /// - Parameters:
+    ///   - clock: the clock of the interval; `publish` is given its reading.
     init(
-        _ value: Value, interval: Duration,
-        publish: @escaping @Sendable (inout Value, ContinuousClock.Instant) -> Publication,
+        _ value: Value, interval: Duration, clock: ClockReadings = .continuous,
+        publish: @escaping @Sendable (inout Value, Duration) -> Publication,
         deliver: @escaping @Sendable (Publication) -> Void = { _ in }
     ) {
         state = Locked(State(value: value, throttle: Throttle(interval: interval)))
+        self.clock = clock
         self.publish = publish
         self.deliver = deliver
     }
@@ -33,15 +37,15 @@ final class ThrottledValue<Value, Publication>: Sendable {
     /// Changes the value with `body`, then publishes it if the interval allows, or makes sure a
     /// trailing publication follows.
     func change(_ body: (inout Value) -> Void) {
-        let (publication, delay) = state.withLock { state -> (Publication?, (Duration, Int)?) in
+        let (publication, trailing) = state.withLock { state -> (Publication?, (Duration, Int)?) in
             body(&state.value)
-            let now = ContinuousClock.now
+            let now = clock.now()
             switch state.throttle.decide(at: now) {
             case .publish:
                 state.throttle.published(at: now)
                 return (publish(&state.value, now), nil)
             case .schedule(let delay, let trailing):
-                return (nil, (delay, trailing))
+                return (nil, (now + delay, trailing))
             case .wait:
                 return (nil, nil)
             }
@@ -49,9 +53,9 @@ final class ThrottledValue<Value, Publication>: Sendable {
         if let publication {
             deliver(publication)
         }
-        if let (delay, trailing) = delay {
-            TimerThread.shared.schedule(after: delay) { [weak self] in
-                self?.publishTrailing(trailing)
+        if let (deadline, number) = trailing {
+            clock.schedule(deadline) { [weak self] in
+                self?.publishTrailing(number)
             }
         }
     }
@@ -60,9 +64,9 @@ final class ThrottledValue<Value, Publication>: Sendable {
     /// itself (a start or a stop, which `publish` does not describe). A trailing publication
     /// scheduled before is not made: this one is newer (after a download's last value, nothing
     /// may follow).
-    func publishNow(_ body: (inout Value, ContinuousClock.Instant) -> Publication) {
+    func publishNow(_ body: (inout Value, Duration) -> Publication) {
         let publication = state.withLock { state in
-            let now = ContinuousClock.now
+            let now = clock.now()
             state.throttle.published(at: now)
             state.throttle.cancelTrailing()
             return body(&state.value, now)
@@ -78,7 +82,7 @@ final class ThrottledValue<Value, Publication>: Sendable {
     private func publishTrailing(_ trailing: Int) {
         let publication = state.withLock { state -> Publication? in
             guard state.throttle.trailingIsDue(trailing) else { return nil }
-            let now = ContinuousClock.now
+            let now = clock.now()
             state.throttle.published(at: now)
             return publish(&state.value, now)
         }
@@ -98,7 +102,8 @@ final class ThrottledValue<Value, Publication>: Sendable {
         }
 
         let interval: Duration
-        private var lastPublish: ContinuousClock.Instant?
+        /// When the last publication was made, as the clock reads.
+        private var lastPublish: Duration?
         private var isTrailingScheduled = false
         /// The number of the trailing publication scheduled last.
         private var trailing = 0
@@ -108,15 +113,15 @@ final class ThrottledValue<Value, Publication>: Sendable {
         }
 
         /// A value changed at `now`.
-        mutating func decide(at now: ContinuousClock.Instant) -> Decision {
-            guard let lastPublish, lastPublish.duration(to: now) < interval else { return .publish }
+        mutating func decide(at now: Duration) -> Decision {
+            guard let lastPublish, now - lastPublish < interval else { return .publish }
             guard !isTrailingScheduled else { return .wait }
             isTrailingScheduled = true
             trailing += 1
-            return .schedule(interval - lastPublish.duration(to: now), trailing: trailing)
+            return .schedule(interval - (now - lastPublish), trailing: trailing)
         }
 
-        mutating func published(at now: ContinuousClock.Instant) {
+        mutating func published(at now: Duration) {
             lastPublish = now
         }
 

@@ -45,31 +45,10 @@ final class BandwidthLimiter: Sendable {
 
     /// Limits on `clock`: `overall` bytes per second for all downloads together (nil: none).
     init(overall: Int?, clock: any Clock<Duration>) {
-        (now, schedule) = Self.readings(of: clock)
+        let readings = ClockReadings(clock)
+        (now, schedule) = (readings.now, readings.schedule)
         let start = now()
         state = Locked(State(overall: overall.map { TokenBucket(rate: $0, at: start) }))
-    }
-
-    private static func readings<C: Clock<Duration>>(
-        of clock: C
-    ) -> (@Sendable () -> Duration, @Sendable (Duration, @escaping @Sendable () -> Void) -> Void) {
-        let origin = clock.now
-        let now: @Sendable () -> Duration = { origin.duration(to: clock.now) }
-        if C.self == ContinuousClock.self {
-            // The real clock's timers run on the timer thread, not in Swift's concurrency pool: a
-            // URLSession transfer that waits for one holds every URLSession call of the process,
-            // and pool threads making such calls would then wait for the timer that frees them.
-            return (now, { deadline, action in TimerThread.shared.schedule(after: deadline - now(), action) })
-        }
-        return (
-            now,
-            { deadline, action in
-                Task {
-                    try? await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil)
-                    action()
-                }
-            }
-        )
     }
 
     /// The limit for all downloads together, in bytes per second (nil: none).

@@ -47,7 +47,7 @@ struct MirrorTests {
             $0.retry = .init()
             $0.retry.maximumRetries = 1
             $0.retry.jitter = 0
-            $0.clock = clock
+            $0.run(on: clock)
         }) { fixture in
             fixture.serve("/a", Self.body) { $0.faults = [.status(503), .status(503)] }
             fixture.serve("/b", Self.body) { $0.faults = [.status(503)] }

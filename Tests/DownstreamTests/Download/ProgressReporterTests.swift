@@ -41,4 +41,24 @@ struct ProgressReporterTests {
         #expect(reporter.current.bytesReceived == 8000)
         #expect(totals.current.bytesReceived == 8000)
     }
+
+    /// Throttling is on the manager's clock: a change within the interval is published when that
+    /// clock reaches the interval's end, not when the machine's does.
+    @Test func theTrailingUpdateComesWhenTheInjectedClockReachesTheIntervalsEnd() async {
+        let clock = ManualClock()
+        let (updates, delivered) = AsyncStream<Download.ProgressUpdate>.makeStream()
+        let reporter = ProgressReporter(interval: .seconds(1), clock: ClockReadings(clock)) { delivered.yield($0) }
+        var received = updates.makeAsyncIterator()
+        reporter.begin(bytesReceived: 10, expectedBytes: 100)
+        #expect(await received.next()?.progress.bytesReceived == 10)
+        var sleeps = clock.sleeps.makeAsyncIterator()
+        reporter.add(5)
+        // Within the interval: a trailing update waits for the rest of it, on the manual clock.
+        #expect(await sleeps.next() == .seconds(1))
+        #expect(reporter.latest.sequence == 1)
+        clock.advance(by: .seconds(1))
+        let trailing = await received.next()
+        #expect(trailing?.progress.bytesReceived == 15)
+        #expect(trailing?.sequence == 2)
+    }
 }

@@ -11,7 +11,7 @@ struct RetryTests {
             var policy = DownloadManager.Configuration.RetryPolicy()
             policy.jitter = 0
             configuration.retry = policy
-            configuration.clock = clock
+            configuration.run(on: clock)
         }
     }
 

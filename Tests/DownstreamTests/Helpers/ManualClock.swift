@@ -1,3 +1,4 @@
+@testable import Downstream
 import Foundation
 
 /// A clock that moves only when a test advances it, and tells when something sleeps on it.
@@ -75,5 +76,15 @@ final class ManualClock: Clock, @unchecked Sendable {
             return Array(due.values)
         }
         for sleeper in due { sleeper.continuation.resume() }
+    }
+}
+
+extension DownloadManager.Configuration {
+    /// Runs the manager's timers on `clock`, a test's, with progress published at once (an
+    /// interval of zero): the clock's sleeps are then those of the policies the test is about
+    /// (retries, waits for the network, bandwidth limits), never a progress throttle's.
+    mutating func run(on clock: ManualClock) {
+        self.clock = clock
+        progress.interval = .zero
     }
 }

@@ -31,7 +31,7 @@ struct BandwidthLimitTests {
 
     static func limited(_ clock: ManualClock, overall: Int?) -> (inout DownloadManager.Configuration) -> Void {
         { configuration in
-            configuration.clock = clock
+            configuration.run(on: clock)
             configuration.network.maximumBytesPerSecond = overall
         }
     }

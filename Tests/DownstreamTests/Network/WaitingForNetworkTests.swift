@@ -45,7 +45,7 @@ struct WaitingForNetworkTests {
                 of: url, to: .file(fixture.file("file.bin")), partial: Self.body, length: 300_000)
             let manager = try fixture.makeManager {
                 $0.connectivity.monitor = network.monitor
-                $0.clock = clock
+                $0.run(on: clock)
                 $0.retry = .init()  // Retries are not spent waiting for the network.
             }
             let download = try #require(await manager.downloads.first)
@@ -75,7 +75,7 @@ struct WaitingForNetworkTests {
             let manager = try fixture.makeManager {
                 $0.connectivity.monitor = network.monitor
                 $0.connectivity.maximumWait = .seconds(600)
-                $0.clock = clock
+                $0.run(on: clock)
             }
             let download = try #require(await manager.downloads.first)
             var sleeps = clock.sleeps.makeAsyncIterator()
@@ -100,7 +100,7 @@ struct WaitingForNetworkTests {
         let network = Network(clock: clock)
         try await withFixture({
             $0.connectivity.monitor = network.monitor
-            $0.clock = clock
+            $0.run(on: clock)
         }) { fixture in
             let server = try Self.offlineServer()
             defer { server.shutdown() }
@@ -124,7 +124,7 @@ struct WaitingForNetworkTests {
         network.comeBack()
         try await withFixture({
             $0.connectivity.monitor = network.monitor
-            $0.clock = clock
+            $0.run(on: clock)
         }) { fixture in
             let server = try Self.offlineServer()
             defer { server.shutdown() }

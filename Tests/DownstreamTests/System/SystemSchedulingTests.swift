@@ -107,7 +107,7 @@ struct SystemSchedulingTests {
             let replay = BackgroundSessionReplay()
             let manager = try makeManager(fixture, replay: replay) {
                 $0.connectivity.monitor = monitor
-                $0.clock = clock
+                $0.run(on: clock)
             }
             let body = Data(Body.pattern(count: 30_000, seed: 2240).bytes(0..<30_000))
             var request = DownloadRequest(url: Self.url, to: .directory(fixture.directory))

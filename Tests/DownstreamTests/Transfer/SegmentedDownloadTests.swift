@@ -225,7 +225,7 @@ struct SegmentedDownloadTests {
         let clock = ManualClock()
         try await withFixture({
             Self.segmented(4)(&$0)
-            $0.clock = clock
+            $0.run(on: clock)
         }) { fixture in
             let body = Body.pattern(count: 2_000_000, seed: 1407)
             let url = fixture.serve("/limited.bin", body)
