@@ -161,7 +161,8 @@ public actor Download {
             initialBytes = Self.bytesOnDisk(resume, partialPath: location.path)
         }
         progressReporter = ProgressReporter(
-            interval: settings.progressInterval, clock: ClockReadings(settings.clock), bytesReceived: initialBytes, expectedBytes: resume?.expectedLength,
+            interval: settings.progressInterval, clock: ClockReadings(settings.clock), bytesReceived: initialBytes,
+            expectedBytes: resume?.expectedLength,
             observe: { [selfReference] update in
                 if let download = selfReference.value {
                     context.observer.download(download, didProgress: update)
