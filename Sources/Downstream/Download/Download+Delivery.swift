@@ -13,7 +13,8 @@ extension Download {
         let inspection = Inspection(
             path: location.path, expectedDigest: check?.digest, digestSource: check?.source,
             digest: recordFile?.record.resume.digest, response: recordFile?.record.resume.response,
-            validations: responseChain.validations, keepsRejectedFile: request.onRejectedFile == .keep)
+            validations: request.checks.map(\.run) + responseChain.validations,
+            keepsRejectedFile: request.onRejectedFile == .keep)
         Task {
             let rejection = await inspection.run()
             self.deliver(rejectedWith: rejection)

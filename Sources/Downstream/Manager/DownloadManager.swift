@@ -224,13 +224,22 @@ public actor DownloadManager {
         }
         if requestError == nil, !isSeparate, let existing = byLocation[location], existing.canBeJoined {
             if let url = request.url, existing.request.url == url || existing.url == url {
-                if !startsPaused { await existing.resume() }
-                return existing
+                if request.checks.isEmpty || existing.acceptsChecks {
+                    existing.addChecks(request.checks)
+                    if !startsPaused { await existing.resume() }
+                    return existing
+                }
+                // Its checks could come after the file was delivered: refused, never skipped.
+                requestError = .invalidRequest(
+                    "the request joins the download of \(location.path), which is \(existing.state): its checks "
+                        + "could come after the file was delivered; give them to the first request, or start this "
+                        + "one separately (duplicates = .startSeparately)")
+            } else {
+                // Another URL to the same file: both would write the same partial file.
+                requestError = .invalidRequest(
+                    "\(location.path) is in use by the download of \(existing.request.url?.absoluteString ?? "?")"
+                )
             }
-            // Another URL to the same file: both would write the same partial file.
-            requestError = .invalidRequest(
-                "\(location.path) is in use by the download of \(existing.request.url?.absoluteString ?? "?")"
-            )
         }
 
         var recordFile: DownloadRecordFile?

@@ -81,7 +81,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         /// the header). The file was not delivered; its bytes were deleted or kept as
         /// ``DownloadRequest/onRejectedFile`` says.
         public static let integrityCheckFailed = Kind(code: .integrityCheckFailed)
-        /// A validator refused the response or the file (see ``Download/validate(_:)``). The file
+        /// A validator refused the response or the file (see ``DownloadRequest/checks``). The file
         /// was not delivered; its bytes were deleted or kept as ``DownloadRequest/onRejectedFile``
         /// says.
         public static let validationFailed = Kind(code: .validationFailed)

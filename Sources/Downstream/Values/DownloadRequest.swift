@@ -44,6 +44,10 @@ public struct DownloadRequest: Sendable {
     /// What happens to the downloaded bytes when the file is rejected: its digest does not match
     /// ``expectedDigest`` (or the server's), or a validator refuses it. Default: ``RejectedFilePolicy/discard``.
     public var onRejectedFile = RejectedFilePolicy.discard
+    /// Checks the response and the complete file must pass before the file is delivered, in
+    /// order (see ``ResponseCheck``). Given here, they run however soon the download ends. Default:
+    /// none.
+    public var checks: [ResponseCheck] = []
     /// Other URLs of the same file, tried in order when the request's URL fails in a way its
     /// retries cannot mend (a status such as `404`, or a network failure after the last retry).
     ///

@@ -41,22 +41,25 @@ struct CheckingSamplesTests {
 
     // Validate the response and the file.
     func validatedArchive(manager: DownloadManager, archiveURL: URL, downloads: URL) async throws -> URL {
-        let archive = try await manager.download(from: archiveURL, to: .directory(downloads))
-            .validate(statusCode: 200..<300)
-            .validate(contentType: ["application/zip", "application/octet-stream"])
-            .validate { response, file in
+        var request = DownloadRequest(url: archiveURL, to: .directory(downloads))
+        request.checks = [
+            .statusCode(200..<300),
+            .contentType(["application/zip", "application/octet-stream"]),
+            ResponseCheck { response, file in
                 let handle = try FileHandle(forReadingFrom: file)
                 defer { try? handle.close() }
                 guard try handle.read(upToCount: 2) == Data("PK".utf8) else { throw NotAZipArchive() }
-            }
-            .fileURL
+            },
+        ]
+        let archive = try await manager.download(request).fileURL
         return archive
     }
 
     // Handle the end without waiting for it.
     func handledEpisode(manager: DownloadManager, episodeURL: URL, episodes: URL, library: Library) async {
-        await manager.download(from: episodeURL, to: .directory(episodes))
-            .validate()
+        var request = DownloadRequest(url: episodeURL, to: .directory(episodes))
+        request.checks = request.usualChecks
+        await manager.download(request)
             .response { response in
                 switch response.result {
                 case .success(let file): await library.add(file)

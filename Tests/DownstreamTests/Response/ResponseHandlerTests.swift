@@ -11,11 +11,12 @@ struct ResponseHandlerTests {
         try await withFixture { fixture in
             let body = Body.pattern(count: 250_000, seed: 710)
             let url = fixture.serve("/handled.bin", body) { $0.contentType = "application/octet-stream" }
-            let download = await fixture.manager.download(from: url, to: .file(fixture.file("handled.bin")))
+            var request = DownloadRequest(url: url, to: .file(fixture.file("handled.bin")))
+            request.checks = request.usualChecks
+            let download = await fixture.manager.download(request)
             let log = Locked<[String]>([])
             let (done, finished) = AsyncStream<Void>.makeStream()
             download
-                .validate()
                 .response { response in
                     log.withLock { $0.append("first began") }
                     // Suspends: the second handler must still wait for this one.
