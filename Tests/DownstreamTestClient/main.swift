@@ -75,21 +75,21 @@ func single(_ arguments: Arguments) async throws {
             + " sigpipe=\(brokenPipeDisposition())")
 }
 
-/// What the process does on `SIGPIPE`: `default` (it ends), `ignored`, or `handled`.
+/// What the process does on `SIGPIPE`: `default` (it ends), `ignored`, or `handled` (Linux, where
+/// the libcurl transport runs; `not measured` elsewhere).
 func brokenPipeDisposition() -> String {
-    var action = sigaction()
-    sigaction(SIGPIPE, nil, &action)
     #if os(Linux)
-        let handler = action.__sigaction_handler.sa_handler
+        var action = sigaction()
+        sigaction(SIGPIPE, nil, &action)
+        // SIG_DFL and SIG_IGN are the handlers 0 and 1.
+        switch unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) {
+        case 0: return "default"
+        case 1: return "ignored"
+        default: return "handled"
+        }
     #else
-        let handler = action.__sigaction_u.__sa_handler
+        return "not measured"
     #endif
-    // SIG_DFL and SIG_IGN are the handlers 0 and 1 on Linux and Darwin alike.
-    switch unsafeBitCast(handler, to: Int.self) {
-    case 0: return "default"
-    case 1: return "ignored"
-    default: return "handled"
-    }
 }
 
 /// Prints `fallback to <transport>: <reason>` when the manager falls back to URLSession.
