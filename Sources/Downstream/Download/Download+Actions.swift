@@ -140,7 +140,7 @@ extension Download {
 
     /// Shows the machine's new state and slot need, then performs `effects` (the action of the
     /// transition), then wakes the waiters of a download that settled.
-    private func transitioned(_ effects: () -> Void) {
+    func transitioned(_ effects: () -> Void) {
         // The snapshot changes before the action's effects, so that a waiter woken by them
         // already reads the new state.
         let state = machine.publicState

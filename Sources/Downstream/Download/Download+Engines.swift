@@ -139,11 +139,12 @@ extension Download {
         }
         changed.setAttempt(attempt)
         transfer = changed
-        let state = machine.publicState
-        snapshot.withLock { $0.state = state }
-        announce(state)
-        publishEvent(.running)
-        saveIntent(.active)
+        // Through the machine's transition, as every change: the manager hears the download
+        // holds a slot now, and counts it in its limits.
+        transitioned {
+            publishEvent(.running)
+            saveIntent(.active)
+        }
         if let end = changed.takeEnd() {
             consume(end, of: changed, attempt: attempt)
         }

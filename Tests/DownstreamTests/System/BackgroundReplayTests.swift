@@ -15,10 +15,14 @@ struct BackgroundReplayTests {
 
     /// A manager of the fixture's store with a background session replaced by `replay` (which
     /// needs no fallback for platforms without background sessions).
-    func makeManager(_ fixture: Fixture, replay: BackgroundSessionReplay) throws -> DownloadManager {
+    func makeManager(
+        _ fixture: Fixture, replay: BackgroundSessionReplay,
+        _ configure: (inout DownloadManager.Configuration) -> Void = { _ in }
+    ) throws -> DownloadManager {
         try fixture.makeManager {
             $0.background = .init(sessionIdentifier: Self.sessionIdentifier)
             replay.install(in: &$0)
+            configure(&$0)
         }
     }
 
@@ -90,6 +94,33 @@ struct BackgroundReplayTests {
             try replay.finish(task, body: body)
             try Body.data(body).expectMatches(try await download.fileURL)
             #expect(await download.allEvents() == [.paused, .running, .completed(fixture.file("region.zip"))])
+        }
+    }
+
+    /// A system task adopted after a relaunch runs in one of the manager's slots: with room for
+    /// one download, a new one waits for it, and starts once the adopted one has finished.
+    @Test func anAdoptedSystemTaskCountsInTheLimitsAndGivesItsSlotBack() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Data(Body.pattern(count: 10_000, seed: 403).bytes(0..<10_000))
+            let url = URL(string: "https://example.com/maps/adopted.zip")!
+            let record = try fixture.leaveInterruptedDownload(of: url, to: .directory(fixture.directory), partial: nil)
+            let replay = BackgroundSessionReplay()
+            let task = replay.addTask(taskIdentifier: 3, taskDescription: record.id.description, url: url)
+            let manager = try makeManager(fixture, replay: replay) { $0.scheduling.maximumConcurrentDownloads = 1 }
+            let adopted = try #require(await manager.downloads.first)
+            await adopted.waitForEvent { $0 == .running }
+
+            let second = await manager.download(
+                from: URL(string: "https://example.com/maps/second.zip")!, to: .directory(fixture.directory))
+            #expect(second.state == .queued)
+            #expect(replay.startedTasks.isEmpty, "a download started beside the adopted one")
+
+            try replay.finish(task, body: body)
+            _ = try await adopted.fileURL
+            let started = try #require(await replay.startedTask(0))
+            #expect(started.downloadID == second.id)
+            try replay.finish(started, body: body)
+            _ = try await second.fileURL
         }
     }
 
