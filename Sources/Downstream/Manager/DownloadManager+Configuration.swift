@@ -285,12 +285,14 @@ extension DownloadManager.Configuration {
     }
 
     func makeDownloadSettings(transport: any Transport) -> Download.Settings {
-        Download.Settings(
+        var checkpoints = storage.checkpoints
+        checkpoints.clock = ClockReadings(clock)
+        return Download.Settings(
             progressInterval: progress.interval,
             maximumBytesPerRequest: network.maximumBytesPerRequest(on: transport),
             retryPolicy: retry, clock: clock,
             transfer: RangedTransfer.Settings(
-                writeBufferCapacity: storage.writeBufferCapacity, checkpoints: storage.checkpoints,
+                writeBufferCapacity: storage.writeBufferCapacity, checkpoints: checkpoints,
                 synchronizesToDisk: storage.synchronizesToDisk,
                 disk: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
                 redirects: redirects, verifiesServerDigests: integrity.verifiesServerDigests,

@@ -18,6 +18,8 @@ public struct CheckpointSettings: Sendable {
     /// 8 connections of 20 MB/s, about 2 MB asked again per kill, for 3 % more CPU time than
     /// 8 MiB).
     public var bytesPerConnection: Int64 = 256 << 10
+    /// The clock of ``interval``: the manager's.
+    var clock = ClockReadings.continuous
 
     /// Default checkpoints.
     public init() {}
@@ -34,17 +36,20 @@ public struct CheckpointSettings: Sendable {
 /// time, whichever comes first (see ``CheckpointSettings``).
 struct CheckpointSchedule: Sendable {
     private var nextLength: Int64 = 0
-    private var nextTime = ContinuousClock.now
+    private var clock = ClockReadings.continuous
+    /// When the next checkpoint is due, as ``clock`` reads.
+    private var nextTime = Duration.zero
 
     /// The next checkpoint comes after `settings.bytes` more bytes than `length`, or after
-    /// `settings.interval` from now.
+    /// `settings.interval` from now, on the settings' clock.
     mutating func restart(after length: Int64, _ settings: CheckpointSettings) {
         nextLength = length + max(settings.bytes, 1)
-        nextTime = ContinuousClock.now + settings.interval
+        clock = settings.clock
+        nextTime = clock.now() + settings.interval
     }
 
     /// Whether a checkpoint is due now that the file has `length` bytes.
     func isDue(at length: Int64) -> Bool {
-        length >= nextLength || ContinuousClock.now >= nextTime
+        length >= nextLength || clock.now() >= nextTime
     }
 }
