@@ -34,9 +34,9 @@ public actor DownloadManager {
     /// What puts the manager's ranged requests on the wire ("libcurl 7.88.1", "URLSession").
     @_spi(Testing) public nonisolated let transportName: String
     /// What each request may go through, for the check of the connection settings it needs.
-    private let connectionEngines: [ConnectionEngine]
-    private var ordered: [Download] = []
-    private var byID: [Download.ID: Download] = [:]
+    let connectionEngines: [ConnectionEngine]
+    var ordered: [Download] = []
+    var byID: [Download.ID: Download] = [:]
     var byLocation: [PartialLocation: Download] = [:]
     /// Records of downloads cancelled with their data kept, found at launch: a new download of
     /// the same URL to the same place continues from their bytes.
@@ -44,8 +44,8 @@ public actor DownloadManager {
     /// In a store shared by processes, the records found at launch and not taken yet, by place
     /// (see ``place(of:at:isSeparate:)``).
     var stored: [String: DownloadID] = [:]
-    private var scheduler: Scheduler<Download.ID>
-    private var isInvalidated = false
+    var scheduler: Scheduler<Download.ID>
+    var isInvalidated = false
     /// How downloads tell the manager that they want a slot or gave theirs up.
     private let schedulingLink = SchedulingLink()
 
@@ -174,141 +174,6 @@ public actor DownloadManager {
         }
     }
 
-    // MARK: - Starting downloads
-
-    /// Downloads `url` (a `GET`) to `destination`.
-    ///
-    /// If this manager already has an unfinished download of the same URL to the same
-    /// destination (started in this process or restored from the store; the URL it was asked for,
-    /// or the one it uses now, see ``Download/url``), that download is returned, and resumed if it
-    /// was paused or failed; an unfinished download of another URL to
-    /// the same file makes this one fail with ``DownloadError/Kind/invalidRequest``. If an earlier
-    /// download of the same URL to the same destination was cancelled with its data kept, the new
-    /// download continues from that data.
-    @discardableResult
-    public func download(from url: URL, to destination: Destination) async -> Download {
-        await download(DownloadRequest(url: url, to: destination))
-    }
-
-    /// Downloads what `request` describes; see ``download(from:to:)``.
-    ///
-    /// A request that cannot be downloaded (not HTTP or HTTPS, not `GET`) gives a download that
-    /// fails with ``DownloadError/Kind/invalidRequest``.
-    ///
-    /// - Parameters:
-    ///   - request: what to download, and where to.
-    ///   - startsPaused: whether the download waits, paused, for ``Download/resume()`` instead
-    ///     of starting. It is stored either way.
-    @discardableResult
-    public func download(_ request: DownloadRequest, startsPaused: Bool = false) async -> Download {
-        var requestError = isInvalidated ? .managerUnavailable("the manager was invalidated") : Self.validate(request)
-        if requestError == nil,
-            let problem = configuration.network.unappliedSettings(
-                on: connectionEngines, host: request.url?.host, trust: configuration.trust)
-        {
-            requestError = .invalidRequest(problem)
-        }
-        let id = Download.ID()
-        let isSeparate = request.duplicates == .startSeparately
-        let location = PartialLocation(
-            url: request.url ?? PartialLocation.noURL, destination: request.destination,
-            partialsDirectory: configuration.storage.partialsDirectory, separateFrom: isSeparate ? id : nil)
-
-        var placeClaim: PlaceClaim?
-        if requestError == nil, let claims = store.claims, isSeparate || byLocation[location]?.canBeJoined != true {
-            do {
-                placeClaim = try takePlace(Self.place(of: request, at: location, isSeparate: isSeparate), claims)
-            } catch {
-                requestError = error
-            }
-        }
-        if requestError == nil, !isSeparate, let existing = byLocation[location], existing.canBeJoined {
-            if let url = request.url, existing.request.url == url || existing.url == url {
-                if request.checks.isEmpty || existing.acceptsChecks {
-                    existing.addChecks(request.checks)
-                    if !startsPaused { await existing.resume() }
-                    return existing
-                }
-                // Its checks could come after the file was delivered: refused, never skipped.
-                requestError = .invalidRequest(
-                    "the request joins the download of \(location.path), which is \(existing.state): its checks "
-                        + "could come after the file was delivered; give them to the first request, or start this "
-                        + "one separately (duplicates = .startSeparately)")
-            } else {
-                // Another URL to the same file: both would write the same partial file.
-                requestError = .invalidRequest(
-                    "\(location.path) is in use by the download of \(existing.request.url?.absoluteString ?? "?")"
-                )
-            }
-        }
-
-        var recordFile: DownloadRecordFile?
-        if requestError == nil, let url = request.url {
-            do {
-                recordFile = try makeRecord(
-                    id: id, request: request, url: url, location: location, startsPaused: startsPaused)
-            } catch {
-                requestError = error
-            }
-        }
-        if requestError != nil {
-            placeClaim?.release()
-            placeClaim = nil
-        }
-        let download = Download(
-            id: id, request: request, location: location, context: context, recordFile: recordFile,
-            requestError: requestError, placeClaim: placeClaim, startsPaused: startsPaused)
-        if recordFile != nil {
-            systemRouter?.register(download)
-        }
-        observe(download)
-        ordered.append(download)
-        byID[download.id] = download
-        if requestError == nil {
-            byLocation[location] = download
-        }
-        if !startsPaused {
-            // Started at once if a slot is free, before this returns.
-            let granted = schedule(download, need: .waiting, priority: request.priority)
-            if granted.contains(download.id) {
-                await download.start()
-            }
-            start(granted.filter { $0 != download.id })
-        }
-        return download
-    }
-
-    /// Downloads what each of `requests` describes, as one group: one progress, one wait, one
-    /// cancel (see ``DownloadGroup``).
-    public func downloadGroup(_ requests: [DownloadRequest]) async -> DownloadGroup {
-        var downloads: [Download] = []
-        for request in requests {
-            downloads.append(await download(request))
-        }
-        return DownloadGroup(
-            downloads: downloads, observer: observer, progressInterval: configuration.progress.interval)
-    }
-
-    /// Downloads `url` to `destination` and returns the file, tied to the calling task.
-    ///
-    /// Cancelling the calling task cancels the download but keeps the bytes received, so that a
-    /// later download of the same URL to the same destination continues from them; this then
-    /// throws ``DownloadError/Kind/cancelled``.
-    public func downloadFile(from url: URL, to destination: Destination) async throws -> URL {
-        try await downloadFile(DownloadRequest(url: url, to: destination))
-    }
-
-    /// Downloads what `request` describes and returns the file; see ``downloadFile(from:to:)``.
-    public func downloadFile(_ request: DownloadRequest) async throws -> URL {
-        let download = await download(request)
-        let outcome = await withTaskCancellationHandler {
-            await download.outcome()
-        } onCancel: {
-            Task { await download.cancel(keepingPartialData: true) }
-        }
-        return try outcome.get()
-    }
-
     // MARK: - Shutting down
 
     /// Stops the manager, as if the process ended, and gives its identifier and store up: a
@@ -365,7 +230,7 @@ public actor DownloadManager {
 
     /// Brings the scheduler in line with `need`, what `download` needs now (a slot, none, or the
     /// one it has), and its priority. Returns the downloads that may start.
-    private func schedule(
+    func schedule(
         _ download: Download, need: Download.StateMachine.SlotNeed, priority: DownloadRequest.Priority
     ) -> [Download.ID] {
         let id = download.id
@@ -413,7 +278,7 @@ public actor DownloadManager {
         return scheduler.borrow(download.id, upTo: count)
     }
 
-    private func start(_ ids: [Download.ID]) {
+    func start(_ ids: [Download.ID]) {
         for id in ids {
             if let download = byID[id] {
                 Task { await download.start() }
@@ -486,44 +351,5 @@ public actor DownloadManager {
                 ready.open()
             }
         }
-    }
-
-    /// Writes the record of a new download, continuing from the data of a cancelled download of
-    /// the same URL to the same place if one was kept.
-    private func makeRecord(
-        id: Download.ID, request: DownloadRequest, url: URL, location: PartialLocation, startsPaused: Bool
-    ) throws(DownloadError) -> DownloadRecordFile {
-        var record = StoredDownload(id: id, request: request, url: url, location: location)
-        record.intent = startsPaused ? .paused : .active
-        let keptRecord = kept.removeValue(forKey: location) ?? byLocation[location]?.recordFile?.record
-        if let keptRecord, keptRecord.intent == .kept, keptRecord.request.url == url {
-            record.resume = keptRecord.resume
-            record.systemResumeData = keptRecord.systemResumeData
-            record.sources = keptRecord.sources
-        }
-        let position = try store.create(record)
-        if let keptRecord, keptRecord.intent == .kept {
-            // Saved first: a process killed in between still has one record for the data.
-            store.remove(keptRecord.id)
-        }
-        return DownloadRecordFile(store: store, record: record, position: position)
-    }
-
-    private static func validate(_ request: DownloadRequest) -> DownloadError? {
-        guard let url = request.url else { return .invalidRequest("the request has no URL") }
-        for url in [url] + request.mirrors {
-            if let problem = DownloadRequest.problem(with: url) { return .invalidRequest(problem) }
-        }
-        let method = request.urlRequest.httpMethod?.uppercased() ?? "GET"
-        guard method == "GET" else {
-            return .invalidRequest("only GET requests can be resumed, not \(method)")
-        }
-        if case .file(let file) = request.destination.location, file.hasDirectoryPath {
-            return .invalidRequest("the destination file \(file.path) is a directory path")
-        }
-        if let problem = request.expectedDigest?.problem {
-            return .invalidRequest(problem)
-        }
-        return nil
     }
 }
