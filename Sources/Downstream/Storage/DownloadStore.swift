@@ -86,11 +86,7 @@ final class DownloadStore: Sendable {
     /// Gives the identifier and the store up: another manager may use them now. Records are no
     /// longer written or removed.
     func release() {
-        let wasReleased = isReleased.withLock { released in
-            defer { released = true }
-            return released
-        }
-        guard !wasReleased else { return }
+        guard isReleased.setFirst() else { return }
         storeLock.release()
         _ = Self.identifiersInUse.withLock { $0.remove(identifier) }
     }

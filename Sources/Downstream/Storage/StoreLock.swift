@@ -75,11 +75,7 @@ final class StoreLock: Sendable {
     /// Gives the store up; the last holder in this process closes the descriptor, which releases
     /// the record lock.
     func release() {
-        let wasReleased = isReleased.withLock { released in
-            defer { released = true }
-            return released
-        }
-        guard !wasReleased else { return }
+        guard isReleased.setFirst() else { return }
         Self.held.withLock { held in
             guard var holding = held[path] else { return }
             holding.holders -= 1

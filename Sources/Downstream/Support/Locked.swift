@@ -39,6 +39,17 @@ extension Locked where State: Sendable {
     }
 }
 
+extension Locked where State == Bool {
+    /// Sets the flag; whether this call set it (false when it was set already): for what must
+    /// happen once, whoever asks first.
+    func setFirst() -> Bool {
+        withLock { flag in
+            defer { flag = true }
+            return !flag
+        }
+    }
+}
+
 /// A weak reference readable from any thread.
 final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     private let storage = Locked<Weak>(Weak())

@@ -56,11 +56,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
     }
 
     func cancel() {
-        let wasCancelled = cancelled.withLock { cancelled in
-            defer { cancelled = true }
-            return cancelled
-        }
-        if !wasCancelled {
+        if cancelled.setFirst() {
             driver?.enqueue(.cancel(self))
         }
     }
