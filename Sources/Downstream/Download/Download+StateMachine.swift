@@ -130,7 +130,7 @@ extension Download {
         var isSettled: Bool {
             switch state {
             case .stopping, .finalizing: false
-            default: true
+            case .queued, .running, .paused, .waitingToRetry, .waitingForNetwork, .failed, .completed, .cancelled: true
             }
         }
 
@@ -222,7 +222,11 @@ extension Download {
             case .stopping(let attempt, .resume):
                 state = .stopping(attempt: attempt, then: .requeue)
                 return .none
-            default:
+            case .stopping(_, .pause), .stopping(_, .requeue), .stopping(_, .cancel):
+                // Stopping for a reason of its own already, which gives the slot back too.
+                return .none
+            case .queued, .paused, .waitingToRetry, .waitingForNetwork, .finalizing, .failed, .completed, .cancelled:
+                // No slot to give back (a finalizing download keeps its own until the file is placed).
                 return .none
             }
         }
@@ -342,7 +346,12 @@ extension Download {
                 return runningAttemptEnded(attempt, end, recovery: recovery)
             case .stopping(attempt, let then):
                 return stoppingAttemptEnded(end, then: then)
-            default:
+            case .running, .stopping:
+                // The end of an earlier request, which came after a newer one started: stale.
+                return .none
+            case .queued, .paused, .waitingToRetry, .waitingForNetwork, .finalizing, .failed, .completed, .cancelled:
+                // The end of a request the download no longer waits for (it was stopped, or it
+                // ended otherwise): nothing to do.
                 return .none
             }
         }
@@ -463,7 +472,11 @@ extension Download {
                 return .becomeQueued
             case .stopping(attempt, .resume):
                 return .startAttempt(nextAttempt(), .run)
-            default:
+            case .running, .stopping:
+                // The answer to an earlier request's challenge, after a newer request started.
+                return .none
+            case .queued, .paused, .waitingToRetry, .waitingForNetwork, .finalizing, .failed, .completed, .cancelled:
+                // The download stopped waiting for the answer (it was stopped or ended otherwise).
                 return .none
             }
         }
