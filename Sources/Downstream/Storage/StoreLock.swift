@@ -65,7 +65,11 @@ final class StoreLock: Sendable {
             held[path] = Held(descriptor: descriptor, isShared: shared, holders: 1)
             return .success(StoreLock(path: path))
         }
-        return try result.get()
+        // Not `result.get()`: its throws are untyped in the iOS 16 SDK's standard library.
+        switch result {
+        case .success(let lock): return lock
+        case .failure(let error): throw error
+        }
     }
 
     deinit {
