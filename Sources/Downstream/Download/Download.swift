@@ -29,6 +29,8 @@ public actor Download {
         var maximumBytesPerRequest: Int64?
         var retryPolicy: RetryPolicy
         var clock: any Clock<Duration>
+        /// The clock's readings, made once for the manager's downloads (thousands may be queued).
+        var clockReadings = ClockReadings.continuous
         /// What the download's ranged transfers are given.
         var transfer: RangedTransfer.Settings
         var authentication: AuthenticationSettings
@@ -161,7 +163,7 @@ public actor Download {
             initialBytes = Self.bytesOnDisk(resume, partialPath: location.path)
         }
         progressReporter = ProgressReporter(
-            interval: settings.progressInterval, clock: ClockReadings(settings.clock), bytesReceived: initialBytes,
+            interval: settings.progressInterval, clock: settings.clockReadings, bytesReceived: initialBytes,
             expectedBytes: resume?.expectedLength,
             observe: { [selfReference] update in
                 if let download = selfReference.value {

@@ -113,7 +113,4 @@ struct ProgressReporter: ProgressSink {
             estimatedTimeRemaining: state.speed.timeRemaining(
                 received: state.bytesReceived, expected: state.expectedBytes))
     }
-
-    /// The time origin of every download's speed: one for the process, not one per download
-    /// (thousands may be queued).
 }

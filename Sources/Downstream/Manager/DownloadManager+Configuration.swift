@@ -285,9 +285,10 @@ extension DownloadManager.Configuration {
     }
 
     func makeDownloadSettings(transport: any Transport) -> Download.Settings {
+        let readings = ClockReadings(clock)
         var checkpoints = storage.checkpoints
-        checkpoints.clock = ClockReadings(clock)
-        return Download.Settings(
+        checkpoints.clock = readings
+        var settings = Download.Settings(
             progressInterval: progress.interval,
             maximumBytesPerRequest: network.maximumBytesPerRequest(on: transport),
             retryPolicy: retry, clock: clock,
@@ -307,6 +308,8 @@ extension DownloadManager.Configuration {
             minimumSegmentSize: max(1, network.minimumSegmentSize),
             connectionsPerHost: max(1, network.maximumConnectionsPerHost),
             usesServerModificationTime: storage.usesServerModificationTime)
+        settings.clockReadings = readings
+        return settings
     }
 
     /// The store directory: the configured one, else `Downstream/<identifier>` in the
