@@ -342,12 +342,12 @@ extension DownloadError {
             retryAfter: retryAfter)
     }
 
-    /// The connection failed with `URLError` code `code`.
     /// The server's certificate was refused (`code` says how).
     static func serverTrustFailed(_ code: URLError.Code, reason: String) -> DownloadError {
         DownloadError(.serverTrustFailed, reason: reason, urlErrorCode: code, keptNothing: false)
     }
 
+    /// The connection failed with `URLError` code `code`.
     static func network(
         _ code: URLError.Code, reason: String = "", unavailableReason: NetworkUnavailableReason? = nil
     ) -> DownloadError {
