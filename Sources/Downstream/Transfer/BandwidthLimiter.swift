@@ -39,15 +39,13 @@ final class BandwidthLimiter: Sendable {
     }
 
     private let state: Locked<State>
-    private let now: @Sendable () -> Duration
-    /// Runs an action at a time on the clock.
-    private let schedule: @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
+    /// The clock's time, and its timers.
+    private let clock: ClockReadings
 
     /// Limits on `clock`: `overall` bytes per second for all downloads together (nil: none).
     init(overall: Int?, clock: any Clock<Duration>) {
-        let readings = ClockReadings(clock)
-        (now, schedule) = (readings.now, readings.schedule)
-        let start = now()
+        self.clock = ClockReadings(clock)
+        let start = self.clock.now()
         state = Locked(State(overall: overall.map { TokenBucket(rate: $0, at: start) }))
     }
 
@@ -58,7 +56,7 @@ final class BandwidthLimiter: Sendable {
 
     /// Changes the limit for all downloads together; takes effect for the next chunk.
     func setOverall(_ rate: Int?) {
-        let at = now()
+        let at = clock.now()
         let wakes = state.withLock { state -> [any TransportTask] in
             if let rate {
                 if state.overall == nil {
@@ -79,7 +77,7 @@ final class BandwidthLimiter: Sendable {
 
     /// Changes the limit of one download (nil: none); takes effect for its next chunk.
     func setLimit(_ rate: Int?, for id: DownloadID) {
-        let at = now()
+        let at = clock.now()
         let wakes = state.withLock { state -> [any TransportTask] in
             if let rate {
                 if state.perDownload[id] == nil {
@@ -109,7 +107,7 @@ final class BandwidthLimiter: Sendable {
         // Once per chunk: one lock, and no clock read when there is no limit.
         state.withLock { state in
             guard !state.isIdle else { return true }
-            let at = now()
+            let at = clock.now()
             let key = ObjectIdentifier(task)
             if let wait = state.perDownload[id]?.wait(at: at) {
                 state.timedWaits[key] = Waiter(id: id, task: task, until: at + wait)
@@ -181,7 +179,7 @@ final class BandwidthLimiter: Sendable {
 
     /// The transfers that `matches` selects wait for nothing any more; turns pass on.
     private func ended(where matches: (Waiter) -> Bool) {
-        let at = now()
+        let at = clock.now()
         let wakes = state.withLock { state -> [any TransportTask] in
             for waiter in state.timedWaits.values where matches(waiter) {
                 state.timedWaits[waiter.key] = nil
@@ -237,11 +235,11 @@ final class BandwidthLimiter: Sendable {
     private func arm(_ state: inout State, for deadline: Duration) {
         if let armed = state.armedFor, armed <= deadline { return }
         state.armedFor = deadline
-        schedule(deadline) { [weak self] in self?.timerFired(deadline) }
+        clock.schedule(deadline) { [weak self] in self?.timerFired(deadline) }
     }
 
     private func timerFired(_ deadline: Duration) {
-        let at = now()
+        let at = clock.now()
         let wakes = state.withLock { state -> [any TransportTask] in
             if state.armedFor == deadline { state.armedFor = nil }
             return due(&state, at: at)

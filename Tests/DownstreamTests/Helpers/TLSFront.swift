@@ -1,3 +1,4 @@
+@testable import Downstream
 @testable import DownstreamTesting
 import Foundation
 
@@ -67,7 +68,7 @@ final class TLSFront: @unchecked Sendable {
     private func relay(_ client: Int32, _ context: OpaquePointer) {
         defer { sockets.close(client) }
         // libssl writes with write(2): a client gone must be an error here, not a SIGPIPE.
-        Self.blockBrokenPipeOnThisThread()
+        BrokenPipe.blockOnThisThread()
         guard let connection = ssl.new(context) else { return }
         defer { ssl.free(connection) }
         guard ssl.setDescriptor(connection, client) == 1, ssl.accept(connection) == 1 else { return }
@@ -107,15 +108,6 @@ final class TLSFront: @unchecked Sendable {
             }
         }
         _ = ssl.shutdown(connection)
-    }
-
-    private static func blockBrokenPipeOnThisThread() {
-        #if canImport(Glibc)
-            var signals = sigset_t()
-            sigemptyset(&signals)
-            sigaddset(&signals, SIGPIPE)
-            pthread_sigmask(SIG_BLOCK, &signals, nil)
-        #endif
     }
 }
 

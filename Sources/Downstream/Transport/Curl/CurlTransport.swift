@@ -138,7 +138,10 @@ extension CurlTransport {
         // MARK: - The driver's thread
 
         private func run() {
-            Self.blockBrokenPipeSignal()
+            // Every socket of the transport is written on this thread (and the resolver threads
+            // libcurl starts from it inherit the mask); libcurl uses no signals (NOSIGNAL), but its
+            // TLS library writes with write(2).
+            BrokenPipe.blockOnThisThread()
             while !isInvalidated {
                 // Nothing of a request is held while the thread waits: a request that ended
                 // lets its owner go at once.
@@ -165,21 +168,6 @@ extension CurlTransport {
                 request.complete(invalidated)
             }
             ds_curl_multi_cleanup(multi)
-        }
-
-        /// Blocks `SIGPIPE` on the driver's thread, where every socket of the transport is written
-        /// (and on the resolver threads libcurl starts from it, which inherit the mask). A peer
-        /// that closed a connection must not end the process, and libcurl is told not to use
-        /// signals (CURLOPT_NOSIGNAL) while the TLS library writes with `write(2)`: a blocked
-        /// `SIGPIPE` stays pending on this thread and is never delivered, and the write fails with
-        /// `EPIPE`. The process's disposition is the app's, untouched.
-        private static func blockBrokenPipeSignal() {
-            #if os(Linux)
-                var signals = sigset_t()
-                sigemptyset(&signals)
-                sigaddset(&signals, SIGPIPE)
-                pthread_sigmask(SIG_BLOCK, &signals, nil)
-            #endif
         }
 
         private func performCommands() {
