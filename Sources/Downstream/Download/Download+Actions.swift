@@ -169,7 +169,7 @@ extension Download {
     /// Stops the running request; `keepingResumeData` asks the system for resume data when it
     /// can give some.
     private func stopAttempt(keepingResumeData: Bool) {
-        transfer?.stop(keepingResumeData: keepingResumeData)
+        running?.stop(keepingResumeData: keepingResumeData)
     }
 
     private func becomeQueued() {
@@ -197,7 +197,7 @@ extension Download {
             handle(machine.retryTimerFired(retry))
             return
         }
-        let clock = settings.clock
+        let clock = settings.engine.clock
         pendingWait = Task { [weak self] in
             do {
                 try await clock.sleep(for: delay)
@@ -251,7 +251,7 @@ extension Download {
     }
 
     func end(with outcome: Result<URL, DownloadError>, event: DownloadEvent) {
-        transfer = nil
+        running = nil
         // A failed download that is then cancelled ends a second time: reopen so that its last
         // event and progress are the cancellation's.
         reopenForNewRun()

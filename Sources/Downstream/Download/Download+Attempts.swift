@@ -11,7 +11,7 @@ extension Download {
         try? recordFile?.update { $0.intent = intent }
     }
 
-    func startAttempt(_ attempt: Int, _ kind: StateMachine.AttemptKind) {
+    func startAttempt(_ attempt: Int, _ kind: AttemptKind) {
         switch kind {
         case .run:
             saveIntent(.active)
@@ -29,61 +29,88 @@ extension Download {
         sendRequest(attempt, kind, conditionalOn: copy)
     }
 
-    /// Sends the attempt's request, through the system engine or the ranged one; with `copy`, a
-    /// request for the file only if it changed since that copy (ranged engine only).
-    func sendRequest(_ attempt: Int, _ kind: StateMachine.AttemptKind, conditionalOn copy: ExistingCopy?) {
-        if let system = engines.system, usesSystemEngine(for: kind) {
-            startSystemAttempt(attempt, kind, on: system)
+    /// Hands the attempt to the engines; with `copy`, the first request asks for the file only if
+    /// it changed since that copy.
+    func sendRequest(_ attempt: Int, _ kind: AttemptKind, conditionalOn copy: ExistingCopy?) {
+        if let requestError {
+            handle(machine.attemptEnded(attempt, .failed(requestError)))
             return
         }
-        if let recordFile, requestError == nil,
-            let map = segmentMap(for: recordFile.record.resume, url: sources.current, kind: kind)
-        {
-            borrowConnections(for: attempt, kind, map)
+        guard let target = attemptTarget() else {
+            handle(machine.attemptEnded(attempt, .failed(.invalidRequest("the request has no URL"))))
             return
         }
-        let setup: RangedTransfer.Setup
-        let urlRequest: URLRequest
-        do {
-            (setup, urlRequest) = try prepareAttempt(attempt, kind, conditionalOn: copy)
-        } catch {
-            handle(machine.attemptEnded(attempt, .failed(error)))
-            return
+        let description = Attempt(
+            number: attempt, kind: kind, url: sources.current, credentials: credentials, existingCopy: copy,
+            answersChallenges: machine.answersChallenges, previousChallenges: machine.answeredChallenges,
+            rangesRefused: recoveryMemory.rangesRefused)
+        running = engines.run(description, of: target) { [weak self] end in
+            // Weak in the task too: a download let go of (its manager with it) is not kept
+            // alive by the end of its last request.
+            Task { [weak self] in await self?.attemptEnded(attempt, end) }
         }
-        let observer = context.observer
-        observer.download(self, willSend: urlRequest)
-        let observeResponse: @Sendable (ServerResponse) -> Void = { [weak self] response in
-            guard let self else { return }
-            observer.download(self, didReceive: response)
-        }
-        let transfer = RangedTransfer(
-            setup, progress: progressReporter,
-            publish: { [weak self] in self?.publishEvent($0) }, observeResponse: observeResponse,
-            onEnd: { [weak self] outcome, response in
-                // Weak in the task too: a download let go of (its manager with it) is not kept
-                // alive by the end of its last request.
-                Task { [weak self] in await self?.attemptEnded(attempt, outcome, response: response) }
-            })
-        self.transfer = transfer
-        transfer.start(urlRequest, on: engines.ranged)
     }
 
-    /// - Parameter response: the last response head of the request, if it had one.
-    func attemptEnded(_ attempt: Int, _ end: TransferEnd, response: ServerResponse? = nil) {
-        if transfer?.attemptNumber == attempt {
-            transfer = nil
+    /// What the engines act on for this download, and whom they tell; nil for a request that
+    /// cannot be downloaded (it has no record).
+    func attemptTarget() -> AttemptTarget? {
+        guard let recordFile, let systemTarget else { return nil }
+        let observer = context.observer
+        return AttemptTarget(
+            downloadID: id, request: request, location: location, recordFile: recordFile,
+            settings: settings.engine, progress: progressReporter,
+            publish: { [weak self] in self?.publishEvent($0) },
+            willSend: { [weak self] urlRequest in
+                guard let self else { return }
+                observer.download(self, willSend: urlRequest)
+            },
+            didReceive: { [weak self] response in
+                guard let self else { return }
+                observer.download(self, didReceive: response)
+            },
+            borrowConnections: { [weak self] count in
+                guard let self else { return 0 }
+                return await observer.connections(for: self, upTo: count)
+            },
+            returnConnections: { [weak self] in
+                guard let self else { return }
+                observer.downloadReturnsConnections(self)
+            }, systemTarget: systemTarget)
+    }
+
+    /// Attempt `attempt` ended as its engine reports: the machine decides what comes next, after
+    /// recovery was decided for a failure of the running attempt that sent its request.
+    func attemptEnded(_ attempt: Int, _ attemptEnd: AttemptEnd) {
+        if running?.number == attempt {
+            running = nil
         }
-        if case .destinationIsCurrent = end {
-            // The file was there already: no record, no partial file is left behind.
-            recordFile?.remove()
-            POSIXFile.remove(atPath: location.path)
+        if attemptEnd.rangesRefused {
+            recoveryMemory.rangesRefused = true
         }
-        guard machine.state == .running(attempt: attempt), case .failed(let error) = end else {
+        guard !attemptEnd.failedBeforeSending, machine.state == .running(attempt: attempt),
+            case .failed(let error) = attemptEnd.end
+        else {
             // The machine decides what comes next (a failure of a stopping request included).
-            handle(machine.attemptEnded(attempt, end))
+            handle(machine.attemptEnded(attempt, attemptEnd.end))
             return
         }
-        recover(attempt, from: error, response: response)
+        recover(attempt, from: error, response: attemptEnd.response)
+    }
+
+    /// Attempt `attempt` ended with `end` before or without its engine.
+    func attemptEnded(_ attempt: Int, _ end: TransferEnd) {
+        attemptEnded(attempt, AttemptEnd(end: end))
+    }
+
+    /// The file at the destination is the download's: the record and partial file go (off the
+    /// actor), then attempt `attempt` ends with it.
+    func destinationIsCurrent(_ url: URL, attempt: Int) {
+        let (recordFile, path) = (recordFile, location.path)
+        FileWork.run { [weak self] in
+            recordFile?.remove()
+            POSIXFile.remove(atPath: path)
+            Task { [weak self] in await self?.attemptEnded(attempt, .destinationIsCurrent(url)) }
+        }
     }
 
     /// Asks the authentication handler about `challenge`, which ended request `attempt`, off the
@@ -109,101 +136,5 @@ extension Download {
             credentials[challenge.isProxy ? "Proxy-Authorization" : "Authorization"] = authorization
         }
         handle(machine.challengeAnswered(attempt, challenge, authorized: decision.authorization != nil))
-    }
-
-    /// Makes sure the destination's and the partial file's directories are there.
-    func preparePlaces() throws(DownloadError) {
-        try FilePlacement.prepare(request.destination)
-        let partialDirectory = location.path.parentPath
-        if partialDirectory != request.destination.directoryPath {
-            try FilePlacement.createDirectory(atPath: partialDirectory)
-        }
-    }
-
-    /// The request's request to `url`, with what every request of the engine carries: no cache, the
-    /// credentials the authentication handler gave, and the body asked for as it is stored.
-    func baseRequest(to url: URL) -> URLRequest {
-        var urlRequest = request.urlRequest
-        urlRequest.url = url
-        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        request.networkAccess.apply(to: &urlRequest)
-        for (name, value) in credentials {
-            urlRequest.setValue(value, forHTTPHeaderField: name)
-        }
-        if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            // Byte offsets must be the file's own: ask for the body as it is stored.
-            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        }
-        return urlRequest
-    }
-
-    /// Decides where the request starts (the partial file's real length, if its record says
-    /// it can be continued), which bytes before that it asks for again to compare them (when no
-    /// validator of the same URL can guard the range), and where it ends; and builds it.
-    private func prepareAttempt(
-        _ attempt: Int, _ kind: StateMachine.AttemptKind, conditionalOn copy: ExistingCopy?
-    ) throws(DownloadError) -> (RangedTransfer.Setup, URLRequest) {
-        if let requestError { throw requestError }
-        guard let recordFile else { throw .invalidRequest("the request has no URL") }
-        let url = sources.current
-        try preparePlaces()
-
-        var record = recordFile.record.resume
-        var offset: Int64 = 0
-        if kind != .restart, record.isResumable {
-            if record.segments != nil {
-                offset = try abandonSegments(of: record)
-                record.segments = nil
-            } else {
-                offset = POSIXFile.length(atPath: location.path) ?? 0
-            }
-            if let expected = record.expectedLength, offset > expected { offset = 0 }
-        }
-        if offset == 0 {
-            // Whatever the partial file holds is not to be continued until a response replaces it.
-            record = .startingOver(url: url)
-        }
-        let digest = try continuedDigest(of: &record, upTo: offset)
-        record.digest = digest
-        // A large file comes in bounded ranges, one request after another (see
-        // `maximumBytesPerRequest`); the last range is open-ended.
-        var end: Int64?
-        if let length = settings.maximumBytesPerRequest {
-            let candidate = offset + length
-            if record.expectedLength.map({ candidate < $0 }) ?? true {
-                end = candidate
-            }
-        }
-        let (connections, minimumSize) = segmentation
-        if connections > 1, offset == 0, !recoveryMemory.rangesRefused {
-            // The first segment only: its answer tells whether the rest can be split.
-            end = min(end ?? minimumSize, minimumSize)
-        }
-        // A validator says what to ask for (`If-Range`, only on the server that gave it); the bytes
-        // say what to believe: every continuation asks for the bytes before the resume point again
-        // and compares them with the disk's before anything is written. Validators come from
-        // modification times, which a replaced file can keep.
-        let validator = record.url == url ? record.validator : Validator()
-        let overlap = Int64(settings.overlapLength)
-        let plan = AttemptPlan(
-            offset: offset, overlap: overlap, end: end, validator: validator, expectedLength: record.expectedLength,
-            onServerFileChange: request.onServerFileChange, existingCopy: offset == 0 ? copy?.path : nil,
-            serverDigest: record.serverDigest)
-
-        var urlRequest = baseRequest(to: url)
-        urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
-        urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")
-        if plan.existingCopy != nil, let copy {
-            for (name, value) in copy.conditionalHeaders {
-                urlRequest.setValue(value, forHTTPHeaderField: name)
-            }
-        }
-        let setup = RangedTransfer.Setup(
-            attempt: attempt, url: url, plan: plan, announcesResume: kind == .run, partialPath: location.path,
-            namesFile: request.destination.fileURL == nil, record: record, recordFile: recordFile,
-            settings: settings.transfer, downloadID: id,
-            answersChallenges: machine.answersChallenges, previousChallenges: machine.answeredChallenges,
-            expectedAlgorithm: request.expectedDigest?.algorithm)
-        return (setup, urlRequest)
     }
 }

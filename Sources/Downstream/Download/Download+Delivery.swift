@@ -45,14 +45,14 @@ extension Download {
         }
         do {
             let url = try FilePlacement.place(location.partialURL, at: request.destination, suggestedName: name)
-            settings.transfer.marker.markDelivered(url.path, protection: request.fileProtection)
+            settings.engine.transfer.marker.markDelivered(url.path, protection: request.fileProtection)
             if request.destination.conflictPolicy == .replaceIfChanged, let copies = context.deliveredCopies,
                 let validator = recordFile?.record.resume.validator,
                 let copy = DeliveredCopy(path: url.path, url: sources.current, validator: validator)
             {
                 copies.remember(copy)
             }
-            if settings.transfer.synchronizesToDisk {
+            if settings.engine.transfer.synchronizesToDisk {
                 // The rename itself is on the disk once its directory is.
                 try? POSIXFile.synchronize(url.deletingLastPathComponent())
             }

@@ -13,21 +13,6 @@ extension Download {
         case conditional(ExistingCopy)
     }
 
-    /// A copy of the file at the destination, and what identifies its version.
-    struct ExistingCopy: Sendable {
-        var path: String
-        /// The server's validators of the copy, when this manager delivered it.
-        var validator: Validator
-        var modified: Date
-
-        /// The headers of a request for the file only if it changed since this copy.
-        var conditionalHeaders: [String: String] {
-            var headers = ["If-Modified-Since": validator.lastModified ?? HTTPDate.format(modified)]
-            headers["If-None-Match"] = validator.etag
-            return headers
-        }
-    }
-
     /// Looks at the destination before the first request of a run: nil when there is nothing
     /// there that matters (or the conflict policy decides only at the end).
     func destinationCheck() -> DestinationCheck? {
@@ -56,7 +41,7 @@ extension Download {
     var hasBytesToContinue: Bool {
         guard let record = recordFile?.record else { return false }
         return record.systemResumeData != nil
-            || (record.resume.isResumable && Self.bytesOnDisk(record.resume, partialPath: location.path) > 0)
+            || (record.resume.isResumable && AttemptTarget.bytesOnDisk(record.resume, partialPath: location.path) > 0)
     }
 
     /// What the conflict policy makes of the existing file; `isKnownWrong` when it does not have
@@ -88,7 +73,7 @@ extension Download {
     func act(on check: DestinationCheck, attempt: Int) -> ExistingCopy? {
         switch check {
         case .current(let url):
-            attemptEnded(attempt, .destinationIsCurrent(url))
+            destinationIsCurrent(url, attempt: attempt)
         case .conflict(let error):
             if !error.isResumable {
                 // Nothing was downloaded: nothing to keep, no record to leave behind.
@@ -114,7 +99,7 @@ extension Download {
             return
         }
         if matches {
-            attemptEnded(attempt, .destinationIsCurrent(url))
+            destinationIsCurrent(url, attempt: attempt)
             return
         }
         if let check = existingFileDecision(url, isKnownWrong: true) {

@@ -54,7 +54,7 @@ extension Download {
         {
             return (error, .waitForNetwork)
         }
-        if let delay = settings.retryPolicy.delay(after: error, retry: machine.retries + 1, random: .random(in: -1...1))
+        if let delay = settings.engine.retryPolicy.delay(after: error, retry: machine.retries + 1, random: .random(in: -1...1))
         {
             return (error, .retry(after: delay))
         }
@@ -123,7 +123,7 @@ extension Download {
         let policy = error.networkUnavailableReason
         let monitor = settings.networkMonitor
         let url = sources.current
-        let clock = settings.clock
+        let clock = settings.engine.clock
         let limit = settings.maximumNetworkWait
         pendingWait = Task { [weak self] in
             let isBack = await withTaskGroup(of: Bool.self) { group in

@@ -62,17 +62,6 @@ extension Download {
             case waitForNetwork
         }
 
-        /// Why a request starts.
-        enum AttemptKind: Equatable, Sendable {
-            /// The download starts or resumes: continue from the partial file.
-            case run
-            /// The previous response could not be used: discard the partial file, start at byte 0.
-            case restart
-            /// The previous request ended where it was meant to (or the server chose to), or was
-            /// challenged and answered: go on from the partial file.
-            case continuation
-        }
-
         /// Whether the download waits for a slot, holds one, or needs none.
         enum SlotNeed: Equatable, Sendable {
             case waiting, holding, none

@@ -26,26 +26,15 @@ public actor Download {
     /// Settings a download takes from its manager's configuration.
     struct Settings: Sendable {
         var progressInterval: Duration
-        var maximumBytesPerRequest: Int64?
-        var retryPolicy: RetryPolicy
-        var clock: any Clock<Duration>
+        /// How the download's engines run its requests; their clock is the download's too.
+        var engine: EngineSettings
         /// The clock's readings, made once for the manager's downloads (thousands may be queued).
         var clockReadings = ClockReadings.continuous
-        /// What the download's ranged transfers are given.
-        var transfer: RangedTransfer.Settings
         var authentication: AuthenticationSettings
-        /// Bytes before a resume point asked for again and compared (see
-        /// ``DownloadManager/Configuration/Resumption``).
-        var overlapLength: Int
         var urlRefresh: URLRefreshSettings
         /// How long to wait for the network before failing; nil for no limit.
         var maximumNetworkWait: Duration?
         var networkMonitor: any NetworkMonitor
-        /// How many connections one file may come over, unless its request says otherwise.
-        var connectionsPerFile = 1
-        var minimumSegmentSize: Int64 = 4 << 20
-        /// The transport's limit of connections to one host: a file never uses more.
-        var connectionsPerHost = 6
         /// Whether a delivered file takes the server's `Last-Modified` as its modification time.
         var usesServerModificationTime = true
     }
@@ -58,7 +47,7 @@ public actor Download {
     nonisolated let location: PartialLocation
     /// What the download shares with every other download of its manager.
     let context: Context
-    var engines: Engines { context.engines }
+    var engines: DownloadEngines { context.engines }
     var settings: Settings { context.settings }
     /// The download's record in the store; nil for a request that cannot be downloaded.
     nonisolated let recordFile: DownloadRecordFile?
@@ -89,7 +78,7 @@ public actor Download {
 
     /// What every download of a manager shares: one object, not a copy in each download.
     final class Context: Sendable {
-        let engines: Engines
+        let engines: DownloadEngines
         let settings: Settings
         /// Whom the downloads tell what happens to them: their manager.
         let observer: any DownloadObserver
@@ -98,7 +87,7 @@ public actor Download {
         let deliveredCopies: DeliveredCopies?
 
         init(
-            engines: Engines, settings: Settings, observer: any DownloadObserver,
+            engines: DownloadEngines, settings: Settings, observer: any DownloadObserver,
             deliveredCopies: DeliveredCopies? = nil
         ) {
             self.engines = engines
@@ -111,7 +100,8 @@ public actor Download {
     var machine: StateMachine
     /// The URLs the file may come from, and the one in use.
     var sources: SourceList
-    var transfer: (any AttemptTransfer)?
+    /// The attempt in flight, from the moment it is handed to the engines to its end.
+    var running: RunningAttempt?
     var settleWaiters: [CheckedContinuation<Void, Never>] = []
     /// The retry timer, or the wait for the network, of a download waiting for either.
     var pendingWait: Task<Void, Never>?
@@ -125,7 +115,7 @@ public actor Download {
 
     deinit {
         // Its limit, and what the limiter counted for it, go with it.
-        context.settings.transfer.limiter?.forget(id)
+        context.settings.engine.transfer.limiter?.forget(id)
     }
 
     /// - Parameter startsPaused: whether the download starts paused (restored from the store at
@@ -144,7 +134,7 @@ public actor Download {
         self.requestError = requestError
         self.placeClaim = placeClaim
         if let limit = request.maximumBytesPerSecond, limit > 0 {
-            settings.transfer.limiter?.setLimit(limit, for: id)
+            settings.engine.transfer.limiter?.setLimit(limit, for: id)
         }
         let authentication = settings.authentication
         machine = StateMachine(
@@ -160,7 +150,7 @@ public actor Download {
         let resume = recordFile?.record.resume
         if let resume, resume.isResumable {
             // The partial file's real length wins over the record's: bytes are only appended.
-            initialBytes = Self.bytesOnDisk(resume, partialPath: location.path)
+            initialBytes = AttemptTarget.bytesOnDisk(resume, partialPath: location.path)
         }
         progressReporter = ProgressReporter(
             interval: settings.progressInterval, clock: settings.clockReadings, bytesReceived: initialBytes,
@@ -298,7 +288,7 @@ public actor Download {
     /// record keeps the download's intent.
     func shutDown() async {
         pendingWait?.cancel()
-        let requestOutlivesProcess = transfer is SystemTransfer
+        let requestOutlivesProcess = running?.outlivesProcess ?? false
         handle(machine.shutDown(requestOutlivesProcess: requestOutlivesProcess))
         // A system task's end may never come now: nothing waits for it.
         guard !requestOutlivesProcess else { return }

@@ -288,10 +288,7 @@ extension DownloadManager.Configuration {
         let readings = ClockReadings(clock)
         var checkpoints = storage.checkpoints
         checkpoints.clock = readings
-        var settings = Download.Settings(
-            progressInterval: progress.interval,
-            maximumBytesPerRequest: network.maximumBytesPerRequest(on: transport),
-            retryPolicy: retry, clock: clock,
+        let engine = EngineSettings(
             transfer: RangedTransfer.Settings(
                 writeBufferCapacity: storage.writeBufferCapacity, checkpoints: checkpoints,
                 synchronizesToDisk: storage.synchronizesToDisk,
@@ -300,13 +297,15 @@ extension DownloadManager.Configuration {
                 marker: fileMarker,
                 limiter: BandwidthLimiter(
                     overall: network.maximumBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }, clock: clock)),
-            authentication: authentication,
-            overlapLength: max(0, resumption.overlapLength), urlRefresh: urlRefresh,
-            maximumNetworkWait: connectivity.maximumWait,
-            networkMonitor: connectivity.monitor ?? ProbingNetworkMonitor.system(clock: clock),
+            maximumBytesPerRequest: network.maximumBytesPerRequest(on: transport),
+            overlapLength: max(0, resumption.overlapLength), retryPolicy: retry, clock: clock,
             connectionsPerFile: max(1, network.maximumConnectionsPerFile),
             minimumSegmentSize: max(1, network.minimumSegmentSize),
-            connectionsPerHost: max(1, network.maximumConnectionsPerHost),
+            connectionsPerHost: max(1, network.maximumConnectionsPerHost))
+        var settings = Download.Settings(
+            progressInterval: progress.interval, engine: engine, authentication: authentication,
+            urlRefresh: urlRefresh, maximumNetworkWait: connectivity.maximumWait,
+            networkMonitor: connectivity.monitor ?? ProbingNetworkMonitor.system(clock: clock),
             usesServerModificationTime: storage.usesServerModificationTime)
         settings.clockReadings = readings
         return settings

@@ -24,7 +24,7 @@ public actor DownloadManager {
     public nonisolated let restorationIssues: [RestorationIssue]
 
     let context: Download.Context
-    var engines: Download.Engines { context.engines }
+    var engines: DownloadEngines { context.engines }
     let store: DownloadStore
     /// The system-task engine's router, with a background session.
     nonisolated let systemRouter: SystemTaskRouter?
@@ -105,7 +105,7 @@ public actor DownloadManager {
         if let fallbackReason {
             observer.transportFellBack(to: rangedSession.name, reason: fallbackReason)
         }
-        var system: Download.SystemEngine?
+        var system: SystemEngine?
         var makeSystemSession: ((SystemTaskRouter) -> any SystemSession)?
         if let background = configuration.background {
             if let replacement = configuration.makeSystemSession {
@@ -120,7 +120,7 @@ public actor DownloadManager {
                         trust: configuration.trust)
                 }
             }
-            system = Download.SystemEngine(
+            system = SystemEngine(
                 router: SystemTaskRouter(unclaimedDirectory: store.directory.appendingPathComponent("unclaimed")),
                 ready: Latch())
         }
@@ -130,7 +130,7 @@ public actor DownloadManager {
             + (configuration.background != nil && configuration.makeSystemSession == nil
                 ? [ConnectionEngine(name: "background session", settings: URLSystemSession.connectionSettings)] : [])
         context = Download.Context(
-            engines: Download.Engines(ranged: rangedSession, system: system),
+            engines: DownloadEngines(ranged: rangedSession, system: system),
             settings: configuration.makeDownloadSettings(transport: rangedSession), observer: observer,
             deliveredCopies: DeliveredCopies(
                 directory: store.directory.appendingPathComponent("delivered"), bases: store.bases))

@@ -1,0 +1,113 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// How a manager's engines run requests: made once from its configuration.
+struct EngineSettings: Sendable {
+    /// What each ranged request (a single one, or a segment's) is given.
+    var transfer: RangedTransfer.Settings
+    /// The largest range one request asks for; nil for the whole file in one request.
+    var maximumBytesPerRequest: Int64?
+    /// Bytes before a resume point asked for again and compared.
+    var overlapLength: Int
+    /// How a failed segment is retried (a failed attempt is retried by its download).
+    var retryPolicy: RetryPolicy
+    var clock: any Clock<Duration>
+    /// How many connections one file may come over, unless its request says otherwise.
+    var connectionsPerFile = 1
+    var minimumSegmentSize: Int64 = 4 << 20
+    /// The transport's limit of connections to one host: a file never uses more.
+    var connectionsPerHost = 6
+}
+
+/// What every attempt of one download acts on, and whom it tells: made by the download.
+struct AttemptTarget: Sendable {
+    var downloadID: DownloadID
+    var request: DownloadRequest
+    var location: PartialLocation
+    var recordFile: DownloadRecordFile
+    var settings: EngineSettings
+    var progress: any ProgressSink
+    var publish: @Sendable (DownloadEvent) -> Void
+    /// Told of each request before it is sent, and of each response head.
+    var willSend: @Sendable (URLRequest) -> Void
+    var didReceive: @Sendable (ServerResponse) -> Void
+    /// Asks the manager for up to that many connections past the download's own (each counts
+    /// against its limits as a download does); returns how many it gave.
+    var borrowConnections: @Sendable (Int) async -> Int
+    /// Gives the borrowed connections back.
+    var returnConnections: @Sendable () -> Void
+    /// What a system task of the download acts on.
+    var systemTarget: SystemTransfer.Target
+
+    var partialPath: String { location.path }
+
+    /// How many connections the file may come over, and the smallest segment worth one.
+    var segmentation: (connections: Int, minimumSize: Int64) {
+        let asked = request.maximumConnections ?? settings.connectionsPerFile
+        let connections = max(1, min(asked, settings.connectionsPerHost))
+        return (connections, max(1, request.minimumSegmentSize ?? settings.minimumSegmentSize))
+    }
+
+    /// Whether files are checked against the digests servers give.
+    var verifiesServerDigests: Bool { settings.transfer.verifiesServerDigests }
+
+    /// The request's request to `url`, with what every request of the engines carries: no cache,
+    /// the credentials the authentication handler gave, and the body asked for as it is stored.
+    func baseRequest(to url: URL, credentials: [String: String]) -> URLRequest {
+        var urlRequest = request.urlRequest
+        urlRequest.url = url
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        request.networkAccess.apply(to: &urlRequest)
+        for (name, value) in credentials {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            // Byte offsets must be the file's own: ask for the body as it is stored.
+            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+        return urlRequest
+    }
+
+    /// Makes sure the destination's and the partial file's directories are there.
+    func preparePlaces() throws(DownloadError) {
+        try FilePlacement.prepare(request.destination)
+        let partialDirectory = location.path.parentPath
+        if partialDirectory != request.destination.directoryPath {
+            try FilePlacement.createDirectory(atPath: partialDirectory)
+        }
+    }
+
+    /// The algorithm the file is hashed with: the request's expected digest's, else the server's
+    /// digest's in `record` (when server digests are checked).
+    func digestAlgorithm(of record: ResumeRecord) -> Digest.Algorithm? {
+        request.expectedDigest?.algorithm ?? (verifiesServerDigests ? record.serverDigest?.digest.algorithm : nil)
+    }
+
+    /// The digest an attempt continues while it writes the file from byte `length` on: of the
+    /// request's expected digest (the saved one caught up from the disk, or one from the first
+    /// byte), else of the server's digest in `record` when its saved state can go on (else none:
+    /// the file is read at delivery). Forgets the server's digest when server digests are not
+    /// checked. Reads the file: file work.
+    func continuedDigest(of record: inout ResumeRecord, upTo length: Int64) throws(DownloadError) -> RunningDigest? {
+        if !verifiesServerDigests {
+            record.serverDigest = nil
+        }
+        if let expected = request.expectedDigest {
+            // Saved at the last checkpoint: only the bytes written since are read again.
+            return try RunningDigest.resuming(record.digest, expected.algorithm, fileAt: location.path, length: length)
+        }
+        guard let server = record.serverDigest?.digest, let saved = record.digest, saved.algorithm == server.algorithm,
+            saved.length <= length
+        else { return nil }
+        return try RunningDigest.resuming(saved, server.algorithm, fileAt: location.path, length: length)
+    }
+
+    /// The bytes of the partial file that count, whatever the number of connections: the durable
+    /// bytes of each segment, or the file's length.
+    static func bytesOnDisk(_ record: ResumeRecord, partialPath: String) -> Int64 {
+        EngineChoice.bytesOnDisk(record, fileLength: POSIXFile.length(atPath: partialPath) ?? 0)
+    }
+}

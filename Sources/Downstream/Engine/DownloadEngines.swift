@@ -1,0 +1,88 @@
+import Foundation
+
+/// What runs an attempt of a download: the ranged, segmented and system engines sit behind it.
+protocol AttemptEngine: Sendable {
+    /// Prepares `attempt` on the calling file-work thread (it may read and write the download's
+    /// files), then sends its request through `running` (``RunningAttempt/launch(_:start:)``),
+    /// and reports how the attempt ended to `end`, once.
+    func run(
+        _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
+        end: @escaping @Sendable (AttemptEnd) -> Void)
+}
+
+/// A manager's engines: the ranged transport, and the system-task engine when the manager has a
+/// (background) system session. A download hands each attempt to ``run(_:of:end:)`` and gets
+/// back one ``AttemptEnd``; it knows no engine.
+struct DownloadEngines: Sendable {
+    /// The transport of the ranged and segmented engines.
+    var ranged: any Transport
+    var system: SystemEngine?
+
+    /// Waits until the system session's tasks of an earlier process have been adopted, so
+    /// that a download never starts a second task beside its first.
+    func waitUntilReady() async {
+        if let system, !system.ready.isOpen {
+            await system.ready.wait()
+        }
+    }
+
+    /// Runs `attempt` on a file-work thread: chooses its engine (``EngineChoice``) and starts it.
+    /// A range that ended where it was meant to, with bytes written, is followed by the next
+    /// (chosen again: the first range may show the file can come in segments) in the same
+    /// attempt, until the attempt ends otherwise or is stopped. `end` hears the attempt's end once.
+    func run(
+        _ attempt: Attempt, of target: AttemptTarget, end: @escaping @Sendable (AttemptEnd) -> Void
+    ) -> RunningAttempt {
+        let running = RunningAttempt(number: attempt.number)
+        FileWork.run { step(attempt, of: target, in: running, end: end) }
+        return running
+    }
+
+    /// The facts the engine of `attempt` is chosen on. Reads the partial file's length.
+    func facts(for attempt: Attempt, of target: AttemptTarget) -> EngineChoice.Facts {
+        let record = target.recordFile.record
+        let (connections, minimumSegmentSize) = target.segmentation
+        return EngineChoice.Facts(
+            kind: attempt.kind, url: attempt.url, record: record.resume,
+            hasSystemResumeData: record.systemResumeData != nil,
+            fileLength: POSIXFile.length(atPath: target.partialPath) ?? 0,
+            systemSession: system?.router.session.map { .init(supportsResumeData: $0.supportsResumeData) },
+            connections: connections, minimumSegmentSize: minimumSegmentSize, rangesRefused: attempt.rangesRefused)
+    }
+
+    private func step(
+        _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
+        end: @escaping @Sendable (AttemptEnd) -> Void
+    ) {
+        let engine: any AttemptEngine =
+            switch EngineChoice.choose(facts(for: attempt, of: target)) {
+            case .system: system ?? RangedEngine(transport: ranged)
+            case .segmented(let map): SegmentedEngine(transport: ranged, map: map)
+            case .ranged: RangedEngine(transport: ranged)
+            }
+        engine.run(attempt, of: target, in: running) { reported in
+            var ended = reported
+            ended.rangesRefused = reported.rangesRefused || attempt.rangesRefused
+            let attemptEnd = ended
+            running.requestEnded()
+            switch attemptEnd.end {
+            case .incomplete(progressed: true) where !running.isStopped:
+                var continuation = attempt
+                continuation.kind = .continuation
+                continuation.existingCopy = nil
+                continuation.rangesRefused = attemptEnd.rangesRefused
+                let next = continuation
+                FileWork.run { step(next, of: target, in: running, end: end) }
+            case .destinationIsCurrent:
+                FileWork.run {
+                    // The file was there already: no record, no partial file is left behind.
+                    target.recordFile.remove()
+                    POSIXFile.remove(atPath: target.partialPath)
+                    end(attemptEnd)
+                }
+            default:
+                end(attemptEnd)
+            }
+        }
+    }
+}

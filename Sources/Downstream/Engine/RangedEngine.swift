@@ -1,0 +1,122 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The engine of one connection: one request at a time over the ranged transport, from where the
+/// partial file ends (``RangedTransfer`` decides on the response and writes the body).
+struct RangedEngine: AttemptEngine {
+    var transport: any Transport
+
+    func run(
+        _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
+        end: @escaping @Sendable (AttemptEnd) -> Void
+    ) {
+        let setup: RangedTransfer.Setup
+        let urlRequest: URLRequest
+        do {
+            (setup, urlRequest) = try Self.prepare(attempt, of: target)
+        } catch {
+            return end(.notSent(error))
+        }
+        target.willSend(urlRequest)
+        let transfer = RangedTransfer(
+            setup, progress: target.progress, publish: target.publish, observeResponse: target.didReceive,
+            onEnd: { outcome, response in end(AttemptEnd(end: outcome, response: response)) })
+        let launched = running.launch(transfer) { transfer.start(urlRequest, on: transport) }
+        if !launched { end(AttemptEnd(end: .cancelled)) }
+    }
+
+    /// Decides where the request starts (the partial file's real length, if its record says it
+    /// can be continued), which bytes before that it asks for again to compare them (when no
+    /// validator of the same URL can guard the range), and where it ends; and builds it. Reads
+    /// and writes files.
+    static func prepare(
+        _ attempt: Attempt, of target: AttemptTarget
+    ) throws(DownloadError) -> (RangedTransfer.Setup, URLRequest) {
+        let url = attempt.url
+        let request = target.request
+        let settings = target.settings
+        try target.preparePlaces()
+
+        var record = target.recordFile.record.resume
+        var offset: Int64 = 0
+        if attempt.kind != .restart, record.isResumable {
+            if record.segments != nil {
+                offset = try abandonSegments(of: record, target: target)
+                record.segments = nil
+            } else {
+                offset = POSIXFile.length(atPath: target.partialPath) ?? 0
+            }
+            if let expected = record.expectedLength, offset > expected { offset = 0 }
+        }
+        if offset == 0 {
+            // Whatever the partial file holds is not to be continued until a response replaces it.
+            record = .startingOver(url: url)
+        }
+        record.digest = try target.continuedDigest(of: &record, upTo: offset)
+        // A large file comes in bounded ranges, one request after another (see
+        // `maximumBytesPerRequest`); the last range is open-ended.
+        var end: Int64?
+        if let length = settings.maximumBytesPerRequest {
+            let candidate = offset + length
+            if record.expectedLength.map({ candidate < $0 }) ?? true {
+                end = candidate
+            }
+        }
+        let (connections, minimumSize) = target.segmentation
+        if connections > 1, offset == 0, !attempt.rangesRefused {
+            // The first segment only: its answer tells whether the rest can be split.
+            end = min(end ?? minimumSize, minimumSize)
+        }
+        // A validator says what to ask for (`If-Range`, only on the server that gave it); the bytes
+        // say what to believe: every continuation asks for the bytes before the resume point again
+        // and compares them with the disk's before anything is written. Validators come from
+        // modification times, which a replaced file can keep.
+        let validator = record.url == url ? record.validator : Validator()
+        let copy = attempt.existingCopy
+        let plan = AttemptPlan(
+            offset: offset, overlap: Int64(settings.overlapLength), end: end, validator: validator,
+            expectedLength: record.expectedLength, onServerFileChange: request.onServerFileChange,
+            existingCopy: offset == 0 ? copy?.path : nil, serverDigest: record.serverDigest)
+
+        var urlRequest = target.baseRequest(to: url, credentials: attempt.credentials)
+        urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
+        urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")
+        if plan.existingCopy != nil, let copy {
+            for (name, value) in copy.conditionalHeaders {
+                urlRequest.setValue(value, forHTTPHeaderField: name)
+            }
+        }
+        let setup = RangedTransfer.Setup(
+            attempt: attempt.number, url: url, plan: plan, announcesResume: attempt.kind == .run,
+            partialPath: target.partialPath, namesFile: request.destination.fileURL == nil, record: record,
+            recordFile: target.recordFile, settings: settings.transfer, downloadID: target.downloadID,
+            answersChallenges: attempt.answersChallenges, previousChallenges: attempt.previousChallenges,
+            expectedAlgorithm: request.expectedDigest?.algorithm)
+        return (setup, urlRequest)
+    }
+
+    /// One connection continues a file that had segments: from its bytes before the first gap.
+    /// The file is cut there first, then the record forgets the segments (a process killed in
+    /// between finds segments longer than the file, and trusts only the bytes the file has).
+    /// Returns that length.
+    static func abandonSegments(of record: ResumeRecord, target: AttemptTarget) throws(DownloadError) -> Int64 {
+        guard let saved = record.segments, let length = record.expectedLength else { return 0 }
+        let path = target.partialPath
+        let fileLength = POSIXFile.length(atPath: path) ?? 0
+        let prefix =
+            SegmentMap(length: length, minimumSize: 1, saved: saved, fileLength: fileLength)?.durablePrefix ?? 0
+        if fileLength > prefix {
+            let descriptor = try POSIXFile.openForWriting(atPath: path)
+            defer { POSIXFile.close(descriptor) }
+            try POSIXFile.truncate(descriptor, to: prefix, path: path)
+        }
+        try target.recordFile.update { stored in
+            stored.resume.segments = nil
+            stored.resume.durableLength = prefix
+        }
+        return prefix
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The engine of several connections: the file's segments (``SegmentMap``), one per connection
+/// at a time, over the ranged transport (``SegmentedTransfer``). The connections past the
+/// download's own are borrowed from the manager, and count against its limits as downloads do.
+struct SegmentedEngine: AttemptEngine {
+    var transport: any Transport
+    var map: SegmentMap
+
+    func run(
+        _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
+        end: @escaping @Sendable (AttemptEnd) -> Void
+    ) {
+        let wanted = min(target.segmentation.connections, map.usefulConnections) - 1
+        guard wanted > 0 else {
+            return start(attempt, of: target, in: running, connections: 1, end: end)
+        }
+        Task {
+            let extra = await target.borrowConnections(wanted)
+            FileWork.run { start(attempt, of: target, in: running, connections: 1 + extra, end: end) }
+        }
+    }
+
+    /// Runs the attempt over `connections` connections; gives the borrowed ones back at its end.
+    private func start(
+        _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt, connections: Int,
+        end: @escaping @Sendable (AttemptEnd) -> Void
+    ) {
+        let end: @Sendable (AttemptEnd) -> Void = { ending in
+            if connections > 1 { target.returnConnections() }
+            end(ending)
+        }
+        var record = target.recordFile.record.resume
+        let url = attempt.url
+        let isNewURL = record.url != url
+        if isNewURL {
+            // A validator of another URL means nothing here: no `If-Range`, the overlaps decide.
+            record.validator = Validator()
+        }
+        let urlRequest = target.baseRequest(to: url, credentials: attempt.credentials)
+        do throws(DownloadError) {
+            try target.preparePlaces()
+            // Only the bytes from the first on, with no gap, can be hashed: the saved digest goes
+            // on from where it is, the transfer's checkpoints catch it up as the prefix grows.
+            let algorithm = target.digestAlgorithm(of: record)
+            let saved = record.digest.map { $0.algorithm == algorithm ? $0.length : 0 } ?? 0
+            record.digest = try target.continuedDigest(of: &record, upTo: min(saved, map.durablePrefix))
+        } catch {
+            return end(.notSent(error))
+        }
+        let settings = target.settings
+        let setup = SegmentedTransfer.Setup(
+            attempt: attempt.number, url: url, request: urlRequest, record: record, recordFile: target.recordFile,
+            partialPath: target.partialPath, map: map, connections: connections,
+            maximumBytesPerRequest: settings.maximumBytesPerRequest, announcesResume: attempt.kind == .run,
+            onServerFileChange: target.request.onServerFileChange, overlapLength: Int64(settings.overlapLength),
+            isNewURL: isNewURL, settings: settings.transfer, retryPolicy: settings.retryPolicy,
+            clock: settings.clock, downloadID: target.downloadID)
+        target.willSend(urlRequest)
+        let transfer = SegmentedTransfer(
+            setup, transport: transport, progress: target.progress, publish: target.publish,
+            observeResponse: target.didReceive,
+            onEnd: { ending in
+                end(AttemptEnd(end: ending.end, response: ending.response, rangesRefused: ending.rangesRefused))
+            })
+        // Paused or cancelled while the manager was asked: the attempt ends before it began.
+        if !running.launch(transfer, start: transfer.start) { end(AttemptEnd(end: .cancelled)) }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The system-task engine of a manager: download tasks of its system (background) session, which
+/// the system runs and may finish while the app is not running (``SystemTransfer``).
+///
+/// A system task's end reaches its download through ``SystemTaskOwner/systemTransferChanged(_:)``,
+/// as the end of a task adopted after a relaunch does; `end` hears only of an attempt that could
+/// not start one.
+struct SystemEngine: AttemptEngine {
+    /// Routes the session's events; holds the session, which exists once the downloads of
+    /// the store are restored (so that no event finds its download missing).
+    var router: SystemTaskRouter
+    /// Open once the tasks of the session are adopted.
+    var ready: Latch
+
+    func run(
+        _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
+        end: @escaping @Sendable (AttemptEnd) -> Void
+    ) {
+        guard let session = router.session else {
+            return end(.notSent(.invalidRequest("the manager's system session is closed")))
+        }
+        let request = target.request
+        let recordFile = target.recordFile
+        var resumeData: Data?
+        do throws(DownloadError) {
+            guard request.url != nil else { throw .invalidRequest("the request has no URL") }
+            try FilePlacement.prepare(request.destination)
+            try FilePlacement.createDirectory(atPath: target.partialPath.parentPath)
+            if attempt.kind == .restart {
+                try recordFile.update { $0.startOver() }
+            } else if !session.supportsResumeData, recordFile.record.systemResumeData != nil {
+                try recordFile.update { $0.systemResumeData = nil }
+            }
+            resumeData = recordFile.record.systemResumeData
+        } catch {
+            return end(.notSent(error))
+        }
+        var urlRequest = request.urlRequest
+        urlRequest.url = attempt.url
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        let options = SystemTaskOptions(
+            networkAccess: request.networkAccess,
+            earliestBeginDate: resumeData == nil ? request.earliestBeginDate : nil,
+            expectedByteCount: request.expectedByteCount)
+        let transfer = SystemTransfer(
+            target: target.systemTarget, session: session, backgroundEvents: router.backgroundEvents,
+            usesResumeData: resumeData != nil, announcesResume: attempt.kind == .run)
+        transfer.setAttempt(attempt.number)
+        let launched = running.launch(transfer) {
+            router.bind(transfer)
+            session.start(
+                urlRequest, resumeData: resumeData, downloadID: target.downloadID, options: options,
+                attach: transfer.attach)
+        }
+        if !launched { end(AttemptEnd(end: .cancelled)) }
+    }
+}
