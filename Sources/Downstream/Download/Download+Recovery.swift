@@ -54,8 +54,8 @@ extension Download {
         {
             return (error, .waitForNetwork)
         }
-        if let delay = settings.engine.retryPolicy.delay(after: error, retry: machine.retries + 1, random: .random(in: -1...1))
-        {
+        let retryPolicy = settings.engine.retryPolicy
+        if let delay = retryPolicy.delay(after: error, retry: machine.retries + 1, random: .random(in: -1...1)) {
             return (error, .retry(after: delay))
         }
         guard sources.count > 1, Self.isFailureOfTheURL(error) else { return (error, .none) }

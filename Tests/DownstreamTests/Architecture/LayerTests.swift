@@ -74,6 +74,28 @@ import Testing
         #expect(upward.isEmpty, "names of a higher layer:\n\(upward.sorted().joined(separator: "\n"))")
     }
 
+    /// The engine seam: the `Download` folder names none of the engines' types (their setups, the
+    /// transfers, the segment map, the plan of a request) and sets no header. What it may name of
+    /// the `Transfer` folder is the end a machine takes and the progress sink it implements.
+    @Test func theDownloadKnowsNoEngine() throws {
+        let files = try Self.sourceFiles()
+        let transferTypes = files.filter { $0.key.hasPrefix("Transfer/") }.values.reduce(into: Set<String>()) {
+            $0.formUnion($1.declared)
+        }
+        let downloadFiles = files.filter { $0.key.hasPrefix("Download/") }
+        let named = downloadFiles.values.reduce(into: Set<String>()) { $0.formUnion($1.named) }
+        #expect(transferTypes.contains("RangedTransfer"), "the Transfer folder was not read")
+        #expect(named.intersection(transferTypes) == ["TransferEnd", "ProgressSink"])
+        for engineType in ["RangedEngine", "SegmentedEngine", "SystemEngine", "EngineChoice"] {
+            #expect(!named.contains(engineType), "the Download folder names \(engineType)")
+        }
+        let headerSetters = try downloadFiles.keys.filter { path in
+            let text = try String(contentsOf: Self.sources.appendingPathComponent(path), encoding: .utf8)
+            return text.contains("setValue(") || text.contains("addValue(")
+        }
+        #expect(headerSetters.isEmpty, "files of the Download folder that set headers: \(headerSetters.sorted())")
+    }
+
     /// For each folder, the other folders whose types its files name.
     static func folderEdges(_ files: [String: SourceScan]) -> [String: Set<String>] {
         var declaredIn: [String: String] = [:]

@@ -12,14 +12,38 @@ final class ScriptedTransport: Transport {
     var name: String { "scripted" }
     var needsBoundedRequests: Bool { false }
     var connectionSettings: Set<ConnectionSetting> { Set(ConnectionSetting.allCases) }
-    private let requests = Locked<[ScriptedRequest]>([])
+    private struct State {
+        var requests: [ScriptedRequest] = []
+        /// Tests waiting for the request at an index (from 0) to start.
+        var waiters: [(index: Int, continuation: CheckedContinuation<ScriptedRequest, Never>)] = []
+    }
+
+    private let state = Locked(State())
 
     /// The requests started so far, oldest first.
-    var started: [ScriptedRequest] { requests.withLock { $0 } }
+    var started: [ScriptedRequest] { state.withLock { $0.requests } }
+
+    /// The request number `number` (from 1), once it started.
+    func request(_ number: Int) async -> ScriptedRequest {
+        await withCheckedContinuation { continuation in
+            let started = state.withLock { state -> ScriptedRequest? in
+                if state.requests.count >= number { return state.requests[number - 1] }
+                state.waiters.append((number - 1, continuation))
+                return nil
+            }
+            if let started { continuation.resume(returning: started) }
+        }
+    }
 
     func start(_ request: URLRequest, receiver: any TransportReceiver) -> any TransportTask {
         let started = ScriptedRequest(request, receiver: receiver)
-        requests.withLock { $0.append(started) }
+        let woken = state.withLock { state in
+            state.requests.append(started)
+            let index = state.requests.count - 1
+            defer { state.waiters.removeAll { $0.index == index } }
+            return state.waiters.filter { $0.index == index }.map(\.continuation)
+        }
+        for waiter in woken { waiter.resume(returning: started) }
         return started
     }
 
