@@ -6,60 +6,92 @@ extension Download {
     /// record whose bytes were all received and no partial file, and knows the file was
     /// delivered).
     ///
-    /// The checks run off the actor: they may read the whole file, and validators are the app's
-    /// code. The download stays `.running` (finalizing) meanwhile.
+    /// The checks and the move run off the actor: they may read the whole file, validators are
+    /// the app's code, and a move may wait for the disk. The download stays `.running`
+    /// (finalizing) meanwhile.
     func finalize() {
         let check = digestToCheck
+        let record = recordFile?.record
         let inspection = Inspection(
             path: location.path, expectedDigest: check?.digest, digestSource: check?.source,
-            digest: recordFile?.record.resume.digest, response: recordFile?.record.resume.response,
+            digest: record?.resume.digest, response: record?.resume.response,
             validations: request.checks.map(\.run) + responseChain.validations,
             keepsRejectedFile: request.onRejectedFile == .keep)
-        Task {
-            let rejection = await inspection.run()
-            self.deliver(rejectedWith: rejection)
-        }
-    }
-
-    private func deliver(rejectedWith rejection: DownloadError?) {
-        if let rejection {
-            if request.onRejectedFile == .discard {
-                // The record first: a process killed in between starts over rather than resume.
-                try? recordFile?.update { $0.startOver() }
-                POSIXFile.remove(atPath: location.path)
-                progressReporter.begin(bytesReceived: 0, expectedBytes: nil)
-            }
-            handle(machine.finalized(.failure(rejection)))
-            return
-        }
         // Only a directory destination takes the server's name.
         var name = ""
         if request.destination.fileURL == nil {
-            name =
-                recordFile?.record.resume.suggestedFileName
-                ?? FileName.suggested(contentDisposition: nil, url: request.url)
+            name = record?.resume.suggestedFileName ?? FileName.suggested(contentDisposition: nil, url: request.url)
         }
-        if settings.usesServerModificationTime, let date = serverModificationTime {
+        var copyToRemember: (DeliveredCopies, URL, Validator)?
+        if request.destination.conflictPolicy == .replaceIfChanged, let copies = context.deliveredCopies,
+            let validator = record?.resume.validator
+        {
+            copyToRemember = (copies, sources.current, validator)
+        }
+        let delivery = Delivery(
+            partialURL: location.partialURL, destination: request.destination, suggestedName: name,
+            modificationTime: settings.usesServerModificationTime ? serverModificationTime : nil,
+            marker: settings.engine.transfer.marker, protection: request.fileProtection,
+            copyToRemember: copyToRemember, synchronizesToDisk: settings.engine.transfer.synchronizesToDisk,
+            recordFile: recordFile, discardsRejectedFile: request.onRejectedFile == .discard,
+            progress: progressReporter)
+        Task {
+            let result = await delivery.run(after: inspection)
+            self.handle(self.machine.finalized(result))
+        }
+    }
+}
+
+/// What moves a complete, inspected file into place, taken from the download when the last byte
+/// came.
+struct Delivery: Sendable {
+    var partialURL: URL
+    var destination: Destination
+    /// The name of the file in a directory destination.
+    var suggestedName: String
+    /// The server's `Last-Modified`, for the file's modification time.
+    var modificationTime: Date?
+    var marker: FileMarker
+    var protection: FileProtection?
+    /// Where the manager remembers the files it delivered, with the URL and validators of this one.
+    var copyToRemember: (copies: DeliveredCopies, url: URL, validator: Validator)?
+    var synchronizesToDisk: Bool
+    var recordFile: DownloadRecordFile?
+    var discardsRejectedFile: Bool
+    var progress: ProgressReporter
+
+    /// Inspects the file; moves it into place if it passed, else discards it if asked to.
+    /// Returns the file's place, or why it is not there.
+    @concurrent func run(after inspection: Inspection) async -> Result<URL, DownloadError> {
+        if let rejection = await inspection.run() {
+            if discardsRejectedFile {
+                // The record first: a process killed in between starts over rather than resume.
+                try? recordFile?.update { $0.startOver() }
+                POSIXFile.remove(atPath: partialURL.path)
+                progress.begin(bytesReceived: 0, expectedBytes: nil)
+            }
+            return .failure(rejection)
+        }
+        if let modificationTime {
             // Set before the rename: the file appears with its time.
-            try? FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: location.path)
+            try? FileManager.default.setAttributes([.modificationDate: modificationTime], ofItemAtPath: partialURL.path)
         }
         do {
-            let url = try FilePlacement.place(location.partialURL, at: request.destination, suggestedName: name)
-            settings.engine.transfer.marker.markDelivered(url.path, protection: request.fileProtection)
-            if request.destination.conflictPolicy == .replaceIfChanged, let copies = context.deliveredCopies,
-                let validator = recordFile?.record.resume.validator,
-                let copy = DeliveredCopy(path: url.path, url: sources.current, validator: validator)
+            let url = try FilePlacement.place(partialURL, at: destination, suggestedName: suggestedName)
+            marker.markDelivered(url.path, protection: protection)
+            if let (copies, source, validator) = copyToRemember,
+                let copy = DeliveredCopy(path: url.path, url: source, validator: validator)
             {
                 copies.remember(copy)
             }
-            if settings.engine.transfer.synchronizesToDisk {
+            if synchronizesToDisk {
                 // The rename itself is on the disk once its directory is.
                 try? POSIXFile.synchronize(url.deletingLastPathComponent())
             }
             recordFile?.remove()
-            handle(machine.finalized(.success(url)))
+            return .success(url)
         } catch {
-            handle(machine.finalized(.failure(error)))
+            return .failure(error)
         }
     }
 }
