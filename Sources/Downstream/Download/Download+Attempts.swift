@@ -87,14 +87,17 @@ extension Download {
         if attemptEnd.rangesRefused {
             recoveryMemory.rangesRefused = true
         }
-        guard !attemptEnd.failedBeforeSending, machine.state == .running(attempt: attempt),
-            case .failed(let error) = attemptEnd.end
-        else {
-            // The machine decides what comes next (a failure of a stopping request included).
+        guard !attemptEnd.failedBeforeSending, case .failed(let error) = attemptEnd.end else {
             handle(machine.attemptEnded(attempt, attemptEnd.end))
             return
         }
-        recover(attempt, from: error, response: attemptEnd.response)
+        switch machine.stepFinished(attempt, otherwise: attemptEnd.end) {
+        case .proceed:
+            recover(attempt, from: error, response: attemptEnd.response)
+        case .ended(let action):
+            // A failure of a stopping request: the stop decides what comes next.
+            handle(action)
+        }
     }
 
     /// Attempt `attempt` ended with `end` before or without its engine.

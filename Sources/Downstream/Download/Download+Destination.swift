@@ -93,9 +93,9 @@ extension Download {
 
     /// The existing file's digest was computed: it is the file, or the policy decides.
     private func existingFileVerified(_ attempt: Int, _ url: URL, matches: Bool) {
-        guard machine.state == .running(attempt: attempt) else {
+        if case .ended(let action) = machine.stepFinished(attempt, otherwise: .cancelled) {
             // Paused or cancelled meanwhile: no request was sent.
-            handle(machine.attemptEnded(attempt, .cancelled))
+            handle(action)
             return
         }
         if matches {

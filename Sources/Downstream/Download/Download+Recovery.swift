@@ -101,8 +101,8 @@ extension Download {
     /// for later if the download was paused meanwhile); without one, the refusal takes its course.
     private func urlRefreshed(_ attempt: Int, after error: DownloadError, with url: URL?) {
         guard let url, DownloadRequest.problem(with: url) == nil else {
-            guard machine.state == .running(attempt: attempt) else {
-                handle(machine.attemptEnded(attempt, .failed(error)))
+            if case .ended(let action) = machine.stepFinished(attempt, otherwise: .failed(error)) {
+                handle(action)
                 return
             }
             let (error, recovery) = decideRecovery(after: error)

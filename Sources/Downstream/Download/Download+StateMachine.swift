@@ -427,6 +427,23 @@ extension Download {
             }
         }
 
+        enum ProceedAction: Equatable, Sendable {
+            /// The attempt still runs: go on with it.
+            case proceed
+            /// The attempt was stopped meanwhile (paused, preempted, moved to another URL,
+            /// cancelled), or is an earlier one: what its end leads to.
+            case ended(AttemptEndedAction)
+        }
+
+        /// A step of request `attempt` taken off the machine finished: a failure whose recovery is
+        /// to be decided, the existing file checked, a fresh URL asked for. The step goes on while
+        /// the attempt runs; otherwise the attempt ends with `end`, as the end of a stopped
+        /// request.
+        mutating func stepFinished(_ attempt: Int, otherwise end: TransferEnd) -> ProceedAction {
+            guard state == .running(attempt: attempt) else { return .ended(attemptEnded(attempt, end)) }
+            return .proceed
+        }
+
         enum ChallengeAnsweredAction: Equatable, Sendable {
             case none
             case startAttempt(Int, AttemptKind)

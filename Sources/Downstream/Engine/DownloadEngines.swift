@@ -38,15 +38,19 @@ struct DownloadEngines: Sendable {
         return running
     }
 
-    /// The facts the engine of `attempt` is chosen on. Reads the partial file's length.
+    /// The facts the engine of `attempt` is chosen on. Reads the partial file's length when the
+    /// choice depends on it (a record that may be continued, with a known length or a system
+    /// session to choose).
     func facts(for attempt: Attempt, of target: AttemptTarget) -> EngineChoice.Facts {
         let record = target.recordFile.record
         let (connections, minimumSegmentSize) = target.segmentation
+        let session = system?.router.session
+        let needsLength = record.resume.isResumable && (record.resume.expectedLength != nil || session != nil)
         return EngineChoice.Facts(
             kind: attempt.kind, url: attempt.url, record: record.resume,
             hasSystemResumeData: record.systemResumeData != nil,
-            fileLength: POSIXFile.length(atPath: target.partialPath) ?? 0,
-            systemSession: system?.router.session.map { .init(supportsResumeData: $0.supportsResumeData) },
+            fileLength: needsLength ? POSIXFile.length(atPath: target.partialPath) ?? 0 : 0,
+            systemSession: session.map { .init(supportsResumeData: $0.supportsResumeData) },
             connections: connections, minimumSegmentSize: minimumSegmentSize, rangesRefused: attempt.rangesRefused)
     }
 

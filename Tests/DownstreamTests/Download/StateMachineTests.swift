@@ -18,6 +18,26 @@ import Testing
         #expect(machine.publicState == .completed)
     }
 
+    @Test func aStepTakenOffTheMachineGoesOnOnlyWhileItsAttemptRuns() {
+        let failure = DownloadError.httpStatus(503)
+        var machine = Machine()
+        _ = machine.start()
+        #expect(machine.stepFinished(1, otherwise: .failed(failure)) == .proceed)
+        #expect(machine.publicState == .running)
+        // Paused meanwhile: the step's attempt ends as a stopped request ends, whatever it was.
+        #expect(machine.pause() == .stopAttempt(1))
+        #expect(machine.stepFinished(1, otherwise: .failed(failure)) == .ended(.becomePaused(savingIntent: true)))
+        #expect(machine.publicState == .paused)
+        // An earlier attempt's step, after a newer attempt started: nothing happens.
+        _ = machine.resume()
+        #expect(machine.start() == .startAttempt(2))
+        #expect(machine.stepFinished(1, otherwise: .cancelled) == .ended(.none))
+        #expect(machine.state == .running(attempt: 2))
+        // Cancelled meanwhile: the step's end cancels.
+        #expect(machine.cancel(keepingPartialData: true) == .stopAttempt(2, keepingPartialData: true))
+        #expect(machine.stepFinished(2, otherwise: .cancelled) == .ended(.becomeCancelled(keepingPartialData: true)))
+    }
+
     @Test func pauseStopsTheAttemptAndWaitsForItsEnd() {
         var machine = Machine()
         _ = machine.start()
