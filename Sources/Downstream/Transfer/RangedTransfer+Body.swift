@@ -2,16 +2,14 @@ extension RangedTransfer {
     /// Compares the overlap, if it is still being compared, then appends the rest to the file,
     /// up to where the body was announced to end; checkpoints when one is due.
     func receive(_ received: UnsafeRawBufferPointer, into file: PartialFile) {
-        var bytes = received
-        if var overlap = sink.overlap {
-            guard let repeated = overlap.consume(bytes) else { return overlapDiffers(overlap) }
-            bytes = UnsafeRawBufferPointer(rebasing: bytes[repeated...])
-            sink.overlap = overlap
-            if overlap.isComplete {
-                sink.overlap = nil
-                commit()
-            }
-            guard sink.decidedEnd == nil, !bytes.isEmpty else { return }
+        let bytes: UnsafeRawBufferPointer
+        switch sink.intake.compareOverlap(received) {
+        case .differs(let overlap):
+            return overlapDiffers(overlap)
+        case .rest(let rest, let matched):
+            if matched { commit() }
+            guard sink.decidedEnd == nil, !rest.isEmpty else { return }
+            bytes = rest
         }
         var count = bytes.count
         if let end = sink.body?.end, file.length + Int64(count) > end {
@@ -28,9 +26,9 @@ extension RangedTransfer {
         }
         progress.add(count)
         if sink.decidedEnd == nil,
-            sink.checkpoints.isDue(at: file.length)
+            sink.intake.checkpoints.isDue(at: file.length)
         {
-            checkpoint(file)
+            checkpoint()
         }
     }
 
@@ -49,19 +47,19 @@ extension RangedTransfer {
 
     /// Hands the buffered bytes to the file system and saves how many are there, so that a
     /// process killed now resumes from them.
-    private func checkpoint(_ file: PartialFile) {
-        do {
-            try setup.settings.synchronizesToDisk ? file.synchronize() : file.flush()
-            sink.record.durableLength = file.writtenLength
+    private func checkpoint() {
+        do throws(DownloadError) {
+            let settings = setup.settings
+            sink.record.durableLength = try sink.intake.checkpoint(
+                synchronizes: settings.synchronizesToDisk, settings: settings.checkpoints)
             try saveRecord()
-            scheduleCheckpoint(after: file.writtenLength)
         } catch {
             reject(.failed(error))
         }
     }
 
     func scheduleCheckpoint(after length: Int64) {
-        sink.checkpoints.restart(after: length, setup.settings.checkpoints)
+        sink.intake.checkpoints.restart(after: length, setup.settings.checkpoints)
     }
 
     func saveRecord() throws(DownloadError) {

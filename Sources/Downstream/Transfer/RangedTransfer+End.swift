@@ -4,20 +4,15 @@ extension RangedTransfer {
     /// The request ended: puts the bytes on disk, saves the record, and tells how it ended.
     func didComplete(_ failure: TransportFailure?) {
         let task = control.end()
-        if let waited = sink.waitedForLimit ?? task {
-            setup.settings.limiter?.transferEnded(waited)
-        }
         var end = sink.decidedEnd ?? endOfRequest(failure)
-        if let file = sink.file {
-            do {
-                try setup.settings.synchronizesToDisk ? file.synchronize() : file.flush()
-            } catch {
-                if end == .finished { end = .failed(error) }
-            }
-            file.close()
-            sink.record.durableLength = file.writtenLength
+        let settings = setup.settings
+        if let (written, failure) = sink.intake.close(
+            task, limiter: settings.limiter, synchronizes: settings.synchronizesToDisk)
+        {
+            if let failure, end == .finished { end = .failed(failure) }
+            sink.record.durableLength = written
             if case .finished = end, sink.record.expectedLength == nil {
-                sink.record.expectedLength = file.writtenLength
+                sink.record.expectedLength = written
             }
         }
         do {
@@ -26,7 +21,6 @@ extension RangedTransfer {
             // Without its record the partial cannot be resumed; a complete file needs none.
             if end != .finished { end = .failed(error) }
         }
-        sink.file = nil
         onEnd(end, sink.lastResponse)
     }
 
@@ -45,7 +39,7 @@ extension RangedTransfer {
             }
             return .failed(.network(failure))
         }
-        guard let file = sink.file, let body = sink.body else {
+        guard let file = sink.intake.file, let body = sink.body else {
             return .failed(.unexpectedResponse("the request ended without a response"))
         }
         let end = endOfBody(in: file, body)

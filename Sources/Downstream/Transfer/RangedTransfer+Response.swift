@@ -4,7 +4,7 @@ extension RangedTransfer {
     /// The head of the response: refused, a challenge, or decided on (see ``ResponseDecision``).
     func didReceive(_ response: ServerResponse) {
         guard sink.decidedEnd == nil else { return }
-        guard sink.file == nil else {
+        guard sink.intake.file == nil else {
             return reject(.failed(.unexpectedResponse("a second response to one request")))
         }
         guard response.statusCode > 0 else {
@@ -60,10 +60,10 @@ extension RangedTransfer {
         }
         do {
             if body.verifiedPrefix > 0 {
-                sink.overlap = OverlapCheck(
+                sink.intake.overlap = OverlapCheck(
                     expected: try POSIXFile.bytes(atPath: setup.partialPath, in: body.start..<kept))
             }
-            sink.file = try PartialFile(
+            sink.intake.file = try PartialFile(
                 path: setup.partialPath, keepingFirst: kept, bufferCapacity: capacity,
                 disk: settings.disk)
             settings.marker.markOwn(setup.partialPath)
@@ -72,7 +72,7 @@ extension RangedTransfer {
         }
         sink.body = body
         sink.accepted = (head, response)
-        if sink.overlap == nil {
+        if sink.intake.overlap == nil {
             commit()
         }
     }

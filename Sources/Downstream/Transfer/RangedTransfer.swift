@@ -67,11 +67,10 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
     /// The state of the response being written.
     struct Sink {
         var record: ResumeRecord
-        var file: PartialFile?
+        /// The partial file, the overlap the body starts with (nothing is written or recorded
+        /// until it matched), checkpoints and the bandwidth limit's wait.
+        var intake = BodyIntake()
         var body: ResponseDecision.BodyPlan?
-        /// The overlap the body starts with, while it is being compared: nothing is written or
-        /// recorded until it matched.
-        var overlap: OverlapCheck?
         /// The response whose body is written, kept until the overlap matched.
         var accepted: (head: ResponseHead, response: ServerResponse)?
         /// The last response head received (a refusal, say), for the end's report.
@@ -79,12 +78,8 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         /// Set when this transfer decided how the request ends (a rejected response, a failed
         /// write); later body bytes are dropped.
         var decidedEnd: TransferEnd?
-        /// When the next checkpoint is due.
-        var checkpoints = CheckpointSchedule()
         /// Redirects followed by this request.
         var redirects = 0
-        /// The task, once a bandwidth limit made it wait: the limiter forgets it at the end.
-        var waitedForLimit: (any TransportTask)?
     }
 
     let setup: Setup
@@ -132,17 +127,13 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
     // MARK: - Transport events
 
     func didReceive(_ bytes: UnsafeRawBufferPointer, of task: any TransportTask) -> BodyReception {
-        guard sink.decidedEnd == nil, let file = sink.file else { return .taken }
-        // The disk is behind: the transfer waits for it rather than bytes piling up.
-        guard file.hasRoom(for: bytes.count) else {
-            file.whenRoom { task.resumeBody() }
-            return .later
+        guard sink.decidedEnd == nil else { return .taken }
+        if let answer = sink.intake.admit(
+            bytes.count, of: task, limiter: setup.settings.limiter, downloadID: setup.downloadID)
+        {
+            return answer
         }
-        // A bandwidth limit says wait: the limiter resumes the task in its turn.
-        if let limiter = setup.settings.limiter, !limiter.admit(bytes.count, for: setup.downloadID, task: task) {
-            sink.waitedForLimit = task
-            return .later
-        }
+        guard let file = sink.intake.file else { return .taken }
         receive(bytes, into: file)
         if sink.decidedEnd != nil {
             control.cancel()

@@ -35,17 +35,14 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
     }
 
     private struct Sink {
-        var file: PartialFile?
-        /// The bytes before the range, while the body's first bytes are compared with them.
-        var overlap: OverlapCheck?
+        /// The partial file at the range, the bytes before the range while the body's first
+        /// bytes are compared with them, checkpoints and the bandwidth limit's wait.
+        var intake = BodyIntake()
         /// Just past the last byte of the body the server announced.
         var bodyEnd: Int64 = 0
         /// Set when this request decided how it ends; later bytes are dropped.
         var decided: Outcome?
         var redirects = 0
-        /// When the next checkpoint is due.
-        var checkpoints = CheckpointSchedule()
-        var waitedForLimit: (any TransportTask)?
     }
 
     /// The connection the request runs on, and the start of its segment (the segment's name).
@@ -102,16 +99,18 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
 
     func didReceive(_ response: ServerResponse) {
         guard sink.decided == nil else { return }
-        guard sink.file == nil else { return decide(.failed(.unexpectedResponse("a second response to one request"))) }
+        guard sink.intake.file == nil else {
+            return decide(.failed(.unexpectedResponse("a second response to one request")))
+        }
         switch owner.verdict(on: response, for: range, overlap: overlap) {
         case .write(let bodyEnd):
             do {
                 if overlap > 0 {
-                    sink.overlap = OverlapCheck(
+                    sink.intake.overlap = OverlapCheck(
                         expected: try POSIXFile.bytes(
                             atPath: owner.setup.partialPath, in: range.lowerBound - overlap..<range.lowerBound))
                 }
-                sink.file = try owner.openFile(from: range.lowerBound, length: bodyEnd - range.lowerBound)
+                sink.intake.file = try owner.openFile(from: range.lowerBound, length: bodyEnd - range.lowerBound)
             } catch {
                 return decide(.endsAttempt(.failed(error)))
             }
@@ -122,27 +121,24 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
         }
     }
 
-    func didReceive(_ bytes: UnsafeRawBufferPointer, of task: any TransportTask) -> BodyReception {
-        guard sink.decided == nil, let file = sink.file else { return .taken }
-        guard file.hasRoom(for: bytes.count) else {
-            file.whenRoom { task.resumeBody() }
-            return .later
+    func didReceive(_ received: UnsafeRawBufferPointer, of task: any TransportTask) -> BodyReception {
+        guard sink.decided == nil else { return .taken }
+        if let answer = sink.intake.admit(
+            received.count, of: task, limiter: owner.limiter, downloadID: owner.downloadID)
+        {
+            return answer
         }
-        if let limiter = owner.limiter, !limiter.admit(bytes.count, for: owner.downloadID, task: task) {
-            sink.waitedForLimit = task
-            return .later
-        }
-        var bytes = bytes
-        if var overlap = sink.overlap {
-            // Taken whole from here on (the checks above are for the whole chunk): the repeated
-            // bytes are compared, never written.
-            guard let repeated = overlap.consume(bytes) else {
-                decide(.overlapDiffers(reason: overlap.mismatch(before: range.lowerBound)))
-                return .taken
-            }
-            sink.overlap = overlap.isComplete ? nil : overlap
-            bytes = UnsafeRawBufferPointer(rebasing: bytes[repeated...])
-            guard !bytes.isEmpty else { return .taken }
+        guard let file = sink.intake.file else { return .taken }
+        // Taken whole from here on (the checks above are for the whole chunk): the repeated bytes
+        // are compared, never written.
+        let bytes: UnsafeRawBufferPointer
+        switch sink.intake.compareOverlap(received) {
+        case .differs(let overlap):
+            decide(.overlapDiffers(reason: overlap.mismatch(before: range.lowerBound)))
+            return .taken
+        case .rest(let rest, _):
+            guard !rest.isEmpty else { return .taken }
+            bytes = rest
         }
         let wanted = Int(min(Int64(bytes.count), sink.bodyEnd - file.length))
         let taken = Int(owner.take(Int64(wanted), inSegmentAt: segmentStart))
@@ -157,29 +153,22 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
             // The segment ends here (another connection took the rest), or the body went on past
             // its announced end: this request has what it wanted.
             decide(.complete)
-        } else if sink.checkpoints.isDue(at: file.length) {
-            checkpoint(file)
+        } else if sink.intake.checkpoints.isDue(at: file.length) {
+            checkpoint()
         }
         return .taken
     }
 
     func didComplete(_ failure: TransportFailure?) {
         let task = control.end()
-        if let waited = sink.waitedForLimit ?? task {
-            owner.limiter?.transferEnded(waited)
-        }
         var outcome = sink.decided ?? outcome(of: failure)
         var durable = range.lowerBound
-        if let file = sink.file {
-            do {
-                try owner.synchronizesToDisk ? file.synchronize() : file.flush()
-            } catch {
-                if outcome == .complete { outcome = .failed(error) }
-            }
-            file.close()
-            durable = file.writtenLength
+        if let (written, failure) = sink.intake.close(
+            task, limiter: owner.limiter, synchronizes: owner.synchronizesToDisk)
+        {
+            if let failure, outcome == .complete { outcome = .failed(failure) }
+            durable = written
         }
-        sink.file = nil
         owner.requestEnded(self, outcome, durableTo: durable)
     }
 
@@ -190,7 +179,7 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
             if failure.isCancellation, control.isStopRequested { return .stopped }
             return .failed(.network(failure))
         }
-        guard let file = sink.file else {
+        guard let file = sink.intake.file else {
             return .failed(.unexpectedResponse("the request ended without a response"))
         }
         guard file.length >= sink.bodyEnd else {
@@ -209,17 +198,17 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
         control.cancel()
     }
 
-    private func checkpoint(_ file: PartialFile) {
-        do {
-            try owner.synchronizesToDisk ? file.synchronize() : file.flush()
-            try owner.checkpoint(segmentAt: segmentStart, durableTo: file.writtenLength)
-            scheduleCheckpoint(after: file.writtenLength)
+    private func checkpoint() {
+        do throws(DownloadError) {
+            let durable = try sink.intake.checkpoint(
+                synchronizes: owner.synchronizesToDisk, settings: owner.checkpoints)
+            try owner.checkpoint(segmentAt: segmentStart, durableTo: durable)
         } catch {
             decide(.failed(error))
         }
     }
 
     private func scheduleCheckpoint(after offset: Int64) {
-        sink.checkpoints.restart(after: offset, owner.checkpoints)
+        sink.intake.checkpoints.restart(after: offset, owner.checkpoints)
     }
 }
