@@ -23,13 +23,13 @@ extension SegmentedTransfer {
     /// have yet adds it.
     func verdict(on response: ServerResponse, for range: Range<Int64>, overlap: Int64) -> Verdict {
         let head = ResponseHead(response)
-        let record = state.withLock { state in
-            state.lastResponse = response
-            if head.status == 206, state.record.url != setup.url {
-                state.record.url = setup.url
-                state.record.validator = head.validator
+        state.withLock { $0.lastResponse = response }
+        let record = records.withLock { records in
+            if head.status == 206, records.resume.url != setup.url {
+                records.resume.url = setup.url
+                records.resume.validator = head.validator
             }
-            return state.record
+            return records.resume
         }
         observeResponse?(response)
         let plan = AttemptPlan(
@@ -44,8 +44,8 @@ extension SegmentedTransfer {
             if setup.settings.verifiesServerDigests, record.serverDigest == nil, let offered = head.serverDigests.first
             {
                 // Saved with the next checkpoint; the file is then read at delivery.
-                state.withLock { state in
-                    if state.record.serverDigest == nil { state.record.serverDigest = offered }
+                records.withLock { records in
+                    if records.resume.serverDigest == nil { records.resume.serverDigest = offered }
                 }
             }
             return .write(bodyEnd: min(end, range.upperBound))

@@ -20,11 +20,8 @@ extension SegmentedTransfer {
     /// The record comes first: once segments write, the partial file is longer than its bytes
     /// from the first byte on, and only the record says which bytes are there.
     func prepareFile() throws(DownloadError) {
-        let failure: DownloadError? = state.withLock { state in
-            state.record.isResumable = true
-            return Self.failure { () throws(DownloadError) in try save(&state) }
-        }
-        if let failure { throw failure }
+        let snapshot = state.withLock { $0.snapshot() }
+        try save(snapshot) { $0.isResumable = true }
         let path = setup.partialPath
         let length = setup.map.length
         let descriptor = try POSIXFile.openForWriting(atPath: path)
@@ -52,29 +49,46 @@ extension SegmentedTransfer {
 
     /// The segment at `start` has its bytes up to file offset `durable` on disk: saves the record.
     func checkpoint(segmentAt start: Int64, durableTo durable: Int64) throws(DownloadError) {
-        let failure: DownloadError? = state.withLock { state in
+        let snapshot = state.withLock { state in
             state.map.markDurable(upTo: durable, inSegmentAt: start)
-            return Self.failure { () throws(DownloadError) in try save(&state) }
+            return state.snapshot()
+        }
+        try save(snapshot)
+    }
+
+    /// Writes the record as `snapshot` saw the map, after `change`: each segment's durable bytes,
+    /// and the digest of the bytes from the first byte on with no gap, read back from the disk as
+    /// that prefix grows. A snapshot older than the one saved last is not written (a newer
+    /// checkpoint of another connection got there first, and holds its bytes too).
+    private func save(
+        _ snapshot: MapSnapshot, change: (inout ResumeRecord) -> Void = { _ in }
+    ) throws(DownloadError) {
+        let failure: DownloadError? = records.withLock { records in
+            guard snapshot.sequence > records.savedSequence else { return nil }
+            records.savedSequence = snapshot.sequence
+            change(&records.resume)
+            return Self.failure { () throws(DownloadError) in try write(snapshot, into: &records) }
         }
         if let failure { throw failure }
     }
 
-    /// Writes the record as the map is now: each segment's durable bytes, and the digest of the
-    /// bytes from the first byte on with no gap, read back from the disk as that prefix grows.
-    private func save(_ state: inout State) throws(DownloadError) {
-        let prefix = state.map.durablePrefix
-        state.record.segments = state.map.saved
-        state.record.durableLength = prefix
-        if var digest = state.record.digest, digest.length < prefix {
-            // At most a checkpoint's worth at a time: this runs on the transport's thread, under
-            // the lock every connection takes per chunk, and the prefix can jump by whole
-            // segments when a gap closes. What is left is read at the next checkpoint, or when
-            // the file is delivered.
+    private func write(_ snapshot: MapSnapshot, into records: inout Records) throws(DownloadError) {
+        let prefix = snapshot.durablePrefix
+        if snapshot.digestRestarts > records.digestRestarts, let digest = records.resume.digest {
+            records.digestRestarts = snapshot.digestRestarts
+            records.resume.digest = RunningDigest(digest.algorithm)
+        }
+        records.resume.segments = snapshot.segments
+        records.resume.durableLength = prefix
+        if var digest = records.resume.digest, digest.length < prefix {
+            // At most a checkpoint's worth at a time: this runs on the transport's thread of a
+            // connection, and the prefix can jump by whole segments when a gap closes. What is
+            // left is read at the next checkpoint, or when the file is delivered.
             let budget = max(setup.settings.checkpoints.bytes, 1)
             try digest.update(fromFileAt: setup.partialPath, upTo: min(prefix, digest.length + budget))
-            state.record.digest = digest
+            records.resume.digest = digest
         }
-        let record = state.record
+        let record = records.resume
         try setup.recordFile.update { $0.resume = record }
     }
 
@@ -82,23 +96,23 @@ extension SegmentedTransfer {
     /// has no segments: the partial file is the file.
     func finish(_ proposed: TransferEnd) {
         var end = proposed
-        let (response, rangesRefused, failure) = state.withLock {
-            state -> (ServerResponse?, Bool, DownloadError?) in
-            do throws(DownloadError) {
-                if end == .finished {
-                    let length = state.map.length
-                    state.record.segments = nil
-                    state.record.durableLength = length
-                    state.record.expectedLength = length
-                    let record = state.record
-                    try setup.recordFile.update { $0.resume = record }
-                } else {
-                    try save(&state)
+        let (snapshot, response, rangesRefused) = state.withLock { ($0.snapshot(), $0.lastResponse, $0.rangesRefused) }
+        var failure: DownloadError?
+        do throws(DownloadError) {
+            if end == .finished {
+                let record = records.withLock { records in
+                    let length = snapshot.length
+                    records.resume.segments = nil
+                    records.resume.durableLength = length
+                    records.resume.expectedLength = length
+                    return records.resume
                 }
-                return (state.lastResponse, state.rangesRefused, nil)
-            } catch {
-                return (state.lastResponse, state.rangesRefused, error)
+                try setup.recordFile.update { $0.resume = record }
+            } else {
+                try save(snapshot)
             }
+        } catch {
+            failure = error
         }
         if let failure, end != .finished {
             // Without its record the partial cannot be resumed; a complete file needs none.

@@ -62,14 +62,15 @@ final class SegmentedTransfer: Sendable {
         var rangesRefused: Bool
     }
 
+    /// What the connections share, under the lock each takes for every chunk: no I/O happens
+    /// under it (the record is written under ``Records``' lock, after this one is released).
     struct State {
         var map: SegmentMap
-        var record: ResumeRecord
         var requests: [Int: SegmentRequest] = [:]
         /// Failures in a row, by connection.
         var failures: [Int: Int] = [:]
         /// Connections waiting to retry.
-        var retries: [Int: Task<Void, Never>] = [:]
+        var retries: [Int: RetryWait] = [:]
         /// How the attempt ends, once that is decided: every connection then stops.
         var end: TransferEnd?
         var rangesRefused = false
@@ -78,6 +79,51 @@ final class SegmentedTransfer: Sendable {
         var restartedSegments: Set<Int64> = []
         var lastResponse: ServerResponse?
         var hasEnded = false
+        /// How many snapshots of the map were taken for the record: a snapshot older than the
+        /// one saved is not saved.
+        var snapshots = 0
+        /// Bumped when a segment restarts below bytes the digest may have read: the digest starts
+        /// again at the next save.
+        var digestRestarts = 0
+
+        /// The map as the record is to keep it.
+        mutating func snapshot() -> MapSnapshot {
+            snapshots += 1
+            return MapSnapshot(
+                sequence: snapshots, length: map.length, segments: map.saved, durablePrefix: map.durablePrefix,
+                digestRestarts: digestRestarts)
+        }
+    }
+
+    /// A connection waiting to retry: its timer, once it is made (after the lock).
+    enum RetryWait {
+        case scheduling
+        case waiting(Task<Void, Never>)
+
+        var task: Task<Void, Never>? {
+            if case .waiting(let task) = self { task } else { nil }
+        }
+    }
+
+    /// The map as a checkpoint saw it, to be written after the lock.
+    struct MapSnapshot {
+        var sequence: Int
+        /// The file's length.
+        var length: Int64
+        var segments: [SavedSegment]
+        var durablePrefix: Int64
+        var digestRestarts: Int
+    }
+
+    /// The record, under a lock of its own that only saves and answers take: the writes (and
+    /// the digest's reads of the disk) happen under it, one save at a time, never under the
+    /// connections' lock.
+    struct Records {
+        var resume: ResumeRecord
+        /// The snapshot saved last.
+        var savedSequence = 0
+        /// The digest restarts applied.
+        var digestRestarts = 0
     }
 
     let setup: Setup
@@ -87,6 +133,7 @@ final class SegmentedTransfer: Sendable {
     let observeResponse: (@Sendable (ServerResponse) -> Void)?
     let onEnd: @Sendable (Ending) -> Void
     let state: Locked<State>
+    let records: Locked<Records>
 
     init(
         _ setup: Setup, transport: any Transport, progress: any ProgressSink,
@@ -99,7 +146,8 @@ final class SegmentedTransfer: Sendable {
         self.publish = publish
         self.observeResponse = observeResponse
         self.onEnd = onEnd
-        state = Locked(State(map: setup.map, record: setup.record))
+        state = Locked(State(map: setup.map))
+        records = Locked(Records(resume: setup.record))
     }
 
     var attemptNumber: Int? { setup.attempt }
@@ -174,6 +222,7 @@ final class SegmentedTransfer: Sendable {
         var stops: [SegmentRequest] = []
         var next: Int?
         var receivedAfterRestart: Int64?
+        var retryDelay: Duration?
         state.withLock { state in
             if state.requests[connection] === request { state.requests[connection] = nil }
             state.map.markDurable(upTo: durable, inSegmentAt: request.segmentStart)
@@ -193,11 +242,8 @@ final class SegmentedTransfer: Sendable {
                 let retry = state.failures[connection, default: 0] + 1
                 state.failures[connection] = retry
                 if let delay = setup.retryPolicy.delay(after: error, retry: retry, random: .random(in: -1...1)) {
-                    state.retries[connection] = Task { [clock = setup.clock] in
-                        try? await clock.sleep(for: delay)
-                        guard !Task.isCancelled else { return }
-                        self.retryFired(connection)
-                    }
+                    state.retries[connection] = .scheduling
+                    retryDelay = delay
                 } else {
                     state.end = .failed(error)
                     stops = Array(state.requests.values)
@@ -208,11 +254,9 @@ final class SegmentedTransfer: Sendable {
                     // The new URL's file differs there: that segment alone starts again.
                     state.map.restart(segmentAt: request.segmentStart)
                     state.restartedSegments.insert(request.segmentStart)
-                    if let digest = state.record.digest, digest.length > request.segmentStart {
-                        // It covered bytes that are to be replaced: it is read again as the bytes
-                        // with no gap grow.
-                        state.record.digest = RunningDigest(digest.algorithm)
-                    }
+                    // The digest may cover bytes that are to be replaced: it is read again as
+                    // the bytes with no gap grow.
+                    state.digestRestarts += 1
                     receivedAfterRestart = state.map.received
                     next = connection
                 } else {
@@ -240,8 +284,24 @@ final class SegmentedTransfer: Sendable {
         }
         for event in events { publish(event) }
         for stop in stops { stop.cancel() }
+        if let retryDelay { scheduleRetry(connection, after: retryDelay) }
         if let next { launch(next) }
         finishIfDone()
+    }
+
+    /// Starts the timer of `connection`'s retry, unless the attempt ended meanwhile.
+    private func scheduleRetry(_ connection: Int, after delay: Duration) {
+        let timer = Task { [clock = setup.clock] in
+            try? await clock.sleep(for: delay)
+            guard !Task.isCancelled else { return }
+            self.retryFired(connection)
+        }
+        let isWanted = state.withLock { state in
+            guard case .scheduling? = state.retries[connection] else { return false }
+            state.retries[connection] = .waiting(timer)
+            return true
+        }
+        if !isWanted { timer.cancel() }
     }
 
     private func retryFired(_ connection: Int) {
@@ -257,7 +317,7 @@ final class SegmentedTransfer: Sendable {
             guard state.end == nil else { return ([], []) }
             state.end = end
             defer { state.retries = [:] }
-            return (Array(state.requests.values), Array(state.retries.values))
+            return (Array(state.requests.values), state.retries.values.compactMap(\.task))
         }
         for retry in retries { retry.cancel() }
         for stop in stops { stop.cancel() }
@@ -267,10 +327,11 @@ final class SegmentedTransfer: Sendable {
     /// Ends the attempt once no connection runs or waits: finished when every byte is on disk,
     /// else as decided.
     private func finishIfDone() {
+        var cancelled: [Task<Void, Never>] = []
         let end = state.withLock { state -> TransferEnd? in
             guard !state.hasEnded, state.requests.isEmpty else { return nil }
             if state.end != nil {
-                for retry in state.retries.values { retry.cancel() }
+                cancelled = state.retries.values.compactMap(\.task)
                 state.retries = [:]
             }
             guard state.retries.isEmpty else { return nil }
@@ -287,6 +348,7 @@ final class SegmentedTransfer: Sendable {
             state.hasEnded = true
             return end
         }
+        for timer in cancelled { timer.cancel() }
         if let end { finish(end) }
     }
 }
