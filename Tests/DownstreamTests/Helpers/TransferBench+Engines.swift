@@ -30,3 +30,24 @@ extension TransferBench {
                 publish: { _ in }, notify: { _ in }))
     }
 }
+
+extension TransferBench {
+    /// Starts a segmented transfer of the bench's file as `map` splits it, over `connections`
+    /// connections; returns it with the stream of its ends.
+    func startSegmented(
+        _ map: SegmentMap, connections: Int, clock: any Clock<Duration> = ContinuousClock(),
+        retryPolicy: RetryPolicy = RetryPolicy()
+    ) -> (SegmentedTransfer, AsyncStream<SegmentedTransfer.Ending>) {
+        let setup = SegmentedTransfer.Setup(
+            attempt: 1, url: url, request: URLRequest(url: url), record: recordFile.record.resume,
+            recordFile: recordFile, partialPath: partialPath, map: map, connections: connections,
+            maximumBytesPerRequest: nil, announcesResume: true, onServerFileChange: .restart, overlapLength: 0,
+            isNewURL: false, settings: Self.settings(), retryPolicy: retryPolicy, clock: clock,
+            downloadID: recordFile.record.id)
+        let (ends, reported) = AsyncStream.makeStream(of: SegmentedTransfer.Ending.self)
+        let transfer = SegmentedTransfer(
+            setup, transport: transport, progress: progress, publish: { _ in }, onEnd: { reported.yield($0) })
+        transfer.start()
+        return (transfer, ends)
+    }
+}
