@@ -69,7 +69,7 @@ extension Download {
     func handle(_ action: StateMachine.URLChangedAction) {
         transitioned {
             switch action {
-            case .none: break
+            case .refuse, .none: break
             case .stopAttempt: stopAttempt(keepingResumeData: true)
             }
         }
@@ -131,7 +131,6 @@ extension Download {
     func handle(_ action: StateMachine.FinalizedAction) {
         transitioned {
             switch action {
-            case .none: break
             case .becomeCompleted(let url): becomeCompleted(url)
             case .becomeFailed(let error): becomeFailed(error)
             }

@@ -269,18 +269,28 @@ extension Download {
         }
 
         enum URLChangedAction: Equatable, Sendable {
+            /// The download has its file, or will not: the URL is not taken.
+            case refuse
+            /// Take the URL for the next request; nothing to stop.
             case none
-            /// Stop request `attempt`, keeping what the system can resume from.
+            /// Take the URL, and stop request `attempt`, keeping what the system can resume from.
             case stopAttempt(Int)
         }
 
-        /// The download takes its file from another URL now: a running request stops, and the
-        /// next one continues from the bytes on disk. Otherwise nothing changes until the next
-        /// request.
+        /// The download is to take its file from another URL: a running request stops, and the
+        /// next one continues from the bytes on disk; a download between requests uses it for the
+        /// next one. A download that completed, was cancelled, or is moving its complete file into
+        /// place refuses it.
         mutating func urlChanged() -> URLChangedAction {
-            guard case .running(let attempt) = state else { return .none }
-            state = .stopping(attempt: attempt, then: .resume)
-            return .stopAttempt(attempt)
+            switch state {
+            case .running(let attempt):
+                state = .stopping(attempt: attempt, then: .resume)
+                return .stopAttempt(attempt)
+            case .queued, .stopping, .paused, .waitingToRetry, .waitingForNetwork, .failed:
+                return .none
+            case .finalizing, .completed, .cancelled:
+                return .refuse
+            }
         }
 
         enum AdoptAction: Equatable, Sendable {
@@ -520,14 +530,18 @@ extension Download {
         }
 
         enum FinalizedAction: Equatable, Sendable {
-            case none
             case becomeCompleted(URL)
             case becomeFailed(DownloadError)
         }
 
         /// The complete file was checked and moved into place (or refused, or could not be).
+        ///
+        /// Only a finalizing download moves its file, and nothing takes it out of `finalizing` but
+        /// this input: any other state is a broken invariant, which stops the program.
         mutating func finalized(_ result: Result<URL, DownloadError>) -> FinalizedAction {
-            guard state == .finalizing else { return .none }
+            guard state == .finalizing else {
+                preconditionFailure("the download machine got `finalized` in state \(state), not finalizing")
+            }
             switch result {
             case .success(let url):
                 state = .completed(url)

@@ -16,14 +16,13 @@ extension Download {
     /// - Throws: ``DownloadError/Kind/invalidRequest`` for a URL that is not HTTP or HTTPS.
     public func setURL(_ url: URL) throws(DownloadError) {
         if let problem = DownloadRequest.problem(with: url) { throw .invalidRequest(problem) }
-        switch machine.state {
-        case .completed, .cancelled, .finalizing: return
-        default: break
-        }
         guard url != sources.current else { return }
-        sources.replaceCurrent(with: url)
-        sourcesChanged()
-        handle(machine.urlChanged())
+        let action = machine.urlChanged()
+        if action != .refuse {
+            sources.replaceCurrent(with: url)
+            sourcesChanged()
+        }
+        handle(action)
     }
 
     /// The URL in use changed: keeps it in the record, and tells.

@@ -289,6 +289,14 @@ import Testing
         #expect(machine.urlChanged() == .none)
         #expect(machine.attemptEnded(2, .cancelled) == .becomePaused(savingIntent: true))
         #expect(machine.urlChanged() == .none)
+        // A download that has its file, or will never have it, takes no URL.
+        _ = machine.cancel(keepingPartialData: false)
+        #expect(machine.urlChanged() == .refuse)
+        var finishing = Machine()
+        _ = finishing.start()
+        #expect(finishing.attemptEnded(1, .finished) == .finalize)
+        #expect(finishing.urlChanged() == .refuse)
+        #expect(finishing.state == .finalizing)
     }
 
     @Test func aConflictFoundBeforeTheFirstByteIsNotResumed() {
@@ -514,7 +522,11 @@ import Testing
                         stopped = attempt
                     }
                 default:
-                    _ = machine.finalized(Bool.random() ? .success(file) : .failure(.httpStatus(500)))
+                    // Only a finalizing download is told its file was placed (any other state
+                    // stops the program).
+                    if machine.state == .finalizing {
+                        _ = machine.finalized(Bool.random() ? .success(file) : .failure(.httpStatus(500)))
+                    }
                 }
                 if let attempt = started {
                     #expect(live == nil || live == endedAttempt, "attempt \(attempt) started while \(live!) was live")
