@@ -5,7 +5,7 @@ extension Download {
     // switching over what that input can lead to. The effects several inputs share are the
     // functions below them.
 
-    func handle(_ action: StateMachine.StartAction) {
+    func handle(_ action: Machine.StartAction) {
         transitioned {
             switch action {
             case .none: break
@@ -14,21 +14,24 @@ extension Download {
         }
     }
 
-    func handle(_ action: StateMachine.PauseAction) {
+    func handle(_ action: Machine.PauseAction) {
         transitioned {
             switch action {
             case .none: break
-            case .becomePaused(let savingIntent): becomePaused(savingIntent: savingIntent)
-            case .stopAttempt: stopAttempt(keepingResumeData: true)
+            case .becomePaused(let savingIntent, let timer):
+                timer?.cancel()
+                becomePaused(savingIntent: savingIntent)
+            case .stopAttempt(_, let run): run?.stop(keepingResumeData: true)
             }
         }
     }
 
-    func handle(_ action: StateMachine.ResumeAction) {
+    func handle(_ action: Machine.ResumeAction) {
         switch action {
         case .none:
             transitioned {}
-        case .becomeQueued(let reopening):
+        case .becomeQueued(let reopening, let timer):
+            timer?.cancel()
             if reopening {
                 // Before the new state shows: whoever sees it running finds a new run.
                 reopenForNewRun()
@@ -37,45 +40,49 @@ extension Download {
         }
     }
 
-    func handle(_ action: StateMachine.PreemptAction) {
+    func handle(_ action: Machine.PreemptAction) {
         transitioned {
             switch action {
             case .none: break
-            case .stopAttempt: stopAttempt(keepingResumeData: true)
+            case .stopAttempt(_, let run): run?.stop(keepingResumeData: true)
             }
         }
     }
 
-    func handle(_ action: StateMachine.CancelAction) {
+    func handle(_ action: Machine.CancelAction) {
         transitioned {
             switch action {
             case .none: break
-            case .becomeCancelled(let keepingPartialData): becomeCancelled(keepingPartialData: keepingPartialData)
-            case .stopAttempt(_, let keepingPartialData): stopAttempt(keepingResumeData: keepingPartialData)
+            case .becomeCancelled(let keepingPartialData, let timer):
+                timer?.cancel()
+                becomeCancelled(keepingPartialData: keepingPartialData)
+            case .stopAttempt(_, let keepingPartialData, let run): run?.stop(keepingResumeData: keepingPartialData)
             }
         }
     }
 
-    func handle(_ action: StateMachine.ShutDownAction) {
+    func handle(_ action: Machine.ShutDownAction) {
         transitioned {
             switch action {
             case .none: break
-            case .becomePaused: becomePaused(savingIntent: false)
-            case .stopAttempt: stopAttempt(keepingResumeData: true)
+            case .becomePaused(let timer):
+                timer?.cancel()
+                becomePaused(savingIntent: false)
+            case .stopAttempt(_, let run): run?.stop(keepingResumeData: true)
             }
         }
     }
 
-    func handle(_ action: StateMachine.URLChangedAction) {
+    func handle(_ action: Machine.URLChangedAction) {
         transitioned {
             switch action {
             case .refuse, .none: break
-            case .stopAttempt: stopAttempt(keepingResumeData: true)
+            case .stopAttempt(_, let run): run?.stop(keepingResumeData: true)
             }
         }
     }
 
-    func handle(_ action: StateMachine.AttemptEndedAction) {
+    func handle(_ action: Machine.AttemptEndedAction) {
         transitioned {
             switch action {
             case .none: break
@@ -96,7 +103,7 @@ extension Download {
         }
     }
 
-    func handle(_ action: StateMachine.ChallengeAnsweredAction) {
+    func handle(_ action: Machine.ChallengeAnsweredAction) {
         transitioned {
             switch action {
             case .none: break
@@ -109,7 +116,7 @@ extension Download {
         }
     }
 
-    func handle(_ action: StateMachine.RetryTimerFiredAction) {
+    func handle(_ action: Machine.RetryTimerFiredAction) {
         transitioned {
             switch action {
             case .none: break
@@ -118,7 +125,7 @@ extension Download {
         }
     }
 
-    func handle(_ action: StateMachine.NetworkWaitEndedAction) {
+    func handle(_ action: Machine.NetworkWaitEndedAction) {
         transitioned {
             switch action {
             case .none: break
@@ -128,7 +135,7 @@ extension Download {
         }
     }
 
-    func handle(_ action: StateMachine.FinalizedAction) {
+    func handle(_ action: Machine.FinalizedAction) {
         transitioned {
             switch action {
             case .becomeCompleted(let url): becomeCompleted(url)
@@ -156,23 +163,14 @@ extension Download {
             context.observer.download(self, didChangeSlotNeed: need, priority: priority)
         }
         effects()
-        if machine.isSettled, !settleWaiters.isEmpty {
-            let waiters = settleWaiters
-            settleWaiters = []
-            for waiter in waiters { waiter.resume() }
+        for waiter in machine.settledWaiters() {
+            waiter.resume()
         }
     }
 
     // MARK: - Effects shared by several inputs
 
-    /// Stops the running request; `keepingResumeData` asks the system for resume data when it
-    /// can give some.
-    private func stopAttempt(keepingResumeData: Bool) {
-        running?.stop(keepingResumeData: keepingResumeData)
-    }
-
     private func becomeQueued() {
-        pendingWait?.cancel()
         saveIntent(.active)
         publishEvent(.queued)
     }
@@ -180,7 +178,6 @@ extension Download {
     /// - Parameter savingIntent: whether the record says the download is paused; not once its
     ///   manager shut down (the record keeps the intent it had).
     private func becomePaused(savingIntent: Bool) {
-        pendingWait?.cancel()
         if savingIntent {
             saveIntent(.paused)
         }
@@ -197,7 +194,7 @@ extension Download {
             return
         }
         let clock = settings.engine.clock
-        pendingWait = Task { [weak self] in
+        let timer = Task { [weak self] in
             do {
                 try await clock.sleep(for: delay)
             } catch {
@@ -205,17 +202,16 @@ extension Download {
             }
             await self?.retryTimerFired(retry)
         }
+        machine.timerStarted(timer, forRetry: retry)
     }
 
     private func becomeFailed(_ error: DownloadError) {
-        pendingWait?.cancel()
         saveIntent(.failed)
         end(with: .failure(error), event: .failed(error))
         finishBackgroundWork()
     }
 
     private func becomeCancelled(keepingPartialData: Bool) {
-        pendingWait?.cancel()
         if keepingPartialData {
             saveIntent(.kept)
         } else {
@@ -250,7 +246,6 @@ extension Download {
     }
 
     func end(with outcome: Result<URL, DownloadError>, event: DownloadEvent) {
-        running = nil
         // A failed download that is then cancelled ends a second time: reopen so that its last
         // event and progress are the cancellation's.
         reopenForNewRun()
@@ -272,6 +267,8 @@ extension Download {
 
     func waitUntilSettled() async {
         guard !machine.isSettled else { return }
-        await withCheckedContinuation { settleWaiters.append($0) }
+        await withCheckedContinuation { continuation in
+            machine.awaitSettling(continuation)?.resume()
+        }
     }
 }

@@ -44,11 +44,12 @@ extension Download {
             number: attempt, kind: kind, url: sources.current, credentials: credentials, existingCopy: copy,
             answersChallenges: machine.answersChallenges, previousChallenges: machine.answeredChallenges,
             rangesRefused: recoveryMemory.rangesRefused)
-        running = engines.run(description, of: target) { [weak self] end in
+        let run = engines.run(description, of: target) { [weak self] end in
             // Weak in the task too: a download let go of (its manager with it) is not kept
             // alive by the end of its last request.
             Task { [weak self] in await self?.attemptEnded(attempt, end) }
         }
+        machine.attemptStarted(attempt, run)
     }
 
     /// What the engines act on for this download, and whom they tell; nil for a request that
@@ -81,9 +82,6 @@ extension Download {
     /// Attempt `attempt` ended as its engine reports: the machine decides what comes next, after
     /// recovery was decided for a failure of the running attempt that sent its request.
     func attemptEnded(_ attempt: Int, _ attemptEnd: AttemptEnd) {
-        if running?.number == attempt {
-            running = nil
-        }
         if attemptEnd.rangesRefused {
             recoveryMemory.rangesRefused = true
         }

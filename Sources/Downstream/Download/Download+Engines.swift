@@ -20,7 +20,7 @@ extension Download {
     /// A system transfer of this download changed: it ended, or the router adopted a task of an
     /// earlier process. Reads the transfer's state, so late or repeated messages do no harm.
     func systemTransferChanged(_ changed: SystemTransfer) {
-        if let running, running.runs(changed) {
+        if let run = machine.run, run.runs(changed) {
             if let end = changed.takeEnd(), let attempt = changed.attempt {
                 consume(end, of: changed, attempt: attempt)
             }
@@ -28,7 +28,7 @@ extension Download {
         }
         guard changed.attempt == nil else { return }
         // A task of an earlier process, found after a relaunch.
-        guard case .adopt(let attempt) = machine.adopt() else {
+        guard case .adopt(let attempt, let timer) = machine.adopt() else {
             // The download runs another request, or ended: the old task is not wanted.
             changed.stop(keepingResumeData: false)
             if changed.takeEnd() != nil, changed.countsBackgroundWork {
@@ -36,8 +36,9 @@ extension Download {
             }
             return
         }
+        timer?.cancel()
         changed.setAttempt(attempt)
-        running = RunningAttempt(number: attempt, running: changed)
+        machine.attemptStarted(attempt, RunningAttempt(number: attempt, running: changed))
         // Through the machine's transition, as every change: the manager hears the download
         // holds a slot now, and counts it in its limits.
         transitioned {
@@ -54,7 +55,7 @@ extension Download {
             holdsBackgroundWork = true
         }
         attemptEnded(attempt, end)
-        if holdsBackgroundWork, machine.state != .finalizing, machine.publicState != .completed {
+        if holdsBackgroundWork, machine.phase != .finalizing, machine.publicState != .completed {
             finishBackgroundWork()
         }
     }

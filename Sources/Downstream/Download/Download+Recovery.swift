@@ -42,7 +42,7 @@ extension Download {
     /// retry policy says so; else continue from the next URL that has not failed in this run;
     /// else fail (with every URL's failure, when the request has mirrors). Switching to the next URL
     /// happens here, before the machine takes the failure.
-    func decideRecovery(after error: DownloadError) -> (DownloadError, StateMachine.Recovery) {
+    func decideRecovery(after error: DownloadError) -> (DownloadError, Recovery) {
         let url = sources.current
         if let policy = error.networkUnavailableReason {
             // The system would not use the network it has: wait for one the policy allows.
@@ -125,7 +125,7 @@ extension Download {
         let url = sources.current
         let clock = settings.engine.clock
         let limit = settings.maximumNetworkWait
-        pendingWait = Task { [weak self] in
+        let timer = Task { [weak self] in
             let isBack = await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     if let policy {
@@ -148,6 +148,7 @@ extension Download {
             guard !Task.isCancelled else { return }
             await self?.networkWaitEnded(wait, isNetworkBack: isBack, after: error)
         }
+        machine.timerStarted(timer, forNetworkWait: wait)
     }
 
     private func networkWaitEnded(_ wait: Int, isNetworkBack: Bool, after error: DownloadError) {

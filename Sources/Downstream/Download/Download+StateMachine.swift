@@ -1,8 +1,8 @@
 import Foundation
 
 extension Download {
-    /// The life of one download as a value: each input returns its own small action type, with
-    /// only the cases that input can lead to.
+    /// The life of one download as a value, with what it runs: each input returns its own small
+    /// action type (`+Actions`), with only the cases that input can lead to.
     ///
     /// No I/O happens here; ``Download`` performs the actions. Requests (start, pause, resume,
     /// cancel) are accepted in any order and any number of times. A download waits in the queue
@@ -11,28 +11,51 @@ extension Download {
     /// request reports its end the download is `stopping` (and keeps its slot), and no second
     /// request starts, so two requests never write the same partial file.
     ///
+    /// Each state holds what it owns: a running or stopping attempt its request (`Run`, given to
+    /// ``attemptStarted(_:_:)``), a wait its timer (`Wait`, given to
+    /// ``timerStarted(_:forRetry:)`` or ``timerStarted(_:forNetworkWait:)``); the machine keeps
+    /// the tasks waiting for it to settle (`Waiter`). Leaving a state hands its resources over
+    /// in the action, for the download to stop or cancel: nothing the download runs sits beside
+    /// the machine, where it could disagree with it. An input that cannot happen in a state stops
+    /// the program, naming both.
+    ///
     /// Cases of the same name mean the same in every action type:
     /// - `startAttempt(attempt, kind)`: send request number `attempt`, which reports its end to
     ///   ``attemptEnded(_:_:recovery:)``.
-    /// - `stopAttempt(attempt)`: stop that request (it still reports its end).
+    /// - `stopAttempt(attempt, run:)`: stop that request (it still reports its end).
     /// - `finalize`: check the complete partial file and move it into place, then tell
     ///   ``finalized(_:)``.
     /// - `becomeQueued`: wait in the queue for a slot.
     /// - `becomePaused(savingIntent:)`: stopped; the record says so unless the manager shut down
     ///   (see ``shutDown(requestOutlivesProcess:)``).
     /// - `becomeFailed`, `becomeCancelled`, `becomeCompleted`: the download ended so.
-    struct StateMachine: Sendable {
-        enum State: Equatable, Sendable {
+    struct StateMachine<Run: Sendable, Wait: Sendable, Waiter: Sendable>: Sendable {
+        enum State: Sendable {
             /// Waiting for a slot.
             case queued
-            /// Request `attempt` runs (or ended with a challenge that the authentication handler
-            /// is answering).
+            /// Request `attempt` runs, as `run` once it was given (or ended with a challenge that
+            /// the authentication handler is answering, or a failure whose recovery is decided:
+            /// then without a run).
+            case running(attempt: Int, run: Run?)
+            case stopping(attempt: Int, then: AfterStop, run: Run?)
+            case paused
+            /// A transient failure: waiting for the retry timer `retry`.
+            case waitingToRetry(retry: Int, error: DownloadError, timer: Wait?)
+            /// No network: waiting for it (wait number `wait`), after `error`.
+            case waitingForNetwork(wait: Int, error: DownloadError, timer: Wait?)
+            case finalizing
+            case failed(DownloadError)
+            case completed(URL)
+            case cancelled
+        }
+
+        /// The state without what it holds.
+        enum Phase: Equatable, Sendable {
+            case queued
             case running(attempt: Int)
             case stopping(attempt: Int, then: AfterStop)
             case paused
-            /// A transient failure: waiting for the retry timer `retry`.
             case waitingToRetry(retry: Int, error: DownloadError)
-            /// No network: waiting for it (wait number `wait`), after `error`.
             case waitingForNetwork(wait: Int, error: DownloadError)
             case finalizing
             case failed(DownloadError)
@@ -40,36 +63,13 @@ extension Download {
             case cancelled
         }
 
-        /// What to do once a stopping request has ended.
-        enum AfterStop: Equatable, Sendable {
-            case pause
-            case resume
-            /// Preempted (the limits shrank): back to the queue.
-            case requeue
-            case cancel(keepingPartialData: Bool)
-        }
-
-        /// How the download recovers from a failed request, decided before the machine takes the
-        /// failure.
-        enum Recovery: Equatable, Sendable {
-            /// None: the download fails.
-            case none
-            /// Try again after `delay`; counts as a retry.
-            case retry(after: Duration)
-            /// Try again at once, from another URL: the retries start again.
-            case switchURL
-            /// There is no network: wait for it; counts as no retry.
-            case waitForNetwork
-        }
-
-        /// Whether the download waits for a slot, holds one, or needs none.
-        enum SlotNeed: Equatable, Sendable {
-            case waiting, holding, none
-        }
+        typealias AfterStop = Download.AfterStop
+        typealias Recovery = Download.Recovery
+        typealias SlotNeed = Download.SlotNeed
 
         /// How many requests a run may send on its own without progress (restarts, continuations
         /// that received nothing, answered challenges) before it gives up.
-        static let automaticAttemptLimit = 5
+        static var automaticAttemptLimit: Int { 5 }
 
         private(set) var state: State
         /// How many challenges the download answers from one start or resume by request to the
@@ -85,12 +85,29 @@ extension Download {
         private(set) var answeredChallenges = 0
         /// Whether the download's manager shut down (see ``shutDown(requestOutlivesProcess:)``).
         private(set) var isShutDown = false
+        /// The tasks waiting for the download to settle.
+        private var settleWaiters: [Waiter] = []
 
         /// A machine in `state`: `.queued` for a new download, `.paused` for one restored from the
         /// store.
         init(state: State = .queued, challengeLimit: Int = 0) {
             self.state = state
             self.challengeLimit = challengeLimit
+        }
+
+        var phase: Phase {
+            switch state {
+            case .queued: .queued
+            case .running(let attempt, _): .running(attempt: attempt)
+            case .stopping(let attempt, let then, _): .stopping(attempt: attempt, then: then)
+            case .paused: .paused
+            case .waitingToRetry(let retry, let error, _): .waitingToRetry(retry: retry, error: error)
+            case .waitingForNetwork(let wait, let error, _): .waitingForNetwork(wait: wait, error: error)
+            case .finalizing: .finalizing
+            case .failed(let error): .failed(error)
+            case .completed(let url): .completed(url)
+            case .cancelled: .cancelled
+            }
         }
 
         /// The state users see.
@@ -123,6 +140,15 @@ extension Download {
             }
         }
 
+        /// The request the running or stopping attempt runs, once it was given.
+        var run: Run? {
+            switch state {
+            case .running(_, let run), .stopping(_, _, let run): run
+            case .queued, .paused, .waitingToRetry, .waitingForNetwork, .finalizing, .failed, .completed, .cancelled:
+                nil
+            }
+        }
+
         /// Whether the next request hands a `401` or `407` to the download as a challenge, rather
         /// than failing with it: the download has an authentication handler, and it has not
         /// answered `challengeLimit` challenges yet.
@@ -130,88 +156,117 @@ extension Download {
             answeredChallenges < challengeLimit
         }
 
-        // MARK: - Requests
+        // MARK: - Resources
 
-        enum StartAction: Equatable, Sendable {
-            case none
-            /// Send request `attempt`, of kind ``AttemptKind/run``.
-            case startAttempt(Int)
+        /// Request `attempt`, which the machine asked for (``StartAction/startAttempt(_:)`` and
+        /// the like) or adopted, runs as `run` now. The download gives it in the same turn as
+        /// the action: any state but that attempt running without a request is impossible.
+        mutating func attemptStarted(_ attempt: Int, _ run: Run) {
+            guard case .running(attempt, nil) = state else {
+                preconditionFailure("the download machine got `attemptStarted(\(attempt))` in state \(phase)")
+            }
+            state = .running(attempt: attempt, run: run)
         }
+
+        /// The timer of the retry `retry`, which the machine asked for
+        /// (``AttemptEndedAction/scheduleRetry(_:after:error:)``), runs as `timer`: given in
+        /// the same turn as the action, so any other state is impossible.
+        mutating func timerStarted(_ timer: Wait, forRetry retry: Int) {
+            guard case .waitingToRetry(retry, let error, nil) = state else {
+                preconditionFailure("the download machine got `timerStarted(forRetry: \(retry))` in state \(phase)")
+            }
+            state = .waitingToRetry(retry: retry, error: error, timer: timer)
+        }
+
+        /// The wait for the network number `wait` runs as `timer`: given in the same turn as
+        /// the action (``AttemptEndedAction/waitForNetwork(_:error:)``), so any other state is
+        /// impossible.
+        mutating func timerStarted(_ timer: Wait, forNetworkWait wait: Int) {
+            guard case .waitingForNetwork(wait, let error, nil) = state else {
+                preconditionFailure(
+                    "the download machine got `timerStarted(forNetworkWait: \(wait))` in state \(phase)")
+            }
+            state = .waitingForNetwork(wait: wait, error: error, timer: timer)
+        }
+
+        /// A task waits for the download to settle: kept until it has; returned to be resumed at
+        /// once if it has.
+        mutating func awaitSettling(_ waiter: Waiter) -> Waiter? {
+            guard !isSettled else { return waiter }
+            settleWaiters.append(waiter)
+            return nil
+        }
+
+        /// The tasks to resume once the download settled (none before).
+        mutating func settledWaiters() -> [Waiter] {
+            guard isSettled, !settleWaiters.isEmpty else { return [] }
+            defer { settleWaiters = [] }
+            return settleWaiters
+        }
+
+        // MARK: - Requests
 
         /// The scheduler gave the download a slot.
         mutating func start() -> StartAction {
-            guard state == .queued else { return .none }
+            guard case .queued = state else { return .none }
             return .startAttempt(nextAttempt())
-        }
-
-        enum PauseAction: Equatable, Sendable {
-            case none
-            case becomePaused(savingIntent: Bool)
-            /// Stop request `attempt`, keeping what the system can resume from.
-            case stopAttempt(Int)
         }
 
         mutating func pause() -> PauseAction {
             switch state {
-            case .queued, .waitingToRetry, .waitingForNetwork:
+            case .queued:
                 state = .paused
                 return .becomePaused(savingIntent: !isShutDown)
-            case .running(let attempt):
-                state = .stopping(attempt: attempt, then: .pause)
-                return .stopAttempt(attempt)
-            case .stopping(let attempt, .resume), .stopping(let attempt, .requeue):
-                state = .stopping(attempt: attempt, then: .pause)
+            case .waitingToRetry(_, _, let timer), .waitingForNetwork(_, _, let timer):
+                state = .paused
+                return .becomePaused(savingIntent: !isShutDown, cancelling: timer)
+            case .running(let attempt, let run):
+                state = .stopping(attempt: attempt, then: .pause, run: run)
+                return .stopAttempt(attempt, run: run)
+            case .stopping(let attempt, .resume, let run), .stopping(let attempt, .requeue, let run):
+                state = .stopping(attempt: attempt, then: .pause, run: run)
                 return .none
             case .stopping, .paused, .finalizing, .failed, .completed, .cancelled:
                 return .none
             }
         }
 
-        enum ResumeAction: Equatable, Sendable {
-            case none
-            /// Wait in the queue; `reopening` a download that had failed: its outcome, events and
-            /// progress open again for the new run.
-            case becomeQueued(reopening: Bool)
-        }
-
         /// Queues a paused or failed download again (or retries a waiting one at once). The
         /// retries, automatic requests and answered challenges count from 0 again.
         mutating func resume() -> ResumeAction {
             switch state {
-            case .paused, .waitingToRetry, .waitingForNetwork:
+            case .paused:
                 resetCountsOnRequest()
                 state = .queued
                 return .becomeQueued(reopening: false)
+            case .waitingToRetry(_, _, let timer), .waitingForNetwork(_, _, let timer):
+                resetCountsOnRequest()
+                state = .queued
+                return .becomeQueued(reopening: false, cancelling: timer)
             case .failed(let error):
                 guard error.allowsResume else { return .none }
                 resetCountsOnRequest()
                 state = .queued
                 return .becomeQueued(reopening: true)
-            case .stopping(let attempt, .pause), .stopping(let attempt, .requeue):
+            case .stopping(let attempt, .pause, let run), .stopping(let attempt, .requeue, let run):
                 resetCountsOnRequest()
-                state = .stopping(attempt: attempt, then: .resume)
+                state = .stopping(attempt: attempt, then: .resume, run: run)
                 return .none
             case .queued, .running, .stopping, .finalizing, .completed, .cancelled:
                 return .none
             }
         }
 
-        enum PreemptAction: Equatable, Sendable {
-            case none
-            /// Stop request `attempt`, keeping what the system can resume from.
-            case stopAttempt(Int)
-        }
-
         /// The limits shrank: a running download gives its slot back and waits in the queue.
         mutating func preempt() -> PreemptAction {
             switch state {
-            case .running(let attempt):
-                state = .stopping(attempt: attempt, then: .requeue)
-                return .stopAttempt(attempt)
-            case .stopping(let attempt, .resume):
-                state = .stopping(attempt: attempt, then: .requeue)
+            case .running(let attempt, let run):
+                state = .stopping(attempt: attempt, then: .requeue, run: run)
+                return .stopAttempt(attempt, run: run)
+            case .stopping(let attempt, .resume, let run):
+                state = .stopping(attempt: attempt, then: .requeue, run: run)
                 return .none
-            case .stopping(_, .pause), .stopping(_, .requeue), .stopping(_, .cancel):
+            case .stopping(_, .pause, _), .stopping(_, .requeue, _), .stopping(_, .cancel, _):
                 // Stopping for a reason of its own already, which gives the slot back too.
                 return .none
             case .queued, .paused, .waitingToRetry, .waitingForNetwork, .finalizing, .failed, .completed, .cancelled:
@@ -220,36 +275,23 @@ extension Download {
             }
         }
 
-        enum CancelAction: Equatable, Sendable {
-            case none
-            case becomeCancelled(keepingPartialData: Bool)
-            /// Stop request `attempt`; keep what the system can resume from if `keepingPartialData`.
-            case stopAttempt(Int, keepingPartialData: Bool)
-        }
-
         mutating func cancel(keepingPartialData keep: Bool) -> CancelAction {
             switch state {
-            case .queued, .paused, .waitingToRetry, .waitingForNetwork, .failed:
+            case .queued, .paused, .failed:
                 state = .cancelled
                 return .becomeCancelled(keepingPartialData: keep)
-            case .running(let attempt):
-                state = .stopping(attempt: attempt, then: .cancel(keepingPartialData: keep))
-                return .stopAttempt(attempt, keepingPartialData: keep)
-            case .stopping(let attempt, _):
-                state = .stopping(attempt: attempt, then: .cancel(keepingPartialData: keep))
+            case .waitingToRetry(_, _, let timer), .waitingForNetwork(_, _, let timer):
+                state = .cancelled
+                return .becomeCancelled(keepingPartialData: keep, cancelling: timer)
+            case .running(let attempt, let run):
+                state = .stopping(attempt: attempt, then: .cancel(keepingPartialData: keep), run: run)
+                return .stopAttempt(attempt, keepingPartialData: keep, run: run)
+            case .stopping(let attempt, _, let run):
+                state = .stopping(attempt: attempt, then: .cancel(keepingPartialData: keep), run: run)
                 return .none
             case .finalizing, .completed, .cancelled:
                 return .none
             }
-        }
-
-        enum ShutDownAction: Equatable, Sendable {
-            case none
-            /// Stopped; the record keeps the intent it had.
-            case becomePaused
-            /// Stop request `attempt`, keeping what the system can resume from; its end pauses the
-            /// download, and the record keeps the intent it had.
-            case stopAttempt(Int)
         }
 
         /// The manager shuts down, as if the process ended: the download stops as a pause stops
@@ -263,18 +305,9 @@ extension Download {
             guard !requestOutlivesProcess else { return .none }
             switch pause() {
             case .none: return .none
-            case .becomePaused: return .becomePaused
-            case .stopAttempt(let attempt): return .stopAttempt(attempt)
+            case .becomePaused(_, let timer): return .becomePaused(cancelling: timer)
+            case .stopAttempt(let attempt, let run): return .stopAttempt(attempt, run: run)
             }
-        }
-
-        enum URLChangedAction: Equatable, Sendable {
-            /// The download has its file, or will not: the URL is not taken.
-            case refuse
-            /// Take the URL for the next request; nothing to stop.
-            case none
-            /// Take the URL, and stop request `attempt`, keeping what the system can resume from.
-            case stopAttempt(Int)
         }
 
         /// The download is to take its file from another URL: a running request stops, and the
@@ -283,9 +316,9 @@ extension Download {
         /// place refuses it.
         mutating func urlChanged() -> URLChangedAction {
             switch state {
-            case .running(let attempt):
-                state = .stopping(attempt: attempt, then: .resume)
-                return .stopAttempt(attempt)
+            case .running(let attempt, let run):
+                state = .stopping(attempt: attempt, then: .resume, run: run)
+                return .stopAttempt(attempt, run: run)
             case .queued, .stopping, .paused, .waitingToRetry, .waitingForNetwork, .failed:
                 return .none
             case .finalizing, .completed, .cancelled:
@@ -293,44 +326,22 @@ extension Download {
             }
         }
 
-        enum AdoptAction: Equatable, Sendable {
-            /// The download runs another request, or ended: the task is not wanted.
-            case decline
-            /// The task is request `attempt` of the download, which runs now.
-            case adopt(Int)
-        }
-
         /// Takes on a request this process did not start (a system task found after a relaunch).
         mutating func adopt() -> AdoptAction {
             switch state {
-            case .queued, .paused, .waitingToRetry, .waitingForNetwork, .failed:
+            case .queued, .paused, .failed:
                 automaticAttempts = 0
                 return .adopt(nextAttempt())
+            case .waitingToRetry(_, _, let timer), .waitingForNetwork(_, _, let timer):
+                // The task of the earlier process is the next request: the wait is over.
+                automaticAttempts = 0
+                return .adopt(nextAttempt(), cancelling: timer)
             case .running, .stopping, .finalizing, .completed, .cancelled:
                 return .decline
             }
         }
 
         // MARK: - Ends of requests and waits
-
-        enum AttemptEndedAction: Equatable, Sendable {
-            case none
-            case startAttempt(Int, AttemptKind)
-            case finalize
-            /// Ask the authentication handler about the challenge that ended request `attempt`,
-            /// then give its answer to ``StateMachine/challengeAnswered(_:_:authorized:)``.
-            case answerChallenge(Int, AuthenticationChallenge)
-            /// Wait `delay`, then give `retry` to ``StateMachine/retryTimerFired(_:)``.
-            case scheduleRetry(Int, after: Duration, error: DownloadError)
-            /// Wait for the network, at most as long as the settings say, then give `wait` to
-            /// ``StateMachine/networkWaitEnded(_:isNetworkBack:timeout:)``.
-            case waitForNetwork(Int, error: DownloadError)
-            case becomeQueued
-            case becomePaused(savingIntent: Bool)
-            case becomeFailed(DownloadError)
-            case becomeCancelled(keepingPartialData: Bool)
-            case becomeCompleted(URL)
-        }
 
         /// Request `attempt` ended.
         ///
@@ -341,9 +352,10 @@ extension Download {
             _ attempt: Int, _ end: TransferEnd, recovery: Recovery = .none
         ) -> AttemptEndedAction {
             switch state {
-            case .running(attempt):
+            case .running(attempt, _):
+                state = .running(attempt: attempt, run: nil)
                 return runningAttemptEnded(attempt, end, recovery: recovery)
-            case .stopping(attempt, let then):
+            case .stopping(attempt, let then, _):
                 return stoppingAttemptEnded(end, then: then)
             case .running, .stopping:
                 // The end of an earlier request, which came after a newer one started: stale.
@@ -400,7 +412,7 @@ extension Download {
                     return waitToRetry(after: .zero, error: error)
                 case .waitForNetwork:
                     lastNetworkWait += 1
-                    state = .waitingForNetwork(wait: lastNetworkWait, error: error)
+                    state = .waitingForNetwork(wait: lastNetworkWait, error: error, timer: nil)
                     return .waitForNetwork(lastNetworkWait, error: error)
                 }
             }
@@ -408,7 +420,7 @@ extension Download {
 
         private mutating func waitToRetry(after delay: Duration, error: DownloadError) -> AttemptEndedAction {
             lastRetry += 1
-            state = .waitingToRetry(retry: lastRetry, error: error)
+            state = .waitingToRetry(retry: lastRetry, error: error, timer: nil)
             return .scheduleRetry(lastRetry, after: delay, error: error)
         }
 
@@ -437,30 +449,14 @@ extension Download {
             }
         }
 
-        enum ProceedAction: Equatable, Sendable {
-            /// The attempt still runs: go on with it.
-            case proceed
-            /// The attempt was stopped meanwhile (paused, preempted, moved to another URL,
-            /// cancelled), or is an earlier one: what its end leads to.
-            case ended(AttemptEndedAction)
-        }
-
         /// A step of request `attempt` taken off the machine finished: a failure whose recovery is
         /// to be decided, the existing file checked, a fresh URL asked for. The step goes on while
-        /// the attempt runs; otherwise the attempt ends with `end`, as the end of a stopped
-        /// request.
+        /// the attempt runs (its request, if it had one, ended); otherwise the attempt ends with
+        /// `end`, as the end of a stopped request.
         mutating func stepFinished(_ attempt: Int, otherwise end: TransferEnd) -> ProceedAction {
-            guard state == .running(attempt: attempt) else { return .ended(attemptEnded(attempt, end)) }
+            guard case .running(attempt, _) = state else { return .ended(attemptEnded(attempt, end)) }
+            state = .running(attempt: attempt, run: nil)
             return .proceed
-        }
-
-        enum ChallengeAnsweredAction: Equatable, Sendable {
-            case none
-            case startAttempt(Int, AttemptKind)
-            case becomeQueued
-            case becomePaused(savingIntent: Bool)
-            case becomeFailed(DownloadError)
-            case becomeCancelled(keepingPartialData: Bool)
         }
 
         /// The authentication handler answered `challenge`, which ended request `attempt`: with
@@ -471,22 +467,22 @@ extension Download {
             _ attempt: Int, _ challenge: AuthenticationChallenge, authorized: Bool
         ) -> ChallengeAnsweredAction {
             switch state {
-            case .running(attempt):
+            case .running(attempt, _):
                 guard authorized else { return .becomeFailed(fail(.httpStatus(challenge.response.statusCode))) }
                 switch automaticAttempt(reason: "empty ranges") {
                 case .success(let next): return .startAttempt(next, .continuation)
                 case .failure(let error): return .becomeFailed(error)
                 }
-            case .stopping(attempt, .cancel(let keep)):
+            case .stopping(attempt, .cancel(let keep), _):
                 state = .cancelled
                 return .becomeCancelled(keepingPartialData: keep)
-            case .stopping(attempt, .pause):
+            case .stopping(attempt, .pause, _):
                 state = .paused
                 return .becomePaused(savingIntent: !isShutDown)
-            case .stopping(attempt, .requeue):
+            case .stopping(attempt, .requeue, _):
                 state = .queued
                 return .becomeQueued
-            case .stopping(attempt, .resume):
+            case .stopping(attempt, .resume, _):
                 return .startAttempt(nextAttempt(), .run)
             case .running, .stopping:
                 // The answer to an earlier request's challenge, after a newer request started.
@@ -497,22 +493,11 @@ extension Download {
             }
         }
 
-        enum RetryTimerFiredAction: Equatable, Sendable {
-            case none
-            case becomeQueued
-        }
-
         /// The retry timer `retry` went off.
         mutating func retryTimerFired(_ retry: Int) -> RetryTimerFiredAction {
-            guard case .waitingToRetry(retry, _) = state else { return .none }
+            guard case .waitingToRetry(retry, _, _) = state else { return .none }
             state = .queued
             return .becomeQueued
-        }
-
-        enum NetworkWaitEndedAction: Equatable, Sendable {
-            case none
-            case becomeQueued
-            case becomeFailed(DownloadError)
         }
 
         /// The wait for the network number `wait` ended: the network is back (the download goes
@@ -521,7 +506,7 @@ extension Download {
         mutating func networkWaitEnded(
             _ wait: Int, isNetworkBack: Bool, timeout: DownloadError
         ) -> NetworkWaitEndedAction {
-            guard case .waitingForNetwork(wait, _) = state else { return .none }
+            guard case .waitingForNetwork(wait, _, _) = state else { return .none }
             guard isNetworkBack else { return .becomeFailed(fail(timeout)) }
             automaticAttempts = 0
             retries = 0
@@ -529,18 +514,13 @@ extension Download {
             return .becomeQueued
         }
 
-        enum FinalizedAction: Equatable, Sendable {
-            case becomeCompleted(URL)
-            case becomeFailed(DownloadError)
-        }
-
         /// The complete file was checked and moved into place (or refused, or could not be).
         ///
         /// Only a finalizing download moves its file, and nothing takes it out of `finalizing` but
         /// this input: any other state is a broken invariant, which stops the program.
         mutating func finalized(_ result: Result<URL, DownloadError>) -> FinalizedAction {
-            guard state == .finalizing else {
-                preconditionFailure("the download machine got `finalized` in state \(state), not finalizing")
+            guard case .finalizing = state else {
+                preconditionFailure("the download machine got `finalized` in state \(phase), not finalizing")
             }
             switch result {
             case .success(let url):
@@ -577,7 +557,7 @@ extension Download {
         /// Runs the next request: returns its number.
         private mutating func nextAttempt() -> Int {
             lastAttempt += 1
-            state = .running(attempt: lastAttempt)
+            state = .running(attempt: lastAttempt, run: nil)
             return lastAttempt
         }
 

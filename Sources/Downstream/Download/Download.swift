@@ -70,7 +70,7 @@ public actor Download {
         var state: DownloadState
         /// Whether the download waits for a slot, holds one or needs none; its manager's
         /// scheduler follows it (see ``DownloadObserver``).
-        var slotNeed: StateMachine.SlotNeed
+        var slotNeed: SlotNeed
         var priority: DownloadRequest.Priority
         /// The URL in use.
         var url: URL?
@@ -97,14 +97,13 @@ public actor Download {
         }
     }
 
-    var machine: StateMachine
+    /// The download's machine, holding the attempt it runs (`RunningAttempt`), the timer of a
+    /// wait, and the tasks waiting for it to settle.
+    typealias Machine = StateMachine<RunningAttempt, Task<Void, Never>, CheckedContinuation<Void, Never>>
+
+    var machine: Machine
     /// The URLs the file may come from, and the one in use.
     var sources: SourceList
-    /// The attempt in flight, from the moment it is handed to the engines to its end.
-    var running: RunningAttempt?
-    var settleWaiters: [CheckedContinuation<Void, Never>] = []
-    /// The retry timer, or the wait for the network, of a download waiting for either.
-    var pendingWait: Task<Void, Never>?
     /// What the download remembers of its failures in this run, to recover from the next.
     var recoveryMemory = RecoveryMemory()
     /// Whether a batch of background events waits for this download to finish with its file.
@@ -137,7 +136,7 @@ public actor Download {
             settings.engine.transfer.limiter?.setLimit(limit, for: id)
         }
         let authentication = settings.authentication
-        machine = StateMachine(
+        machine = Machine(
             state: startsPaused ? .paused : .queued,
             challengeLimit: authentication.handler == nil ? 0 : authentication.maximumAttempts)
         sources = recordFile?.record.sources ?? SourceList([request.url ?? PartialLocation.noURL] + request.mirrors)
@@ -287,8 +286,7 @@ public actor Download {
     /// are on disk), a system task goes on in the system for the next manager to adopt, and the
     /// record keeps the download's intent.
     func shutDown() async {
-        pendingWait?.cancel()
-        let requestOutlivesProcess = running?.outlivesProcess ?? false
+        let requestOutlivesProcess = machine.run?.outlivesProcess ?? false
         handle(machine.shutDown(requestOutlivesProcess: requestOutlivesProcess))
         // A system task's end may never come now: nothing waits for it.
         guard !requestOutlivesProcess else { return }

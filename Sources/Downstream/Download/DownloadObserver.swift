@@ -24,7 +24,7 @@ protocol DownloadObserver: Sendable {
     /// `download` waits for a slot, holds one or needs none (`need`), at `priority`: sent in the
     /// order of the changes, to be applied in that order.
     func download(
-        _ download: Download, didChangeSlotNeed need: Download.StateMachine.SlotNeed,
+        _ download: Download, didChangeSlotNeed need: Download.SlotNeed,
         priority: DownloadRequest.Priority)
     /// Up to `count` more connections for running `download` (a file over several), as the
     /// manager's limits allow now; each counts as a running download until given back.

@@ -114,7 +114,7 @@ extension DownloadManager {
         }
 
         func download(
-            _ download: Download, didChangeSlotNeed need: Download.StateMachine.SlotNeed,
+            _ download: Download, didChangeSlotNeed need: Download.SlotNeed,
             priority: DownloadRequest.Priority
         ) {
             schedulingLink.notify(download, need: need, priority: priority)

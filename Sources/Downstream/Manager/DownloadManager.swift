@@ -231,7 +231,7 @@ public actor DownloadManager {
     /// Brings the scheduler in line with `need`, what `download` needs now (a slot, none, or the
     /// one it has), and its priority. Returns the downloads that may start.
     func schedule(
-        _ download: Download, need: Download.StateMachine.SlotNeed, priority: DownloadRequest.Priority
+        _ download: Download, need: Download.SlotNeed, priority: DownloadRequest.Priority
     ) -> [Download.ID] {
         let id = download.id
         guard byID[id] === download else { return [] }

@@ -5,7 +5,7 @@
 final class SchedulingLink: Sendable {
     struct Change: Sendable {
         var download: Download
-        var need: Download.StateMachine.SlotNeed
+        var need: Download.SlotNeed
         var priority: DownloadRequest.Priority
         /// The download gives back the extra connections it borrowed (need and priority unchanged).
         var returnsConnections = false
@@ -53,7 +53,7 @@ final class SchedulingLink: Sendable {
     }
 
     /// Queues a download's change (see ``DownloadObserver/download(_:didChangeSlotNeed:priority:)``).
-    func notify(_ download: Download, need: Download.StateMachine.SlotNeed, priority: DownloadRequest.Priority) {
+    func notify(_ download: Download, need: Download.SlotNeed, priority: DownloadRequest.Priority) {
         notify(Change(download: download, need: need, priority: priority))
     }
 

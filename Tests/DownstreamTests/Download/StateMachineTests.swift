@@ -4,7 +4,7 @@ import Testing
 @testable import Downstream
 
 @Suite struct StateMachineTests {
-    typealias Machine = Download.StateMachine
+    typealias Machine = Download.StateMachine<Int, Int, Int>
 
     let file = URL(fileURLWithPath: "/tmp/file.bin")
 
@@ -32,10 +32,100 @@ import Testing
         _ = machine.resume()
         #expect(machine.start() == .startAttempt(2))
         #expect(machine.stepFinished(1, otherwise: .cancelled) == .ended(.none))
-        #expect(machine.state == .running(attempt: 2))
+        #expect(machine.phase == .running(attempt: 2))
         // Cancelled meanwhile: the step's end cancels.
         #expect(machine.cancel(keepingPartialData: true) == .stopAttempt(2, keepingPartialData: true))
         #expect(machine.stepFinished(2, otherwise: .cancelled) == .ended(.becomeCancelled(keepingPartialData: true)))
+    }
+
+    @Test func aRunningAttemptHoldsItsRequestAndHandsItOverToBeStopped() {
+        var machine = Machine()
+        #expect(machine.start() == .startAttempt(1))
+        #expect(machine.run == nil)
+        machine.attemptStarted(1, 42)
+        #expect(machine.run == 42)
+        guard case .stopAttempt(1, let run) = machine.pause() else {
+            Issue.record("the pause stops no request")
+            return
+        }
+        #expect(run == 42)
+        // Stopping, it still holds the request, until the request's end.
+        #expect(machine.run == 42)
+        #expect(machine.attemptEnded(1, .cancelled) == .becomePaused(savingIntent: true))
+        #expect(machine.run == nil)
+    }
+
+    @Test func aWaitHoldsItsTimerAndHandsItOverWhenItIsLeft() {
+        func waiting(_ recovery: Machine.Recovery) -> Machine {
+            var machine = Machine()
+            _ = machine.start()
+            machine.attemptStarted(1, 1)
+            switch machine.attemptEnded(1, .failed(.httpStatus(503)), recovery: recovery) {
+            case .scheduleRetry(let retry, _, _): machine.timerStarted(7, forRetry: retry)
+            case .waitForNetwork(let wait, _): machine.timerStarted(7, forNetworkWait: wait)
+            default: Issue.record("no wait")
+            }
+            #expect(machine.run == nil)
+            return machine
+        }
+        for recovery in [Machine.Recovery.retry(after: .seconds(1)), .waitForNetwork] {
+            var paused = waiting(recovery)
+            guard case .becomePaused(_, let timer) = paused.pause() else {
+                Issue.record("not paused")
+                return
+            }
+            #expect(timer == 7)
+            var resumed = waiting(recovery)
+            guard case .becomeQueued(_, let timer) = resumed.resume() else {
+                Issue.record("not queued")
+                return
+            }
+            #expect(timer == 7)
+            var cancelled = waiting(recovery)
+            guard case .becomeCancelled(_, let timer) = cancelled.cancel(keepingPartialData: true) else {
+                Issue.record("not cancelled")
+                return
+            }
+            #expect(timer == 7)
+            var shutDown = waiting(recovery)
+            guard case .becomePaused(let timer) = shutDown.shutDown(requestOutlivesProcess: false) else {
+                Issue.record("not paused by the shutdown")
+                return
+            }
+            #expect(timer == 7)
+            var adopting = waiting(recovery)
+            guard case .adopt(2, let timer) = adopting.adopt() else {
+                Issue.record("not adopted")
+                return
+            }
+            #expect(timer == 7)
+        }
+    }
+
+    @Test func settleWaitersAreResumedOnceTheRequestStopped() {
+        var machine = Machine()
+        _ = machine.start()
+        // Settled while running: a waiter goes on at once.
+        #expect(machine.awaitSettling(1) == 1)
+        _ = machine.pause()
+        #expect(machine.awaitSettling(2) == nil)
+        #expect(machine.awaitSettling(3) == nil)
+        #expect(machine.settledWaiters().isEmpty, "not settled while the request stops")
+        _ = machine.attemptEnded(1, .cancelled)
+        #expect(machine.settledWaiters() == [2, 3])
+        #expect(machine.settledWaiters().isEmpty, "each waiter is resumed once")
+    }
+
+    @Test func aRequestGivenForAnAttemptThatDoesNotRunStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = Download.StateMachine<Int, Int, Int>(state: .paused)
+            machine.attemptStarted(1, 42)
+        }
+        await #expect(processExitsWith: .failure) {
+            var machine = Download.StateMachine<Int, Int, Int>()
+            _ = machine.start()
+            _ = machine.finalized(.success(URL(fileURLWithPath: "/tmp/file.bin")))
+        }
     }
 
     @Test func pauseStopsTheAttemptAndWaitsForItsEnd() {
@@ -92,7 +182,7 @@ import Testing
         _ = machine.resume()
         #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, .run))
         #expect(machine.attemptEnded(1, .finished) == .none)
-        #expect(machine.state == .running(attempt: 2))
+        #expect(machine.phase == .running(attempt: 2))
     }
 
     @Test func aFailureIsResumable() {
@@ -296,7 +386,7 @@ import Testing
         _ = finishing.start()
         #expect(finishing.attemptEnded(1, .finished) == .finalize)
         #expect(finishing.urlChanged() == .refuse)
-        #expect(finishing.state == .finalizing)
+        #expect(finishing.phase == .finalizing)
     }
 
     @Test func aConflictFoundBeforeTheFirstByteIsNotResumed() {
@@ -339,7 +429,7 @@ import Testing
             #expect(machine.attemptEnded(attempt, .challenged(challenge)) == .answerChallenge(attempt, challenge))
             #expect(machine.answeredChallenges == attempt)
             // Running while the handler answers: the download keeps its slot.
-            #expect(machine.state == .running(attempt: attempt))
+            #expect(machine.phase == .running(attempt: attempt))
             #expect(
                 machine.challengeAnswered(attempt, challenge, authorized: true)
                     == .startAttempt(attempt + 1, .continuation))
@@ -422,12 +512,12 @@ import Testing
 
     @Test func shuttingDownPausesAQueuedOrWaitingDownloadAndKeepsItsIntent() {
         var queued = Machine()
-        #expect(queued.shutDown(requestOutlivesProcess: false) == .becomePaused)
+        #expect(queued.shutDown(requestOutlivesProcess: false) == .becomePaused())
         #expect(queued.publicState == .paused)
         var waiting = Machine()
         _ = waiting.start()
         _ = waiting.attemptEnded(1, .failed(.httpStatus(503)), recovery: .retry(after: .seconds(1)))
-        #expect(waiting.shutDown(requestOutlivesProcess: false) == .becomePaused)
+        #expect(waiting.shutDown(requestOutlivesProcess: false) == .becomePaused())
         #expect(waiting.retryTimerFired(1) == .none)
     }
 
@@ -451,13 +541,13 @@ import Testing
         _ = machine.start()
         #expect(machine.shutDown(requestOutlivesProcess: true) == .none)
         #expect(machine.isShutDown)
-        #expect(machine.state == .running(attempt: 1))
+        #expect(machine.phase == .running(attempt: 1))
     }
 
     @Test func adoptingATaskRunsItUnlessARequestRunsOrTheDownloadEnded() {
         var machine = Machine(state: .paused)
         #expect(machine.adopt() == .adopt(1))
-        #expect(machine.state == .running(attempt: 1))
+        #expect(machine.phase == .running(attempt: 1))
         #expect(machine.adopt() == .decline)
     }
 
@@ -465,8 +555,8 @@ import Testing
     /// when no other is live (or the live one just ended), attempt numbers only grow, and a
     /// completed or cancelled download stays so.
     @Test func randomSequencesKeepTheInvariants() {
-        func liveAttempt(_ state: Machine.State) -> Int? {
-            switch state {
+        func liveAttempt(_ phase: Machine.Phase) -> Int? {
+            switch phase {
             case .running(let attempt), .stopping(let attempt, _): attempt
             default: nil
             }
@@ -480,7 +570,7 @@ import Testing
             var highestAttempt = 0
             var finishedState: DownloadState?
             for _ in 0..<40 {
-                let live = liveAttempt(machine.state)
+                let live = liveAttempt(machine.phase)
                 var endedAttempt: Int?
                 // Only the inputs whose action types can start or stop a request set these.
                 var started: Int?
@@ -490,17 +580,17 @@ import Testing
                     _ = machine.networkWaitEnded(
                         Int.random(in: 1...3), isNetworkBack: Bool.random(), timeout: .network(.notConnectedToInternet))
                 case 10:
-                    if case .stopAttempt(let attempt) = machine.urlChanged() { stopped = attempt }
+                    if case .stopAttempt(let attempt, _) = machine.urlChanged() { stopped = attempt }
                 case 7:
-                    if case .stopAttempt(let attempt) = machine.preempt() { stopped = attempt }
+                    if case .stopAttempt(let attempt, _) = machine.preempt() { stopped = attempt }
                 case 8: _ = machine.retryTimerFired(Int.random(in: 1...3))
                 case 0:
                     if case .startAttempt(let attempt) = machine.start() { started = attempt }
                 case 1:
-                    if case .stopAttempt(let attempt) = machine.pause() { stopped = attempt }
+                    if case .stopAttempt(let attempt, _) = machine.pause() { stopped = attempt }
                 case 2: _ = machine.resume()
                 case 3:
-                    if case .stopAttempt(let attempt, _) = machine.cancel(keepingPartialData: Bool.random()) {
+                    if case .stopAttempt(let attempt, _, _) = machine.cancel(keepingPartialData: Bool.random()) {
                         stopped = attempt
                     }
                 case 4, 5:
@@ -518,13 +608,13 @@ import Testing
                     let action = machine.challengeAnswered(attempt, challenge(), authorized: Bool.random())
                     if case .startAttempt(let attempt, _) = action { started = attempt }
                 case 12:
-                    if case .stopAttempt(let attempt) = machine.shutDown(requestOutlivesProcess: Bool.random()) {
+                    if case .stopAttempt(let attempt, _) = machine.shutDown(requestOutlivesProcess: Bool.random()) {
                         stopped = attempt
                     }
                 default:
                     // Only a finalizing download is told its file was placed (any other state
                     // stops the program).
-                    if machine.state == .finalizing {
+                    if machine.phase == .finalizing {
                         _ = machine.finalized(Bool.random() ? .success(file) : .failure(.httpStatus(500)))
                     }
                 }
@@ -537,7 +627,7 @@ import Testing
                     #expect(attempt == live)
                 }
                 // A download holds a slot exactly while a request is live or its file is moved.
-                if liveAttempt(machine.state) != nil {
+                if liveAttempt(machine.phase) != nil {
                     #expect(machine.slotNeed == .holding)
                 }
                 if let finishedState {

@@ -1,0 +1,229 @@
+import Foundation
+
+extension Download {
+    /// What to do once a stopping request has ended.
+    enum AfterStop: Equatable, Sendable {
+        case pause
+        case resume
+        /// Preempted (the limits shrank): back to the queue.
+        case requeue
+        case cancel(keepingPartialData: Bool)
+    }
+
+    /// How the download recovers from a failed request, decided before the machine takes the
+    /// failure.
+    enum Recovery: Equatable, Sendable {
+        /// None: the download fails.
+        case none
+        /// Try again after `delay`; counts as a retry.
+        case retry(after: Duration)
+        /// Try again at once, from another URL: the retries start again.
+        case switchURL
+        /// There is no network: wait for it; counts as no retry.
+        case waitForNetwork
+    }
+
+    /// Whether the download waits for a slot, holds one, or needs none.
+    enum SlotNeed: Equatable, Sendable {
+        case waiting, holding, none
+    }
+}
+
+// The action types of the machine's inputs: one per input, with only the cases that input can
+// lead to. An action hands over the resources the state held that the download must act on (the
+// request to stop, the timer to cancel); they take no part in the actions' equality tests.
+extension Download.StateMachine {
+    enum StartAction: Sendable {
+        case none
+        /// Send request `attempt`, of kind ``AttemptKind/run``.
+        case startAttempt(Int)
+    }
+
+    enum PauseAction: Sendable {
+        case none
+        /// Stopped; `cancelling` is the timer of the wait it was in.
+        case becomePaused(savingIntent: Bool, cancelling: Wait? = nil)
+        /// Stop request `attempt` (`run`), keeping what the system can resume from.
+        case stopAttempt(Int, run: Run? = nil)
+    }
+
+    enum ResumeAction: Sendable {
+        case none
+        /// Wait in the queue; `reopening` a download that had failed: its outcome, events and
+        /// progress open again for the new run. `cancelling` is the timer of the wait it was in.
+        case becomeQueued(reopening: Bool, cancelling: Wait? = nil)
+    }
+
+    enum PreemptAction: Sendable {
+        case none
+        /// Stop request `attempt` (`run`), keeping what the system can resume from.
+        case stopAttempt(Int, run: Run? = nil)
+    }
+
+    enum CancelAction: Sendable {
+        case none
+        /// Cancelled; `cancelling` is the timer of the wait it was in.
+        case becomeCancelled(keepingPartialData: Bool, cancelling: Wait? = nil)
+        /// Stop request `attempt` (`run`); keep what the system can resume from if
+        /// `keepingPartialData`.
+        case stopAttempt(Int, keepingPartialData: Bool, run: Run? = nil)
+    }
+
+    enum ShutDownAction: Sendable {
+        case none
+        /// Stopped; the record keeps the intent it had. `cancelling` is the timer of the wait it
+        /// was in.
+        case becomePaused(cancelling: Wait? = nil)
+        /// Stop request `attempt` (`run`), keeping what the system can resume from; its end
+        /// pauses the download, and the record keeps the intent it had.
+        case stopAttempt(Int, run: Run? = nil)
+    }
+
+    enum URLChangedAction: Sendable {
+        /// The download has its file, or will not: the URL is not taken.
+        case refuse
+        /// Take the URL for the next request; nothing to stop.
+        case none
+        /// Take the URL, and stop request `attempt` (`run`), keeping what the system can resume
+        /// from.
+        case stopAttempt(Int, run: Run? = nil)
+    }
+
+    enum AdoptAction: Sendable {
+        /// The download runs another request, or ended: the task is not wanted.
+        case decline
+        /// The task is request `attempt` of the download, which runs now: give it to
+        /// ``attemptStarted(_:_:)``. `cancelling` is the timer of the wait it was in.
+        case adopt(Int, cancelling: Wait? = nil)
+    }
+
+    enum AttemptEndedAction: Equatable, Sendable {
+        case none
+        case startAttempt(Int, AttemptKind)
+        case finalize
+        /// Ask the authentication handler about the challenge that ended request `attempt`,
+        /// then give its answer to ``challengeAnswered(_:_:authorized:)``.
+        case answerChallenge(Int, AuthenticationChallenge)
+        /// Wait `delay` (give the timer to ``timerStarted(_:forRetry:)``), then give `retry` to
+        /// ``retryTimerFired(_:)``.
+        case scheduleRetry(Int, after: Duration, error: DownloadError)
+        /// Wait for the network, at most as long as the settings say (give the wait to
+        /// ``timerStarted(_:forNetworkWait:)``), then give `wait` to
+        /// ``networkWaitEnded(_:isNetworkBack:timeout:)``.
+        case waitForNetwork(Int, error: DownloadError)
+        case becomeQueued
+        case becomePaused(savingIntent: Bool)
+        case becomeFailed(DownloadError)
+        case becomeCancelled(keepingPartialData: Bool)
+        case becomeCompleted(URL)
+    }
+
+    enum ProceedAction: Equatable, Sendable {
+        /// The attempt still runs: go on with it.
+        case proceed
+        /// The attempt was stopped meanwhile (paused, preempted, moved to another URL,
+        /// cancelled), or is an earlier one: what its end leads to.
+        case ended(AttemptEndedAction)
+    }
+
+    enum ChallengeAnsweredAction: Equatable, Sendable {
+        case none
+        case startAttempt(Int, AttemptKind)
+        case becomeQueued
+        case becomePaused(savingIntent: Bool)
+        case becomeFailed(DownloadError)
+        case becomeCancelled(keepingPartialData: Bool)
+    }
+
+    enum RetryTimerFiredAction: Equatable, Sendable {
+        case none
+        case becomeQueued
+    }
+
+    enum NetworkWaitEndedAction: Equatable, Sendable {
+        case none
+        case becomeQueued
+        case becomeFailed(DownloadError)
+    }
+
+    enum FinalizedAction: Equatable, Sendable {
+        case becomeCompleted(URL)
+        case becomeFailed(DownloadError)
+    }
+}
+
+// Equality without the resources an action hands over: tests compare what is to be done.
+extension Download.StateMachine.StartAction: Equatable {}
+
+extension Download.StateMachine.PauseAction: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none): true
+        case (.becomePaused(let left, _), .becomePaused(let right, _)): left == right
+        case (.stopAttempt(let left, _), .stopAttempt(let right, _)): left == right
+        case (.none, _), (.becomePaused, _), (.stopAttempt, _): false
+        }
+    }
+}
+
+extension Download.StateMachine.ResumeAction: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none): true
+        case (.becomeQueued(let left, _), .becomeQueued(let right, _)): left == right
+        case (.none, _), (.becomeQueued, _): false
+        }
+    }
+}
+
+extension Download.StateMachine.PreemptAction: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none): true
+        case (.stopAttempt(let left, _), .stopAttempt(let right, _)): left == right
+        case (.none, _), (.stopAttempt, _): false
+        }
+    }
+}
+
+extension Download.StateMachine.CancelAction: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none): true
+        case (.becomeCancelled(let left, _), .becomeCancelled(let right, _)): left == right
+        case (.stopAttempt(let left, let leftKeeps, _), .stopAttempt(let right, let rightKeeps, _)):
+            left == right && leftKeeps == rightKeeps
+        case (.none, _), (.becomeCancelled, _), (.stopAttempt, _): false
+        }
+    }
+}
+
+extension Download.StateMachine.ShutDownAction: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none), (.becomePaused, .becomePaused): true
+        case (.stopAttempt(let left, _), .stopAttempt(let right, _)): left == right
+        case (.none, _), (.becomePaused, _), (.stopAttempt, _): false
+        }
+    }
+}
+
+extension Download.StateMachine.AdoptAction: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.decline, .decline): true
+        case (.adopt(let left, _), .adopt(let right, _)): left == right
+        case (.decline, _), (.adopt, _): false
+        }
+    }
+}
+
+extension Download.StateMachine.URLChangedAction: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.refuse, .refuse), (.none, .none): true
+        case (.stopAttempt(let left, _), .stopAttempt(let right, _)): left == right
+        case (.refuse, _), (.none, _), (.stopAttempt, _): false
+        }
+    }
+}
