@@ -18,12 +18,6 @@ extension Download {
         var rangesRefused = false
     }
 
-    /// The `URLError` codes that may mean there is no network at all, not a problem of the server.
-    static let noNetworkCodes: Set<URLError.Code> = [
-        .notConnectedToInternet, .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .networkConnectionLost,
-        .timedOut, .dataNotAllowed, .internationalRoamingOff,
-    ]
-
     /// A request of the running attempt `attempt` failed with `error`: asks for a fresh URL if the
     /// URL was refused, else decides how to recover (see ``decideRecovery(after:)``).
     func recover(_ attempt: Int, from error: DownloadError, response: ServerResponse?) {
@@ -44,19 +38,10 @@ extension Download {
     /// happens here, before the machine takes the failure.
     func decideRecovery(after error: DownloadError) -> (DownloadError, Recovery) {
         let url = sources.current
-        if let policy = error.networkUnavailableReason {
-            // The system would not use the network it has: wait for one the policy allows.
-            if !settings.networkMonitor.isReachable(url, despite: policy) {
-                return (error, .waitForNetwork)
-            }
-        } else if error.kind == .network, let code = error.urlErrorCode, Self.noNetworkCodes.contains(code),
-            !settings.networkMonitor.isReachable(url)
-        {
-            return (error, .waitForNetwork)
-        }
-        let retryPolicy = settings.engine.retryPolicy
-        if let delay = retryPolicy.delay(after: error, retry: machine.retries + 1, random: .random(in: -1...1)) {
-            return (error, .retry(after: delay))
+        switch settings.engine.failureRecovery.verdict(after: error, from: url, retry: machine.retries + 1) {
+        case .waitForNetwork: return (error, .waitForNetwork)
+        case .retry(let delay): return (error, .retry(after: delay))
+        case .none: break
         }
         guard sources.count > 1, Self.isFailureOfTheURL(error) else { return (error, .none) }
         recoveryMemory.failedSources.append((sources.index, DownloadError.URLFailure(url: url, error: error)))
@@ -121,7 +106,7 @@ extension Download {
     /// actor.
     func waitForNetwork(_ wait: Int, after error: DownloadError) {
         let policy = error.networkUnavailableReason
-        let monitor = settings.networkMonitor
+        let monitor = settings.engine.networkMonitor
         let url = sources.current
         let clock = settings.engine.clock
         let limit = settings.maximumNetworkWait

@@ -34,7 +34,6 @@ public actor Download {
         var urlRefresh: URLRefreshSettings
         /// How long to wait for the network before failing; nil for no limit.
         var maximumNetworkWait: Duration?
-        var networkMonitor: any NetworkMonitor
         /// Whether a delivered file takes the server's `Last-Modified` as its modification time.
         var usesServerModificationTime = true
     }

@@ -12,14 +12,21 @@ struct EngineSettings: Sendable {
     var maximumBytesPerRequest: Int64?
     /// Bytes before a resume point asked for again and compared.
     var overlapLength: Int
-    /// How a failed segment is retried (a failed attempt is retried by its download).
+    /// When a failed request is tried again, by its download or its segment.
     var retryPolicy: RetryPolicy
+    /// Whether there is a network for a request.
+    var networkMonitor: any NetworkMonitor
     var clock: any Clock<Duration>
     /// How many connections one file may come over, unless its request says otherwise.
     var connectionsPerFile = 1
     var minimumSegmentSize: Int64 = 4 << 20
     /// The transport's limit of connections to one host: a file never uses more.
     var connectionsPerHost = 6
+
+    /// What a failed request leads to (for an attempt and for a segment alike).
+    var failureRecovery: FailureRecovery {
+        FailureRecovery(retryPolicy: retryPolicy, networkMonitor: networkMonitor)
+    }
 }
 
 /// What every attempt of one download acts on, and whom it tells: made by the download.

@@ -58,7 +58,7 @@ struct SegmentedEngine: AttemptEngine {
             partialPath: target.partialPath, map: map, connections: connections,
             maximumBytesPerRequest: settings.maximumBytesPerRequest, announcesResume: attempt.kind == .run,
             onServerFileChange: target.request.onServerFileChange, overlapLength: Int64(settings.overlapLength),
-            isNewURL: isNewURL, settings: settings.transfer, retryPolicy: settings.retryPolicy,
+            isNewURL: isNewURL, settings: settings.transfer, recovery: settings.failureRecovery,
             clock: settings.clock, downloadID: target.downloadID)
         target.willSend(urlRequest)
         let transfer = SegmentedTransfer(

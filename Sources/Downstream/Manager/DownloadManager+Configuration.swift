@@ -298,14 +298,14 @@ extension DownloadManager.Configuration {
                 limiter: BandwidthLimiter(
                     overall: network.maximumBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }, clock: clock)),
             maximumBytesPerRequest: network.maximumBytesPerRequest(on: transport),
-            overlapLength: max(0, resumption.overlapLength), retryPolicy: retry, clock: clock,
+            overlapLength: max(0, resumption.overlapLength), retryPolicy: retry,
+            networkMonitor: connectivity.monitor ?? ProbingNetworkMonitor.system(clock: clock), clock: clock,
             connectionsPerFile: max(1, network.maximumConnectionsPerFile),
             minimumSegmentSize: max(1, network.minimumSegmentSize),
             connectionsPerHost: max(1, network.maximumConnectionsPerHost))
         var settings = Download.Settings(
             progressInterval: progress.interval, engine: engine, authentication: authentication,
             urlRefresh: urlRefresh, maximumNetworkWait: connectivity.maximumWait,
-            networkMonitor: connectivity.monitor ?? ProbingNetworkMonitor.system(clock: clock),
             usesServerModificationTime: storage.usesServerModificationTime)
         settings.clockReadings = readings
         return settings

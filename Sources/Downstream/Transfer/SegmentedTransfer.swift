@@ -48,7 +48,8 @@ final class SegmentedTransfer: Sendable {
         /// differs then starts again alone, instead of the whole file.
         var isNewURL: Bool
         var settings: RangedTransfer.Settings
-        var retryPolicy: RetryPolicy
+        /// Whether a failed request retries alone, or ends the attempt (no network, no retry).
+        var recovery: FailureRecovery
         var clock: any Clock<Duration>
         var downloadID: DownloadID
     }
@@ -241,10 +242,12 @@ final class SegmentedTransfer: Sendable {
                 guard state.end == nil else { break }
                 let retry = state.failures[connection, default: 0] + 1
                 state.failures[connection] = retry
-                if let delay = setup.retryPolicy.delay(after: error, retry: retry, random: .random(in: -1...1)) {
+                if case .retry(let delay) = setup.recovery.verdict(after: error, from: setup.url, retry: retry) {
                     state.retries[connection] = .scheduling
                     retryDelay = delay
                 } else {
+                    // No retry left, or no network: the download decides (it waits for the
+                    // network, tries another URL, or fails).
                     state.end = .failed(error)
                     stops = Array(state.requests.values)
                 }

@@ -15,7 +15,7 @@ extension TransferBench {
     ) -> AttemptTarget {
         var settings = EngineSettings(
             transfer: Self.settings(), maximumBytesPerRequest: nil, overlapLength: 0, retryPolicy: RetryPolicy(),
-            clock: ContinuousClock())
+            networkMonitor: FixedNetwork(isUp: true), clock: ContinuousClock())
         change(&settings)
         let location = PartialLocation(path: partialPath)
         let id = recordFile.record.id
@@ -36,18 +36,34 @@ extension TransferBench {
     /// connections; returns it with the stream of its ends.
     func startSegmented(
         _ map: SegmentMap, connections: Int, clock: any Clock<Duration> = ContinuousClock(),
-        retryPolicy: RetryPolicy = RetryPolicy()
+        retryPolicy: RetryPolicy = RetryPolicy(), network: any NetworkMonitor = FixedNetwork(isUp: true)
     ) -> (SegmentedTransfer, AsyncStream<SegmentedTransfer.Ending>) {
         let setup = SegmentedTransfer.Setup(
             attempt: 1, url: url, request: URLRequest(url: url), record: recordFile.record.resume,
             recordFile: recordFile, partialPath: partialPath, map: map, connections: connections,
             maximumBytesPerRequest: nil, announcesResume: true, onServerFileChange: .restart, overlapLength: 0,
-            isNewURL: false, settings: Self.settings(), retryPolicy: retryPolicy, clock: clock,
+            isNewURL: false, settings: Self.settings(),
+            recovery: FailureRecovery(retryPolicy: retryPolicy, networkMonitor: network), clock: clock,
             downloadID: recordFile.record.id)
         let (ends, reported) = AsyncStream.makeStream(of: SegmentedTransfer.Ending.self)
         let transfer = SegmentedTransfer(
             setup, transport: transport, progress: progress, publish: { _ in }, onEnd: { reported.yield($0) })
         transfer.start()
         return (transfer, ends)
+    }
+}
+
+/// A network that is there or not, as the test says, and never comes back by itself.
+struct FixedNetwork: NetworkMonitor {
+    var isUp: Bool
+
+    func isReachable(_ url: URL) -> Bool { isUp }
+
+    func waitUntilReachable(_ url: URL) async {
+        guard !isUp else { return }
+        // Until the wait is cancelled: this network does not come back.
+        let (never, continuation) = AsyncStream<Never>.makeStream()
+        for await _ in never {}
+        withExtendedLifetime(continuation) {}
     }
 }

@@ -85,6 +85,29 @@ import Testing
         #expect(bench.partial == Self.body)
     }
 
+    @Test func aSegmentThatLosesTheNetworkEndsTheAttemptInsteadOfRetrying() async throws {
+        let bench = try Self.bench()
+        // The retries would wait on this clock, which never moves: only an end without them
+        // ends the test.
+        let (_, ends) = bench.startSegmented(
+            SegmentMap(length: 40, connections: 2, minimumSize: 10), connections: 2, clock: ManualClock(),
+            network: FixedNetwork(isUp: false))
+        let first = await bench.transport.request(1)
+        let second = await bench.transport.request(2)
+        Self.respond(first, 0..<20)
+        Self.respond(second, 20..<40)
+        first.send(Array(Self.body[0..<6]))
+        second.complete(TransportFailure(code: .notConnectedToInternet, reason: "the network is down"))
+        // The download decides now (it waits for the network): the other connection stops.
+        #expect(first.cancelCount >= 1)
+        first.complete(Self.cancelled)
+        var iterator = ends.makeAsyncIterator()
+        let ending = await iterator.next()
+        #expect(ending?.end.failureKind == .network)
+        #expect(bench.transport.started.count == 2)
+        #expect(bench.storedResume?.segments?.first?.durable == 6)
+    }
+
     @Test func aWholeFileAnswerEndsTheAttemptSayingRangesAreRefused() async throws {
         let bench = try Self.bench()
         let (_, ends) = bench.startSegmented(SegmentMap(length: 40, connections: 2, minimumSize: 10), connections: 2)
