@@ -49,10 +49,7 @@ extension SegmentedTransfer {
 
     /// The segment at `start` has its bytes up to file offset `durable` on disk: saves the record.
     func checkpoint(segmentAt start: Int64, durableTo durable: Int64) throws(DownloadError) {
-        let snapshot = state.withLock { state in
-            state.map.markDurable(upTo: durable, inSegmentAt: start)
-            return state.snapshot()
-        }
+        let snapshot = state.withLock { $0.checkpoint(segmentAt: start, durableTo: durable) }
         try save(snapshot)
     }
 

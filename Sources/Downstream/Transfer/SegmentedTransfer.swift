@@ -20,8 +20,10 @@ import Foundation
 /// saying so: the download goes on over one connection. The record keeps each segment's bytes on
 /// the disk, saved before the first byte is written, so a relaunch continues every segment.
 ///
-/// Its parts: connections and their ends (here), answers and redirects (`+Answers`), the partial
-/// file, checkpoints and the record (`+Record`).
+/// Its parts: the schedule of the connections' ranges, retries and the attempt's end, a value
+/// without I/O (``SegmentSchedule``), kept under the lock each connection takes per chunk and
+/// acted on after it (here); answers and redirects (`+Answers`); the partial file, checkpoints
+/// and the record, written under a lock of its own (`+Record`).
 final class SegmentedTransfer: Sendable {
     /// What the attempt is for.
     struct Setup: Sendable {
@@ -65,56 +67,8 @@ final class SegmentedTransfer: Sendable {
 
     /// What the connections share, under the lock each takes for every chunk: no I/O happens
     /// under it (the record is written under ``Records``' lock, after this one is released).
-    struct State {
-        var map: SegmentMap
-        var requests: [Int: SegmentRequest] = [:]
-        /// Failures in a row, by connection.
-        var failures: [Int: Int] = [:]
-        /// Connections waiting to retry.
-        var retries: [Int: RetryWait] = [:]
-        /// How the attempt ends, once that is decided: every connection then stops.
-        var end: TransferEnd?
-        var rangesRefused = false
-        /// Segments (by start) that started again after their overlap differed: their next
-        /// request compares nothing (the bytes before them are another file's, as they were).
-        var restartedSegments: Set<Int64> = []
-        var lastResponse: ServerResponse?
-        var hasEnded = false
-        /// How many snapshots of the map were taken for the record: a snapshot older than the
-        /// one saved is not saved.
-        var snapshots = 0
-        /// Bumped when a segment restarts below bytes the digest may have read: the digest starts
-        /// again at the next save.
-        var digestRestarts = 0
-
-        /// The map as the record is to keep it.
-        mutating func snapshot() -> MapSnapshot {
-            snapshots += 1
-            return MapSnapshot(
-                sequence: snapshots, length: map.length, segments: map.saved, durablePrefix: map.durablePrefix,
-                digestRestarts: digestRestarts)
-        }
-    }
-
-    /// A connection waiting to retry: its timer, once it is made (after the lock).
-    enum RetryWait {
-        case scheduling
-        case waiting(Task<Void, Never>)
-
-        var task: Task<Void, Never>? {
-            if case .waiting(let task) = self { task } else { nil }
-        }
-    }
-
-    /// The map as a checkpoint saw it, to be written after the lock.
-    struct MapSnapshot {
-        var sequence: Int
-        /// The file's length.
-        var length: Int64
-        var segments: [SavedSegment]
-        var durablePrefix: Int64
-        var digestRestarts: Int
-    }
+    typealias Schedule = SegmentSchedule<SegmentRequest>
+    typealias MapSnapshot = Schedule.MapSnapshot
 
     /// The record, under a lock of its own that only saves and answers take: the writes (and
     /// the digest's reads of the disk) happen under it, one save at a time, never under the
@@ -133,7 +87,7 @@ final class SegmentedTransfer: Sendable {
     let publish: @Sendable (DownloadEvent) -> Void
     let observeResponse: (@Sendable (ServerResponse) -> Void)?
     let onEnd: @Sendable (Ending) -> Void
-    let state: Locked<State>
+    let state: Locked<Schedule>
     let records: Locked<Records>
 
     init(
@@ -147,7 +101,12 @@ final class SegmentedTransfer: Sendable {
         self.publish = publish
         self.observeResponse = observeResponse
         self.onEnd = onEnd
-        state = Locked(State(map: setup.map))
+        state = Locked(
+            Schedule(
+                map: setup.map,
+                rules: Schedule.Rules(
+                    maximumBytesPerRequest: setup.maximumBytesPerRequest, overlapLength: setup.overlapLength,
+                    isNewURL: setup.isNewURL, onServerFileChange: setup.onServerFileChange)))
         records = Locked(Records(resume: setup.record))
     }
 
@@ -184,24 +143,15 @@ final class SegmentedTransfer: Sendable {
 
     // MARK: - Connections
 
-    /// Gives `connection` its next request: the rest of its segment, a free segment, or half of
-    /// the largest remaining one; nothing when no part is worth a connection.
+    /// Gives `connection` its next request (see ``SegmentSchedule/assign(_:making:)``), and sends
+    /// it.
     private func launch(_ connection: Int) {
-        let work = state.withLock { state -> (SegmentRequest, DownloadEvent?)? in
-            guard state.end == nil else { return nil }
-            let previous = state.map.segment(of: connection)
-            guard let segment = state.map.assign(connection), !segment.isComplete else { return nil }
-            var to = segment.end
-            if let most = setup.maximumBytesPerRequest { to = min(to, segment.next + most) }
-            let overlap =
-                state.restartedSegments.contains(segment.start)
-                ? 0 : min(setup.overlapLength, state.map.durableBytes(before: segment.next))
-            let request = SegmentRequest(
-                connection: connection, segmentStart: segment.start, range: segment.next..<to, overlap: overlap,
-                owner: self)
-            state.requests[connection] = request
-            let isNew = previous?.start != segment.start || previous?.next != segment.next
-            return (request, isNew ? .segmentStarted(segment.next..<segment.end) : nil)
+        let work = state.withLock { schedule in
+            schedule.assign(connection) { assignment in
+                SegmentRequest(
+                    connection: connection, segmentStart: assignment.segmentStart, range: assignment.range,
+                    overlap: assignment.overlap, owner: self)
+            }
         }
         guard let (request, event) = work else { return }
         if let event { publish(event) }
@@ -213,82 +163,27 @@ final class SegmentedTransfer: Sendable {
 
     /// `count` bytes arrived for the segment at `start`: how many of them it still wants.
     func take(_ count: Int64, inSegmentAt start: Int64) -> Int64 {
-        state.withLock { $0.map.receive(count, inSegmentAt: start) }
+        state.withLock { $0.take(count, inSegmentAt: start) }
     }
 
     /// A request ended, with its bytes up to file offset `durable` on disk.
     func requestEnded(_ request: SegmentRequest, _ outcome: SegmentRequest.Outcome, durableTo durable: Int64) {
         let connection = request.connection
-        var events: [DownloadEvent] = []
-        var stops: [SegmentRequest] = []
-        var next: Int?
-        var receivedAfterRestart: Int64?
-        var retryDelay: Duration?
-        state.withLock { state in
-            if state.requests[connection] === request { state.requests[connection] = nil }
-            state.map.markDurable(upTo: durable, inSegmentAt: request.segmentStart)
-            // Bytes taken but not written (a failed write) are asked for again.
-            state.map.rewind(segmentAt: request.segmentStart)
-            switch outcome {
-            case .complete:
-                state.failures[connection] = nil
-                if let segment = state.map.segment(of: connection), segment.isComplete {
-                    events.append(.segmentFinished(segment.start..<segment.end))
-                }
-                next = connection
-            case .stopped:
-                break
-            case .failed(let error):
-                guard state.end == nil else { break }
-                let retry = state.failures[connection, default: 0] + 1
-                state.failures[connection] = retry
-                if case .retry(let delay) = setup.recovery.verdict(after: error, from: setup.url, retry: retry) {
-                    state.retries[connection] = .scheduling
-                    retryDelay = delay
-                } else {
-                    // No retry left, or no network: the download decides (it waits for the
-                    // network, tries another URL, or fails).
-                    state.end = .failed(error)
-                    stops = Array(state.requests.values)
-                }
-            case .overlapDiffers(let reason):
-                guard state.end == nil else { break }
-                if setup.isNewURL {
-                    // The new URL's file differs there: that segment alone starts again.
-                    state.map.restart(segmentAt: request.segmentStart)
-                    state.restartedSegments.insert(request.segmentStart)
-                    // The digest may cover bytes that are to be replaced: it is read again as
-                    // the bytes with no gap grow.
-                    state.digestRestarts += 1
-                    receivedAfterRestart = state.map.received
-                    next = connection
-                } else {
-                    state.end =
-                        setup.onServerFileChange == .fail
-                        ? .failed(.serverFileChanged(reason)) : .restart(reason: reason)
-                    stops = Array(state.requests.values)
-                }
-            case .rangesRefused:
-                if state.end == nil {
-                    state.end = .incomplete(progressed: true)
-                    state.rangesRefused = true
-                    stops = Array(state.requests.values)
-                }
-            case .endsAttempt(let end):
-                if state.end == nil {
-                    state.end = end
-                    stops = Array(state.requests.values)
-                }
+        let (recovery, url) = (setup.recovery, setup.url)
+        let action = state.withLock { schedule in
+            schedule.requestEnded(
+                request, connection: connection, segmentStart: request.segmentStart, outcome, durableTo: durable
+            ) { error, retry in
+                recovery.verdict(after: error, from: url, retry: retry)
             }
-            if state.end != nil { state.map.release(connection) }
         }
-        if let receivedAfterRestart {
-            progress.update(totalBytes: receivedAfterRestart, expectedBytes: setup.map.length)
+        if let received = action.receivedAfterRestart {
+            progress.update(totalBytes: received, expectedBytes: setup.map.length)
         }
-        for event in events { publish(event) }
-        for stop in stops { stop.cancel() }
-        if let retryDelay { scheduleRetry(connection, after: retryDelay) }
-        if let next { launch(next) }
+        for event in action.events { publish(event) }
+        for stop in action.stops { stop.cancel() }
+        if let delay = action.retryAfter { scheduleRetry(connection, after: delay) }
+        if let next = action.next { launch(next) }
         finishIfDone()
     }
 
@@ -299,16 +194,12 @@ final class SegmentedTransfer: Sendable {
             guard !Task.isCancelled else { return }
             self.retryFired(connection)
         }
-        let isWanted = state.withLock { state in
-            guard case .scheduling? = state.retries[connection] else { return false }
-            state.retries[connection] = .waiting(timer)
-            return true
-        }
-        if !isWanted { timer.cancel() }
+        // The attempt may have ended meanwhile: then the timer is not wanted.
+        state.withLock { $0.retryScheduled(connection, timer: timer) }?.cancel()
     }
 
     private func retryFired(_ connection: Int) {
-        let isWaiting = state.withLock { $0.retries.removeValue(forKey: connection) != nil }
+        let isWaiting = state.withLock { $0.retryFired(connection) }
         guard isWaiting else { return }
         launch(connection)
         finishIfDone()
@@ -316,42 +207,16 @@ final class SegmentedTransfer: Sendable {
 
     /// Decides how the attempt ends and stops every connection.
     private func end(with end: TransferEnd) {
-        let (stops, retries) = state.withLock { state -> ([SegmentRequest], [Task<Void, Never>]) in
-            guard state.end == nil else { return ([], []) }
-            state.end = end
-            defer { state.retries = [:] }
-            return (Array(state.requests.values), state.retries.values.compactMap(\.task))
-        }
-        for retry in retries { retry.cancel() }
+        let (stops, timers) = state.withLock { $0.endAttempt(end) }
+        for timer in timers { timer.cancel() }
         for stop in stops { stop.cancel() }
         finishIfDone()
     }
 
-    /// Ends the attempt once no connection runs or waits: finished when every byte is on disk,
-    /// else as decided.
+    /// Ends the attempt once no connection runs or waits (see ``SegmentSchedule/finishIfDone()``).
     private func finishIfDone() {
-        var cancelled: [Task<Void, Never>] = []
-        let end = state.withLock { state -> TransferEnd? in
-            guard !state.hasEnded, state.requests.isEmpty else { return nil }
-            if state.end != nil {
-                cancelled = state.retries.values.compactMap(\.task)
-                state.retries = [:]
-            }
-            guard state.retries.isEmpty else { return nil }
-            if state.map.isComplete {
-                switch state.end {
-                case nil, .cancelled?, .incomplete?: state.end = .finished
-                default: break
-                }
-            }
-            // Nothing runs, nothing waits, and bytes are missing: no part was worth a connection
-            // (it cannot happen with a map that hands out every free segment), so the next
-            // attempt continues.
-            let end = state.end ?? .incomplete(progressed: true)
-            state.hasEnded = true
-            return end
-        }
-        for timer in cancelled { timer.cancel() }
+        let (end, timers) = state.withLock { $0.finishIfDone() }
+        for timer in timers { timer.cancel() }
         if let end { finish(end) }
     }
 }
