@@ -49,20 +49,6 @@ extension Download {
             case cancelled
         }
 
-        /// The state without what it holds.
-        enum Phase: Equatable, Sendable {
-            case queued
-            case running(attempt: Int)
-            case stopping(attempt: Int, then: AfterStop)
-            case paused
-            case waitingToRetry(retry: Int, error: DownloadError)
-            case waitingForNetwork(wait: Int, error: DownloadError)
-            case finalizing
-            case failed(DownloadError)
-            case completed(URL)
-            case cancelled
-        }
-
         typealias AfterStop = Download.AfterStop
         typealias Recovery = Download.Recovery
         typealias SlotNeed = Download.SlotNeed
@@ -93,67 +79,6 @@ extension Download {
         init(state: State = .queued, challengeLimit: Int = 0) {
             self.state = state
             self.challengeLimit = challengeLimit
-        }
-
-        var phase: Phase {
-            switch state {
-            case .queued: .queued
-            case .running(let attempt, _): .running(attempt: attempt)
-            case .stopping(let attempt, let then, _): .stopping(attempt: attempt, then: then)
-            case .paused: .paused
-            case .waitingToRetry(let retry, let error, _): .waitingToRetry(retry: retry, error: error)
-            case .waitingForNetwork(let wait, let error, _): .waitingForNetwork(wait: wait, error: error)
-            case .finalizing: .finalizing
-            case .failed(let error): .failed(error)
-            case .completed(let url): .completed(url)
-            case .cancelled: .cancelled
-            }
-        }
-
-        /// The state users see.
-        var publicState: DownloadState {
-            switch state {
-            case .queued: .queued
-            case .running, .stopping, .finalizing: .running
-            case .paused: .paused
-            case .waitingToRetry: .waitingToRetry
-            case .waitingForNetwork: .waitingForNetwork
-            case .failed: .failed
-            case .completed: .completed
-            case .cancelled: .cancelled
-            }
-        }
-
-        var slotNeed: SlotNeed {
-            switch state {
-            case .queued: .waiting
-            case .running, .stopping, .finalizing: .holding
-            case .paused, .waitingToRetry, .waitingForNetwork, .failed, .completed, .cancelled: .none
-            }
-        }
-
-        /// Whether no request is stopping and no file is being moved into place.
-        var isSettled: Bool {
-            switch state {
-            case .stopping, .finalizing: false
-            case .queued, .running, .paused, .waitingToRetry, .waitingForNetwork, .failed, .completed, .cancelled: true
-            }
-        }
-
-        /// The request the running or stopping attempt runs, once it was given.
-        var run: Run? {
-            switch state {
-            case .running(_, let run), .stopping(_, _, let run): run
-            case .queued, .paused, .waitingToRetry, .waitingForNetwork, .finalizing, .failed, .completed, .cancelled:
-                nil
-            }
-        }
-
-        /// Whether the next request hands a `401` or `407` to the download as a challenge, rather
-        /// than failing with it: the download has an authentication handler, and it has not
-        /// answered `challengeLimit` challenges yet.
-        var answersChallenges: Bool {
-            answeredChallenges < challengeLimit
         }
 
         // MARK: - Resources
