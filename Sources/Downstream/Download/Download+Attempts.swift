@@ -21,17 +21,11 @@ extension Download {
         case .continuation:
             break
         }
-        var copy: ExistingCopy?
-        if kind == .run, let check = destinationCheck() {
-            guard let conditional = act(on: check, attempt: attempt) else { return }
-            copy = conditional
-        }
-        sendRequest(attempt, kind, conditionalOn: copy)
+        sendRequest(attempt, kind)
     }
 
-    /// Hands the attempt to the engines; with `copy`, the first request asks for the file only if
-    /// it changed since that copy.
-    func sendRequest(_ attempt: Int, _ kind: AttemptKind, conditionalOn copy: ExistingCopy?) {
+    /// Hands the attempt to the engines (which look at the destination first when a run starts).
+    func sendRequest(_ attempt: Int, _ kind: AttemptKind) {
         if let requestError {
             handle(machine.attemptEnded(attempt, .failed(requestError)))
             return
@@ -41,7 +35,7 @@ extension Download {
             return
         }
         let description = Attempt(
-            number: attempt, kind: kind, url: sources.current, credentials: credentials, existingCopy: copy,
+            number: attempt, kind: kind, url: sources.current, credentials: credentials,
             answersChallenges: machine.answersChallenges, previousChallenges: machine.answeredChallenges,
             rangesRefused: recoveryMemory.rangesRefused)
         let run = engines.run(description, of: target) { [weak self] end in
@@ -76,7 +70,7 @@ extension Download {
             returnConnections: { [weak self] in
                 guard let self else { return }
                 observer.downloadReturnsConnections(self)
-            }, systemTarget: systemTarget)
+            }, systemTarget: systemTarget, deliveredCopies: context.deliveredCopies)
     }
 
     /// Attempt `attempt` ended as its engine reports: the machine decides what comes next, after
@@ -101,17 +95,6 @@ extension Download {
     /// Attempt `attempt` ended with `end` before or without its engine.
     func attemptEnded(_ attempt: Int, _ end: TransferEnd) {
         attemptEnded(attempt, AttemptEnd(end: end))
-    }
-
-    /// The file at the destination is the download's: the record and partial file go (off the
-    /// actor), then attempt `attempt` ends with it.
-    func destinationIsCurrent(_ url: URL, attempt: Int) {
-        let (recordFile, path) = (recordFile, location.path)
-        FileWork.run { [weak self] in
-            recordFile?.remove()
-            POSIXFile.remove(atPath: path)
-            Task { [weak self] in await self?.attemptEnded(attempt, .destinationIsCurrent(url)) }
-        }
     }
 
     /// Asks the authentication handler about `challenge`, which ended request `attempt`, off the

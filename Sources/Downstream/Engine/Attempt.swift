@@ -23,7 +23,7 @@ struct Attempt: Sendable {
     /// `Proxy-Authorization`).
     var credentials: [String: String] = [:]
     /// A copy of the file at the destination: the first request asks for the file only if it
-    /// changed since (ranged engine).
+    /// changed since (ranged engine). Set by the engines' look at the destination.
     var existingCopy: ExistingCopy?
     /// Whether a `401` or `407` is a challenge for the download's authentication handler.
     var answersChallenges = false

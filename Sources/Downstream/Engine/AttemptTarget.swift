@@ -48,6 +48,9 @@ struct AttemptTarget: Sendable {
     var returnConnections: @Sendable () -> Void
     /// What a system task of the download acts on.
     var systemTarget: SystemTransfer.Target
+    /// What the manager knows of the files it delivered (for a destination replaced only if the
+    /// server's file changed).
+    var deliveredCopies: DeliveredCopies? = nil
 
     var partialPath: String { location.path }
 

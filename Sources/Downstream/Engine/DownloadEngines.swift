@@ -26,7 +26,8 @@ struct DownloadEngines: Sendable {
         }
     }
 
-    /// Runs `attempt` on a file-work thread: chooses its engine (``EngineChoice``) and starts it.
+    /// Runs `attempt` on a file-work thread: looks at the destination first for the first attempt
+    /// of a run (``DestinationCheck``), chooses its engine (``EngineChoice``) and starts it.
     /// A range that ended where it was meant to, with bytes written, is followed by the next
     /// (chosen again: the first range may show the file can come in segments) in the same
     /// attempt, until the attempt ends otherwise or is stopped. `end` hears the attempt's end once.
@@ -34,8 +35,41 @@ struct DownloadEngines: Sendable {
         _ attempt: Attempt, of target: AttemptTarget, end: @escaping @Sendable (AttemptEnd) -> Void
     ) -> RunningAttempt {
         let running = RunningAttempt(number: attempt.number)
-        FileWork.run { step(attempt, of: target, in: running, end: end) }
+        FileWork.run {
+            guard attempt.kind == .run else { return step(attempt, of: target, in: running, end: end) }
+            checkDestination(attempt, of: target, in: running, end: end)
+        }
         return running
+    }
+
+    /// What the file at the destination means for the first attempt of a run: its end (the file
+    /// is the download's, or may not be replaced), or a request for the file only if it changed.
+    private func checkDestination(
+        _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
+        end: @escaping @Sendable (AttemptEnd) -> Void
+    ) {
+        let check = DestinationCheck(
+            request: target.request, recordFile: target.recordFile, partialPath: target.partialPath,
+            deliveredCopies: target.deliveredCopies)
+        switch check.run() {
+        case nil:
+            step(attempt, of: target, in: running, end: end)
+        case .current(let url):
+            // The file was there already: no record, no partial file is left behind.
+            target.recordFile.remove()
+            POSIXFile.remove(atPath: target.partialPath)
+            end(AttemptEnd(end: .destinationIsCurrent(url)))
+        case .conflict(let error):
+            if !error.isResumable {
+                // Nothing was downloaded: nothing to keep, no record to leave behind.
+                target.recordFile.remove()
+            }
+            end(AttemptEnd(end: .failed(error)))
+        case .conditional(let copy):
+            var conditional = attempt
+            conditional.existingCopy = copy
+            step(conditional, of: target, in: running, end: end)
+        }
     }
 
     /// The facts the engine of `attempt` is chosen on. Reads the partial file's length when the
