@@ -49,7 +49,7 @@ extension Download {
     /// What the engines act on for this download, and whom they tell; nil for a request that
     /// cannot be downloaded (it has no record).
     func attemptTarget() -> AttemptTarget? {
-        guard let recordFile, let systemTarget else { return nil }
+        guard let recordFile else { return nil }
         let observer = context.observer
         return AttemptTarget(
             downloadID: id, request: request, location: location, recordFile: recordFile,
@@ -70,7 +70,9 @@ extension Download {
             returnConnections: { [weak self] in
                 guard let self else { return }
                 observer.downloadReturnsConnections(self)
-            }, systemTarget: systemTarget, deliveredCopies: context.deliveredCopies)
+            },
+            // Made only for a manager with a system session: it is two more closures per attempt.
+            systemTarget: engines.system == nil ? nil : systemTarget, deliveredCopies: context.deliveredCopies)
     }
 
     /// Attempt `attempt` ended as its engine reports: the machine decides what comes next, after

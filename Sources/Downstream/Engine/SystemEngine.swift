@@ -21,7 +21,7 @@ struct SystemEngine: AttemptEngine {
         _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
         end: @escaping @Sendable (AttemptEnd) -> Void
     ) {
-        guard let session = router.session else {
+        guard let session = router.session, let systemTarget = target.systemTarget else {
             return end(.notSent(.invalidRequest("the manager's system session is closed")))
         }
         let request = target.request
@@ -48,7 +48,7 @@ struct SystemEngine: AttemptEngine {
             earliestBeginDate: resumeData == nil ? request.earliestBeginDate : nil,
             expectedByteCount: request.expectedByteCount)
         let transfer = SystemTransfer(
-            target: target.systemTarget, session: session, backgroundEvents: router.backgroundEvents,
+            target: systemTarget, session: session, backgroundEvents: router.backgroundEvents,
             usesResumeData: resumeData != nil, announcesResume: attempt.kind == .run)
         transfer.setAttempt(attempt.number)
         let launched = running.launch(transfer) {
