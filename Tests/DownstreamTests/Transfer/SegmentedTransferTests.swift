@@ -28,6 +28,21 @@ import Testing
 
     static var cancelled: TransportFailure { TransportFailure(code: .cancelled, reason: "cancelled") }
 
+    /// Starts the file over two connections, a segment of 20 bytes each, and answers both with
+    /// their ranges: the transfer, its ends, and the two requests.
+    static func startAnswered(
+        _ bench: TransferBench, clock: any Clock<Duration> = ContinuousClock(),
+        network: any NetworkMonitor = FixedNetwork(isUp: true)
+    ) async -> (SegmentedTransfer, AsyncStream<SegmentedTransfer.Ending>, ScriptedRequest, ScriptedRequest) {
+        let (transfer, ends) = bench.startSegmented(
+            SegmentMap(length: 40, connections: 2, minimumSize: 10), connections: 2, clock: clock, network: network)
+        let first = await bench.transport.request(1)
+        let second = await bench.transport.request(2)
+        respond(first, 0..<20)
+        respond(second, 20..<40)
+        return (transfer, ends, first, second)
+    }
+
     @Test func eachConnectionAsksForItsSegmentAndWritesItInPlace() async throws {
         let bench = try Self.bench()
         let (_, ends) = bench.startSegmented(SegmentMap(length: 40, connections: 2, minimumSize: 10), connections: 2)
@@ -59,12 +74,7 @@ import Testing
     @Test func aFailedSegmentRetriesAloneFromItsBytesOnDiskAfterThePolicysDelay() async throws {
         let bench = try Self.bench()
         let clock = ManualClock()
-        let (_, ends) = bench.startSegmented(
-            SegmentMap(length: 40, connections: 2, minimumSize: 10), connections: 2, clock: clock)
-        let first = await bench.transport.request(1)
-        let second = await bench.transport.request(2)
-        Self.respond(first, 0..<20)
-        Self.respond(second, 20..<40)
+        let (_, ends, first, second) = await Self.startAnswered(bench, clock: clock)
         second.send(Array(Self.body[20..<25]))
         first.send(Array(Self.body[0..<20]))
         first.complete()
@@ -89,13 +99,8 @@ import Testing
         let bench = try Self.bench()
         // The retries would wait on this clock, which never moves: only an end without them
         // ends the test.
-        let (_, ends) = bench.startSegmented(
-            SegmentMap(length: 40, connections: 2, minimumSize: 10), connections: 2, clock: ManualClock(),
-            network: FixedNetwork(isUp: false))
-        let first = await bench.transport.request(1)
-        let second = await bench.transport.request(2)
-        Self.respond(first, 0..<20)
-        Self.respond(second, 20..<40)
+        let (_, ends, first, second) = await Self.startAnswered(
+            bench, clock: ManualClock(), network: FixedNetwork(isUp: false))
         first.send(Array(Self.body[0..<6]))
         second.complete(TransportFailure(code: .notConnectedToInternet, reason: "the network is down"))
         // The download decides now (it waits for the network): the other connection stops.
@@ -127,12 +132,7 @@ import Testing
 
     @Test func aStopKeepsEachSegmentsBytesInTheRecord() async throws {
         let bench = try Self.bench()
-        let (transfer, ends) = bench.startSegmented(
-            SegmentMap(length: 40, connections: 2, minimumSize: 10), connections: 2)
-        let first = await bench.transport.request(1)
-        let second = await bench.transport.request(2)
-        Self.respond(first, 0..<20)
-        Self.respond(second, 20..<40)
+        let (transfer, ends, first, second) = await Self.startAnswered(bench)
         first.send(Array(Self.body[0..<8]))
         second.send(Array(Self.body[20..<24]))
         transfer.stop(keepingResumeData: true)
