@@ -116,18 +116,6 @@ import Testing
         #expect(machine.settledWaiters().isEmpty, "each waiter is resumed once")
     }
 
-    @Test func aRequestGivenForAnAttemptThatDoesNotRunStopsTheProgram() async {
-        await #expect(processExitsWith: .failure) {
-            var machine = Download.StateMachine<Int, Int, Int>(state: .paused)
-            machine.attemptStarted(1, 42)
-        }
-        await #expect(processExitsWith: .failure) {
-            var machine = Download.StateMachine<Int, Int, Int>()
-            _ = machine.start()
-            _ = machine.finalized(.success(URL(fileURLWithPath: "/tmp/file.bin")))
-        }
-    }
-
     @Test func pauseStopsTheAttemptAndWaitsForItsEnd() {
         var machine = Machine()
         _ = machine.start()
