@@ -219,6 +219,11 @@ final class Session {
     /// bytes on disk and its record saved, for the next run to continue.
     private func pauseAll() async {
         let downloads = jobs.indices.filter { !jobs[$0].isFinished }.map { self.downloads[$0] }
+        // Those that wait first (queued, or waiting to retry): a running download that stops
+        // gives its slot back, and a queued one would take it and start.
+        for download in downloads where download.state != .running {
+            await download.pause()
+        }
         await withTaskGroup(of: Void.self) { group in
             for download in downloads {
                 group.addTask { await download.pause() }
