@@ -38,7 +38,7 @@ extension Download {
         }
         timer?.cancel()
         changed.setAttempt(attempt)
-        machine.attemptStarted(attempt, RunningAttempt(number: attempt, running: changed))
+        machine.attemptStarted(attempt, RunningAttempt(running: changed))
         // Through the machine's transition, as every change: the manager hears the download
         // holds a slot now, and counts it in its limits.
         transitioned {

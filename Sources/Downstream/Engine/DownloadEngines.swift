@@ -34,7 +34,7 @@ struct DownloadEngines: Sendable {
     func run(
         _ attempt: Attempt, of target: AttemptTarget, end: @escaping @Sendable (AttemptEnd) -> Void
     ) -> RunningAttempt {
-        let running = RunningAttempt(number: attempt.number)
+        let running = RunningAttempt()
         FileWork.run {
             guard attempt.kind == .run else { return step(attempt, of: target, in: running, end: end) }
             checkDestination(attempt, of: target, in: running, end: end)
@@ -55,9 +55,7 @@ struct DownloadEngines: Sendable {
         case nil:
             step(attempt, of: target, in: running, end: end)
         case .current(let url):
-            // The file was there already: no record, no partial file is left behind.
-            target.recordFile.remove()
-            POSIXFile.remove(atPath: target.partialPath)
+            Self.forgetPartial(of: target)
             end(AttemptEnd(end: .destinationIsCurrent(url)))
         case .conflict(let error):
             if !error.isResumable {
@@ -70,6 +68,13 @@ struct DownloadEngines: Sendable {
             conditional.existingCopy = copy
             step(conditional, of: target, in: running, end: end)
         }
+    }
+
+    /// The file at the destination is the download's already: no record and no partial file are
+    /// left behind.
+    private static func forgetPartial(of target: AttemptTarget) {
+        target.recordFile.remove()
+        POSIXFile.remove(atPath: target.partialPath)
     }
 
     /// The facts the engine of `attempt` is chosen on. Reads the partial file's length when the
@@ -113,9 +118,7 @@ struct DownloadEngines: Sendable {
                 FileWork.run { step(next, of: target, in: running, end: end) }
             case .destinationIsCurrent:
                 FileWork.run {
-                    // The file was there already: no record, no partial file is left behind.
-                    target.recordFile.remove()
-                    POSIXFile.remove(atPath: target.partialPath)
+                    Self.forgetPartial(of: target)
                     end(attemptEnd)
                 }
             default:

@@ -90,7 +90,7 @@ struct RangedEngine: AttemptEngine {
             }
         }
         let setup = RangedTransfer.Setup(
-            attempt: attempt.number, url: url, plan: plan, announcesResume: attempt.kind == .run,
+            url: url, plan: plan, announcesResume: attempt.kind == .run,
             partialPath: target.partialPath, namesFile: request.destination.fileURL == nil, record: record,
             recordFile: target.recordFile, settings: settings.transfer, downloadID: target.downloadID,
             answersChallenges: attempt.answersChallenges, previousChallenges: attempt.previousChallenges,

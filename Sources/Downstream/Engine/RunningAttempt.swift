@@ -27,14 +27,11 @@ final class RunningAttempt: Sendable {
         var isStopped = false
     }
 
-    /// The download's number for the attempt.
-    let number: Int
     private let state: Locked<State>
 
     /// An attempt about to be prepared, or one that runs `transfer` already (a system task
     /// adopted after a relaunch).
-    init(number: Int, running transfer: (any AttemptTransfer)? = nil) {
-        self.number = number
+    init(running transfer: (any AttemptTransfer)? = nil) {
         state = Locked(State(transfer: transfer))
     }
 

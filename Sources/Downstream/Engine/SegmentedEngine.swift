@@ -54,7 +54,7 @@ struct SegmentedEngine: AttemptEngine {
         }
         let settings = target.settings
         let setup = SegmentedTransfer.Setup(
-            attempt: attempt.number, url: url, request: urlRequest, record: record, recordFile: target.recordFile,
+            url: url, request: urlRequest, record: record, recordFile: target.recordFile,
             partialPath: target.partialPath, map: map, connections: connections,
             maximumBytesPerRequest: settings.maximumBytesPerRequest, announcesResume: attempt.kind == .run,
             onServerFileChange: target.request.onServerFileChange, overlapLength: Int64(settings.overlapLength),

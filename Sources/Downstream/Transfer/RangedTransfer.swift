@@ -38,7 +38,6 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
 
     /// What one request is for.
     struct Setup: Sendable {
-        var attempt: Int
         /// The URL asked for (before redirects).
         var url: URL
         var plan: AttemptPlan

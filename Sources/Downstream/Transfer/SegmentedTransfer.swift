@@ -27,7 +27,6 @@ import Foundation
 final class SegmentedTransfer: Sendable {
     /// What the attempt is for.
     struct Setup: Sendable {
-        var attempt: Int
         /// The URL asked for (before redirects); the record's validator is this URL's.
         var url: URL
         /// The request to ``url`` each connection sends, with its own `Range` and `If-Range`.
@@ -110,7 +109,6 @@ final class SegmentedTransfer: Sendable {
         records = Locked(Records(resume: setup.record))
     }
 
-    var attemptNumber: Int? { setup.attempt }
     var downloadID: DownloadID { setup.downloadID }
     var limiter: BandwidthLimiter? { setup.settings.limiter }
     /// Each connection's checkpoints: after fewer bytes than one connection's, so that a kill

@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func aStopBeforeTheRequestIsLaunchedKeepsItFromStarting() {
-        let running = RunningAttempt(number: 3)
+        let running = RunningAttempt()
         running.stop(keepingResumeData: false)
         let transfer = StoppableTransfer()
         var started = false
@@ -131,7 +131,7 @@ import Testing
     }
 
     @Test func aStopAfterTheLaunchReachesTheRequest() {
-        let running = RunningAttempt(number: 3)
+        let running = RunningAttempt()
         let transfer = StoppableTransfer()
         #expect(running.launch(transfer) {})
         #expect(running.runs(transfer))

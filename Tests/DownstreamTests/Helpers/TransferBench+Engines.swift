@@ -39,7 +39,7 @@ extension TransferBench {
         retryPolicy: RetryPolicy = RetryPolicy(), network: any NetworkMonitor = FixedNetwork(isUp: true)
     ) -> (SegmentedTransfer, AsyncStream<SegmentedTransfer.Ending>) {
         let setup = SegmentedTransfer.Setup(
-            attempt: 1, url: url, request: URLRequest(url: url), record: recordFile.record.resume,
+            url: url, request: URLRequest(url: url), record: recordFile.record.resume,
             recordFile: recordFile, partialPath: partialPath, map: map, connections: connections,
             maximumBytesPerRequest: nil, announcesResume: true, onServerFileChange: .restart, overlapLength: 0,
             isNewURL: false, settings: Self.settings(),

@@ -61,7 +61,7 @@ final class TransferBench {
         answersChallenges: Bool = false
     ) -> (RangedTransfer, ScriptedRequest) {
         let setup = RangedTransfer.Setup(
-            attempt: 1, url: url, plan: plan, announcesResume: true, partialPath: partialPath, namesFile: true,
+            url: url, plan: plan, announcesResume: true, partialPath: partialPath, namesFile: true,
             record: recordFile.record.resume, recordFile: recordFile, settings: settings,
             downloadID: recordFile.record.id, answersChallenges: answersChallenges, previousChallenges: 0,
             // A digest in the record is the request's expected one's, as a download sets it up.

@@ -270,7 +270,7 @@ import Testing
     @Test func aStopBeforeTheTransportsTaskExistsCancelsItAsItArrives() throws {
         let bench = try TransferBench()
         let setup = RangedTransfer.Setup(
-            attempt: 1, url: bench.url, plan: TransferBench.wholeFile(), announcesResume: true,
+            url: bench.url, plan: TransferBench.wholeFile(), announcesResume: true,
             partialPath: bench.partialPath, namesFile: false, record: ResumeRecord(url: bench.url),
             recordFile: bench.recordFile, settings: TransferBench.settings(), downloadID: DownloadID(),
             answersChallenges: false, previousChallenges: 0)
