@@ -62,13 +62,6 @@ func single(_ arguments: Arguments) async throws {
         exit(2)
     }
     let destination = URL(fileURLWithPath: arguments.positional[1])
-    #if os(Linux)
-        // A child inherits an ignored signal, and the test process had SIGPIPE ignored at the
-        // moment it spawned us in one full run (which of its libraries did that is not known).
-        // Start from the default, so that what is printed at the end is what this process's
-        // downloads did to it.
-        signal(SIGPIPE, SIG_DFL)
-    #endif
     let manager = try DownloadManager(
         configuration: .init(identifier: "test-client") {
             $0.storage.directory = destination.deletingLastPathComponent().appendingPathComponent(".store")

@@ -89,6 +89,17 @@ final class SpawnedProcess: Sendable {
         var attributes = Self.noAttributes
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
+        // A child inherits the signals its parent ignores and the spawning thread's mask: it
+        // starts with the usual dispositions and nothing blocked, whatever a library of this
+        // process did (the test process once had SIGPIPE ignored when it spawned a client).
+        var usual = sigset_t()
+        sigemptyset(&usual)
+        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&usual, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &usual)
+        var nothing = sigset_t()
+        sigemptyset(&nothing)
+        posix_spawnattr_setsigmask(&attributes, &nothing)
+        flags |= Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
         posix_spawnattr_setflags(&attributes, flags)
 
         let argv = [executable.path] + arguments
