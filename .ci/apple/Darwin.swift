@@ -176,6 +176,21 @@ public var POSIX_SPAWN_CLOEXEC_DEFAULT: Int32 { fatalError() }
     _: UnsafeMutablePointer<posix_spawnattr_t?>!, _: Int16
 ) -> Int32 { fatalError() }
 
+// <spawn.h> posix_spawnattr_setsigdefault.
+@available(macOS 10.5, iOS 2.0, *)
+@available(watchOS, unavailable)
+@available(tvOS, unavailable)
+@discardableResult public func posix_spawnattr_setsigdefault(
+    _: UnsafeMutablePointer<posix_spawnattr_t?>!, _: UnsafePointer<sigset_t>!
+) -> Int32 { fatalError() }
+// <spawn.h> posix_spawnattr_setsigmask.
+@available(macOS 10.5, iOS 2.0, *)
+@available(watchOS, unavailable)
+@available(tvOS, unavailable)
+@discardableResult public func posix_spawnattr_setsigmask(
+    _: UnsafeMutablePointer<posix_spawnattr_t?>!, _: UnsafePointer<sigset_t>!
+) -> Int32 { fatalError() }
+
 // MARK: - Linux names that Darwin does not have
 
 // The package's Linux branches use these; a Darwin branch copied from one of them must fail.
