@@ -145,12 +145,14 @@ struct SegmentedDownloadTests {
             let url = fixture.serve("/refused.bin", body) { $0.faults = [.none, .ignoreRange] }
             let download = await fixture.manager.download(from: url, to: .file(fixture.file("refused.bin")))
             try body.expectMatches(try await download.fileURL)
-            // After the 200, the rest comes in one open-ended request from the first gap.
+            // After the 200, the rest comes in one open-ended request from the first gap. (The
+            // server logs a request when its connection ends: a segment's request stopped by the
+            // 200 may be logged after that one.)
             let requests = fixture.server.requests("/refused.bin")
-            #expect(requests.contains { $0.status == 200 })
-            let last = try #require(requests.last)
-            #expect(last.status == 206)
-            #expect(last.rangeEnd == nil)
+            let refusal = try #require(requests.firstIndex { $0.status == 200 })
+            let rest = requests[refusal...].filter { $0.status == 206 && $0.rangeEnd == nil }
+            #expect(rest.count == 1)
+            let last = try #require(rest.first)
             #expect(last.bodyBytesSent == body.count - (last.rangeStart ?? 0))
             #expect(try #require(last.rangeStart) >= fixture.rangeStart(continuing: 256 * Self.kibibyte))
         }
