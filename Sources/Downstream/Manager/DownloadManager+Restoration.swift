@@ -30,24 +30,28 @@ extension DownloadManager {
         init(
             store: DownloadStore, context: Download.Context, partialsDirectory: URL?
         ) {
-            let contents = store.load()
-            issues = contents.issues
             defer {
                 if let partialsDirectory {
                     removeUnknownPartials(in: partialsDirectory)
                 }
             }
-            for loaded in contents.records {
+            // One record at a time, straight into its download: the records are not all in
+            // memory at once (100,000 would be 100 MB).
+            var restored: [(created: Date, download: Download, wasInterrupted: Bool)] = []
+            issues = store.load { loaded in
                 switch Self.restore(loaded, store: store, context: context) {
                 case .gone:
                     break
                 case .kept(let record):
                     kept[record.location] = record
                 case .download(let download, let wasInterrupted):
-                    downloads.append(download)
-                    if wasInterrupted { interrupted.append(download) }
+                    restored.append((loaded.record.created, download, wasInterrupted))
                 }
             }
+            // Oldest first, as they were made.
+            restored.sort { ($0.created, $0.download.id.rawValue.uuidString) < ($1.created, $1.download.id.rawValue.uuidString) }
+            downloads = restored.map(\.download)
+            interrupted = restored.filter(\.wasInterrupted).map(\.download)
         }
 
         /// What a stored record comes to.
@@ -69,19 +73,19 @@ extension DownloadManager {
             placeClaim: PlaceClaim? = nil
         ) -> Restored {
             var record = loaded.record
-            var position = loaded.position
+            var place = loaded.place
             let location = record.location
             let partialLength = POSIXFile.length(atPath: location.path)
             switch record.intent {
             case .cancelled:
                 // A cancellation that did not finish: finish it.
                 POSIXFile.remove(atPath: location.path)
-                store.remove(record.id)
+                store.remove(record.id, from: place)
                 return .gone
             case .kept:
                 // The bytes are in the partial file, or with the system (its resume data).
                 guard partialLength != nil || record.systemResumeData != nil else {
-                    store.remove(record.id)
+                    store.remove(record.id, from: place)
                     return .gone
                 }
                 return .kept(record)
@@ -92,16 +96,16 @@ extension DownloadManager {
                 if record.resume.durableLength == record.resume.expectedLength {
                     // Every byte was received and the partial file is gone: it was delivered,
                     // and the process ended before the record was removed.
-                    store.remove(record.id)
+                    store.remove(record.id, from: place)
                     return .gone
                 }
                 // The bytes are gone: start again from the first.
                 record.resume = .startingOver(url: record.request.url)
-                position = (try? store.update(record, after: position)) ?? position
+                place = (try? store.update(record, at: place)) ?? place
             }
             let download = Download(
                 id: record.id, request: record.downloadRequest, location: location, context: context,
-                recordFile: DownloadRecordFile(store: store, record: record, position: position),
+                recordFile: DownloadRecordFile(store: store, record: record, place: place),
                 requestError: nil, placeClaim: placeClaim,
                 startsPaused: true)
             context.engines.system?.router.register(download)

@@ -151,12 +151,12 @@ extension DownloadManager {
             record.systemResumeData = keptRecord.systemResumeData
             record.sources = keptRecord.sources
         }
-        let position = try store.create(record)
+        let place = try store.create(record)
         if let keptRecord, keptRecord.intent == .kept {
             // Saved first: a process killed in between still has one record for the data.
             store.remove(keptRecord.id)
         }
-        return DownloadRecordFile(store: store, record: record, position: position)
+        return DownloadRecordFile(store: store, record: record, place: place)
     }
 
     private static func validate(_ request: DownloadRequest) -> DownloadError? {

@@ -1,24 +1,25 @@
-/// One download's record in the store: changed and written under one lock, so that the file
+/// One download's record in the store: changed and written under one lock, so that the store
 /// always ends with the latest change, whichever thread (the download's actor, or the session's
-/// delegate queue for the engine's progress) made it.
+/// delegate queue for the engine's progress) made it. The record is in the store's journal until
+/// it protects bytes, then in a file of its own (see ``DownloadStore``).
 ///
 /// Writes are small and rare (a state change, a response, a checkpoint every few megabytes),
 /// never per chunk, and only when the record changed.
 final class DownloadRecordFile: Sendable {
     private struct State {
         var record: StoredDownload
-        /// Where the latest copy is in the file.
-        var position: RecordSlots.Position
+        /// Where the latest copy is.
+        var place: RecordPlace
         var isRemoved = false
     }
 
     private let store: DownloadStore
     private let state: Locked<State>
 
-    /// A record whose latest copy is at `position` in its file.
-    init(store: DownloadStore, record: StoredDownload, position: RecordSlots.Position) {
+    /// A record whose latest copy is at `place`.
+    init(store: DownloadStore, record: StoredDownload, place: RecordPlace) {
         self.store = store
-        self.state = Locked(State(record: record, position: position))
+        self.state = Locked(State(record: record, place: place))
     }
 
     var record: StoredDownload {
@@ -34,7 +35,7 @@ final class DownloadRecordFile: Sendable {
             change(&state.record)
             guard state.record != before else { return nil }
             do throws(DownloadError) {
-                state.position = try store.update(state.record, after: state.position)
+                state.place = try store.update(state.record, at: state.place)
                 return nil
             } catch {
                 // What is in memory stays what is on disk, so that the same change is tried again.
@@ -49,7 +50,7 @@ final class DownloadRecordFile: Sendable {
     func remove() {
         state.withLock { state in
             state.isRemoved = true
-            store.remove(state.record.id)
+            store.remove(state.record.id, from: state.place)
         }
     }
 }

@@ -11,12 +11,23 @@ import Foundation
 /// The directory where a manager keeps one record per download, so that its downloads survive
 /// the process.
 ///
-/// Each record is a file named by download identifier, holding the record as JSON in two slots
-/// (see ``RecordSlots``): the file is made once, with the first copy, and each update overwrites
-/// the older slot in place, so that a process killed (or a power cut, with `synchronizes`) at any
-/// instant leaves a whole copy, old or new. Updates make no new file: on ext4, each new file
-/// costs an inode allocation, which is slow for about 30 seconds after many files were deleted,
-/// and a download's record changes several times in its life.
+/// A record lives in one of two places (``RecordPlace``):
+/// - **The journal** (``StoreJournal``), one append-only file for every download that has no
+///   bytes to protect yet: queued, paused before its first byte, or a small file that finishes
+///   before its first checkpoint. A change appends a frame; queueing 100,000 downloads writes one
+///   file, not 100,000.
+/// - **A file of its own**, from the first change that protects bytes (bytes on disk the record
+///   calls durable, or a system task's resume data) to the download's end. The file is named by
+///   download identifier and holds the record as JSON in two slots (see ``RecordSlots``): it is
+///   made once, and each update overwrites the older slot in place, so that a process killed (or
+///   a power cut, with `synchronizes`) at any instant leaves a whole copy, old or new. Updates
+///   make no new file: on ext4, each new file costs an inode allocation, which is slow for about
+///   30 seconds after many files were deleted.
+///
+/// A record moves from the journal to its file by writing the file, then a removal frame: a
+/// process killed in between leaves both, and the file wins. A store shared by processes keeps
+/// every record in a file of its own (the journal belongs to one process), as records of older
+/// versions are.
 ///
 /// The store belongs to one manager at a time: within a process by identifier, and by
 /// ``StoreLock`` (a record lock on `.lock` in the directory, which the kernel releases when the
@@ -40,6 +51,10 @@ final class DownloadStore: Sendable {
     private let duringWrite: (@Sendable () -> Void)?
     /// For a store shared by processes, which of them has which place.
     let claims: StoreClaims?
+    /// The journal of records with no bytes to protect; nil in a store shared by processes.
+    let journal: StoreJournal?
+    /// Damage the journal had when it was opened.
+    let journalIssue: RestorationIssue?
 
     /// Claims `identifier` in this process and the store at `directory` among processes.
     ///
@@ -66,6 +81,13 @@ final class DownloadStore: Sendable {
             try POSIXFile.checkIsOwnDirectory(directory)
             claims = sharedByProcesses ? try StoreClaims.of(directory) : nil
             storeLock = try StoreLock.take(directory, shared: sharedByProcesses)
+            if sharedByProcesses {
+                (journal, journalIssue) = (nil, nil)
+            } else {
+                let opening = try StoreJournal.open(
+                    in: directory.path, synchronizes: synchronizes, duringWrite: duringWrite)
+                (journal, journalIssue) = (opening.journal, opening.issue)
+            }
         } catch {
             _ = Self.identifiersInUse.withLock { $0.remove(identifier) }
             throw error
@@ -87,6 +109,7 @@ final class DownloadStore: Sendable {
     /// longer written or removed.
     func release() {
         guard isReleased.setFirst() else { return }
+        journal?.close()
         storeLock.release()
         _ = Self.identifiersInUse.withLock { $0.remove(identifier) }
     }
@@ -96,13 +119,27 @@ final class DownloadStore: Sendable {
         "\(directoryPath)/\(id.rawValue.uuidString).\(Self.recordExtension)"
     }
 
-    /// Writes the first copy of a new record, in a new file; returns where the copy is.
-    func create(_ record: StoredDownload) throws(DownloadError) -> RecordSlots.Position {
+    /// Writes a new record: in the journal when it protects no bytes, else in a new file of its
+    /// own; returns where it is.
+    func create(_ record: StoredDownload) throws(DownloadError) -> RecordPlace {
+        guard !isReleased.value else { return .journal }
+        if let journal, !record.protectsBytes {
+            try journal.put(record.id, payload: record.json(relativeTo: bases))
+            return .journal
+        }
+        return .file(try createFile(record))
+    }
+
+    /// Writes the first copy of a record, in a new file; returns where the copy is.
+    private func createFile(_ record: StoredDownload) throws(DownloadError) -> RecordSlots.Position {
         let payload = record.json(relativeTo: bases)
-        let position = RecordSlots.firstPosition(for: payload.count)
-        guard !isReleased.value else { return position }
         let path = path(for: record.id)
-        let descriptor = try POSIXFile.openForWriting(atPath: path, exclusive: true)
+        guard let descriptor = try? POSIXFile.openForWriting(atPath: path, exclusive: true) else {
+            // Left by a process killed after it wrote the file and before the journal's
+            // removal frame: replaced.
+            return try replace(path, with: payload, sequence: 0)
+        }
+        let position = RecordSlots.firstPosition(for: payload.count)
         do {
             try writeAll(RecordSlots.file(payload, at: position), to: descriptor, at: 0, path: path)
             POSIXFile.close(descriptor)
@@ -114,14 +151,33 @@ final class DownloadStore: Sendable {
         return position
     }
 
+    /// Writes `record` over its copy at `place`; returns where the new copy is. A record in the
+    /// journal that now protects bytes moves to a file of its own.
+    func update(_ record: StoredDownload, at place: RecordPlace) throws(DownloadError) -> RecordPlace {
+        guard !isReleased.value else { return place }
+        switch place {
+        case .journal:
+            guard let journal else { return .file(try createFile(record)) }
+            guard record.protectsBytes else {
+                try journal.put(record.id, payload: record.json(relativeTo: bases))
+                return .journal
+            }
+            let position = try createFile(record)
+            // The file wins over the journal's frame: a failure here leaves both, harmlessly.
+            try? journal.remove(record.id)
+            return .file(position)
+        case .file(let position):
+            return .file(try updateFile(record, after: position))
+        }
+    }
+
     /// Writes `record` as the copy after the one at `position`, over the older copy; returns
     /// where the new copy is.
-    func update(
+    private func updateFile(
         _ record: StoredDownload, after position: RecordSlots.Position
     ) throws(DownloadError) -> RecordSlots.Position {
         let payload = record.json(relativeTo: bases)
         let next = position.next
-        guard !isReleased.value else { return next }
         let path = path(for: record.id)
         guard next.fits(payload.count) else {
             return try replace(path, with: payload, sequence: next.sequence)
@@ -167,139 +223,20 @@ final class DownloadStore: Sendable {
         }
     }
 
-    func remove(_ id: DownloadID) {
+    /// Removes record `id` from `place`, or from wherever it is when `place` is nil.
+    func remove(_ id: DownloadID, from place: RecordPlace? = nil) {
         guard !isReleased.value else { return }
-        POSIXFile.remove(atPath: path(for: id))
+        if place != .journal {
+            POSIXFile.remove(atPath: path(for: id))
+        }
+        // Nothing is written when the journal does not hold it.
+        try? journal?.remove(id)
     }
 
     /// A record read back, and where its latest copy is.
     struct LoadedRecord: Sendable {
         var record: StoredDownload
-        var position: RecordSlots.Position
+        var place: RecordPlace
     }
 
-    /// What the store held at launch.
-    struct Contents: Sendable {
-        var records: [LoadedRecord] = []
-        var issues: [RestorationIssue] = []
-    }
-
-    /// Reads every record, oldest first. Records that cannot be used (damaged, truncated, or
-    /// written by a newer version) are renamed aside and reported; files of a record whose
-    /// creation was interrupted, and temporary files of a replacement that was, are deleted.
-    ///
-    /// - Parameter repairing: false to only read: in a store shared by processes, what looks
-    ///   interrupted may be another process's work under way.
-    func load(repairing: Bool = true) -> Contents {
-        var contents = Contents()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in names {
-            let file = directory.appendingPathComponent(name, isDirectory: false)
-            if AtomicFile.isTemporary(name) {
-                if repairing { POSIXFile.remove(file) }
-                continue
-            }
-            guard file.pathExtension == Self.recordExtension else { continue }
-            let aside: (String, String) -> RestorationIssue = { [self] suffix, reason in
-                repairing
-                    ? setAside(file, as: suffix, because: reason) : RestorationIssue(recordURL: file, reason: reason)
-            }
-            switch Self.read(file, bases: bases) {
-            case .record(let loaded):
-                guard file.deletingPathExtension().lastPathComponent == loaded.record.id.rawValue.uuidString else {
-                    contents.issues.append(aside(Self.corruptExtension, "its name does not match its identifier"))
-                    continue
-                }
-                contents.records.append(loaded)
-            case .empty:
-                if repairing { POSIXFile.remove(file) }
-            case .damaged(let reason):
-                contents.issues.append(aside(Self.corruptExtension, reason))
-            case .newer(let reason):
-                contents.issues.append(aside(Self.unsupportedExtension, reason))
-            case .unresolved(let reason):
-                // Left as it is: a launch that names the directory again restores it.
-                contents.issues.append(RestorationIssue(recordURL: file, reason: reason))
-            }
-        }
-        contents.records.sort {
-            ($0.record.created, $0.record.id.rawValue.uuidString) < (
-                $1.record.created, $1.record.id.rawValue.uuidString
-            )
-        }
-        return contents
-    }
-
-    /// Reads record `id` as it is now, if it is there and whole.
-    func loadRecord(_ id: DownloadID) -> LoadedRecord? {
-        guard case .record(let loaded) = Self.read(URL(fileURLWithPath: path(for: id)), bases: bases),
-            loaded.record.id == id
-        else { return nil }
-        return loaded
-    }
-
-    /// What a record file holds.
-    enum FileContents {
-        case record(LoadedRecord)
-        /// Nothing: the process ended while the file was being made.
-        case empty
-        case damaged(String)
-        /// Written by a newer version of Downstream.
-        case newer(String)
-        /// Its paths are relative to a directory the configuration does not name (this time).
-        case unresolved(String)
-    }
-
-    /// Reads the record file `file`, with its paths resolved against `bases` (by default, the
-    /// home directory and the store that holds the file).
-    static func read(_ file: URL, bases: PathBases? = nil) -> FileContents {
-        guard let data = try? Data(contentsOf: file) else { return .damaged("it cannot be read") }
-        let payload: Data
-        let position: RecordSlots.Position
-        switch RecordSlots.read(data) {
-        case .record(let bytes, let at, _):
-            (payload, position) = (bytes, at)
-        case .empty:
-            return .empty
-        case .damaged(let reason):
-            return .damaged("it is damaged: \(reason)")
-        case .newerFormat(let version):
-            return .newer("it was written by a newer version of Downstream (file format \(version))")
-        }
-        // The common case parses once; the version decides between damaged and newer.
-        let decoder = JSONDecoder()
-        do {
-            let stored = try decoder.decode(StoredDownload.self, from: payload)
-            guard stored.version <= StoredDownload.currentVersion else { return .newer(newerVersion(stored.version)) }
-            let bases = bases ?? PathBases(home: NSHomeDirectory(), store: file.deletingLastPathComponent().path)
-            guard let record = stored.resolvingPaths(bases) else {
-                return .unresolved(
-                    "it names its files relative to a directory the configuration does not name "
-                        + "(storage.relocatableDirectories): \(stored.partialPath)")
-            }
-            return .record(LoadedRecord(record: record, position: position))
-        } catch {
-            if let version = (try? decoder.decode(VersionProbe.self, from: payload))?.version,
-                version > StoredDownload.currentVersion
-            {
-                return .newer(newerVersion(version))
-            }
-            return .damaged("it is damaged: \(error)")
-        }
-    }
-
-    private static func newerVersion(_ version: Int) -> String {
-        "it was written by a newer version of Downstream (record version \(version))"
-    }
-
-    private func setAside(_ file: URL, as suffix: String, because reason: String) -> RestorationIssue {
-        let aside = file.appendingPathExtension(suffix)
-        POSIXFile.remove(aside)
-        let moved = rename(file.path, aside.path) == 0
-        return RestorationIssue(recordURL: moved ? aside : file, reason: reason)
-    }
-
-    private struct VersionProbe: Decodable {
-        var version: Int
-    }
 }

@@ -36,7 +36,7 @@ final class TransferBench {
             id: DownloadID(), request: request, url: url, location: PartialLocation(path: partialPath))
         record.resume = ResumeRecord(url: url)
         configure(&record.resume)
-        recordFile = DownloadRecordFile(store: store, record: record, position: try store.create(record))
+        recordFile = DownloadRecordFile(store: store, record: record, place: try store.create(record))
     }
 
     deinit {

@@ -1,0 +1,212 @@
+import Foundation
+
+extension StoredDownload {
+    /// Reads a record from its JSON: with ``JSONReader`` when the record is of the shape most
+    /// records have (no digest, segments, server response, system resume data or sources: a
+    /// download that has not protected bytes yet), else with `JSONDecoder`.
+    static func decode(_ payload: UnsafeRawBufferPointer) throws -> StoredDownload {
+        var reader = JSONReader(payload)
+        if let record = try? StoredDownload(reading: &reader), reader.isAtEnd { return record }
+        return try JSONDecoder().decode(StoredDownload.self, from: Data(payload))
+    }
+
+    /// Reads the members `JSONDecoder` would, for records of the common shape; throws for any
+    /// other, and for a member missing or not what `JSONDecoder` takes.
+    private init(reading reader: inout JSONReader) throws(JSONReader.Unsupported) {
+        var version: Int?
+        var id: DownloadID?
+        var request: Request?
+        var destination: StoredDestination?
+        var partialPath: String?
+        var intent: Intent?
+        var resume: ResumeRecord?
+        var created: Date?
+        try reader.members { reader, key throws(JSONReader.Unsupported) in
+            switch key {
+            case "version": version = try reader.integer()
+            case "id":
+                guard let uuid = UUID(uuidString: try reader.string()) else { throw JSONReader.Unsupported() }
+                id = DownloadID(rawValue: uuid)
+            case "request": request = try Request(reading: &reader)
+            case "destination": destination = try StoredDestination(reading: &reader)
+            case "partialPath": partialPath = try reader.string()
+            case "intent": intent = try Self.code(&reader)
+            case "resume": resume = try ResumeRecord(reading: &reader)
+            case "created": created = Date(timeIntervalSinceReferenceDate: try reader.double())
+            default: throw JSONReader.Unsupported()
+            }
+        }
+        guard let version, let id, let request, let destination, let partialPath, let intent, let resume, let created
+        else { throw JSONReader.Unsupported() }
+        self.version = version
+        self.id = id
+        self.request = request
+        self.destination = destination
+        self.partialPath = partialPath
+        self.intent = intent
+        self.resume = resume
+        self.created = created
+    }
+
+    fileprivate static func code<Code: RawRepresentable<String>>(
+        _ reader: inout JSONReader
+    ) throws(JSONReader.Unsupported) -> Code {
+        guard let code = Code(rawValue: try reader.string()) else { throw JSONReader.Unsupported() }
+        return code
+    }
+
+    fileprivate static func optionalCode<Code: RawRepresentable<String>>(
+        _ reader: inout JSONReader
+    ) throws(JSONReader.Unsupported) -> Code? {
+        try reader.null() ? nil : try code(&reader)
+    }
+
+    fileprivate static func url(_ reader: inout JSONReader) throws(JSONReader.Unsupported) -> URL {
+        guard let url = URL(string: try reader.string()) else { throw JSONReader.Unsupported() }
+        return url
+    }
+}
+
+extension StoredDownload.Request {
+    fileprivate init(reading reader: inout JSONReader) throws(JSONReader.Unsupported) {
+        var url: URL?
+        var headers: [String: String]?
+        var onServerFileChange: DownloadRequest.ServerFileChangePolicy.Code?
+        var priority: Int?
+        var metadata: [String: String]?
+        var optional = Optionals()
+        try reader.members { reader, key throws(JSONReader.Unsupported) in
+            switch key {
+            case "url": url = try StoredDownload.url(&reader)
+            case "headers": headers = try reader.stringDictionary()
+            case "onServerFileChange": onServerFileChange = try StoredDownload.code(&reader)
+            case "priority": priority = try reader.integer()
+            case "metadata": metadata = try reader.stringDictionary()
+            default: try optional.read(key, &reader)
+            }
+        }
+        guard let url, let headers, let onServerFileChange, let priority, let metadata else {
+            throw JSONReader.Unsupported()
+        }
+        self.init(
+            url: url, headers: headers, onServerFileChange: onServerFileChange, priority: priority, metadata: metadata,
+            expectedDigest: optional.expectedDigest, onRejectedFile: optional.onRejectedFile, mirrors: optional.mirrors,
+            maximumBytesPerSecond: optional.maximumBytesPerSecond, maximumConnections: optional.maximumConnections,
+            minimumSegmentSize: optional.minimumSegmentSize, fileProtection: optional.fileProtection,
+            networkAccess: optional.networkAccess, earliestBeginDate: optional.earliestBeginDate,
+            expectedByteCount: optional.expectedByteCount)
+    }
+
+    /// The members a request may lack.
+    private struct Optionals {
+        var expectedDigest: String?
+        var onRejectedFile: DownloadRequest.RejectedFilePolicy.Code?
+        var mirrors: [URL]?
+        var maximumBytesPerSecond: Int?
+        var maximumConnections: Int?
+        var minimumSegmentSize: Int64?
+        var fileProtection: FileProtection.Code?
+        var networkAccess: StoredDownload.StoredNetworkAccess?
+        var earliestBeginDate: Date?
+        var expectedByteCount: Int64?
+
+        mutating func read(_ key: String, _ reader: inout JSONReader) throws(JSONReader.Unsupported) {
+            if try reader.null() {
+                // As `decodeIfPresent` reads it: nil. Only optional members may be null.
+                guard Self.keys.contains(key) else { throw JSONReader.Unsupported() }
+                return
+            }
+            switch key {
+            case "expectedDigest": expectedDigest = try reader.string()
+            case "onRejectedFile": onRejectedFile = try StoredDownload.code(&reader)
+            case "mirrors":
+                var urls: [URL] = []
+                try reader.elements { reader throws(JSONReader.Unsupported) in
+                    urls.append(try StoredDownload.url(&reader))
+                }
+                mirrors = urls
+            case "maximumBytesPerSecond": maximumBytesPerSecond = try reader.integer()
+            case "maximumConnections": maximumConnections = try reader.integer()
+            case "minimumSegmentSize": minimumSegmentSize = try reader.integer()
+            case "fileProtection": fileProtection = try StoredDownload.code(&reader)
+            case "networkAccess":
+                var access = StoredDownload.StoredNetworkAccess()
+                try reader.members { reader, key throws(JSONReader.Unsupported) in
+                    let value = try reader.null() ? nil : try reader.bool()
+                    switch key {
+                    case "cellular": access.cellular = value
+                    case "expensive": access.expensive = value
+                    case "constrained": access.constrained = value
+                    default: throw JSONReader.Unsupported()
+                    }
+                }
+                networkAccess = access
+            case "earliestBeginDate": earliestBeginDate = Date(timeIntervalSinceReferenceDate: try reader.double())
+            case "expectedByteCount": expectedByteCount = try reader.integer()
+            default: throw JSONReader.Unsupported()
+            }
+        }
+
+        private static let keys: Set<String> = [
+            "expectedDigest", "onRejectedFile", "mirrors", "maximumBytesPerSecond", "maximumConnections",
+            "minimumSegmentSize", "fileProtection", "networkAccess", "earliestBeginDate", "expectedByteCount",
+        ]
+    }
+}
+
+extension StoredDownload.StoredDestination {
+    fileprivate init(reading reader: inout JSONReader) throws(JSONReader.Unsupported) {
+        var isDirectory: Bool?
+        var path: String?
+        var conflictPolicy: Destination.ConflictPolicy.Code?
+        try reader.members { reader, key throws(JSONReader.Unsupported) in
+            switch key {
+            case "isDirectory": isDirectory = try reader.bool()
+            case "path": path = try reader.string()
+            case "conflictPolicy": conflictPolicy = try StoredDownload.code(&reader)
+            default: throw JSONReader.Unsupported()
+            }
+        }
+        guard let isDirectory, let path, let conflictPolicy else { throw JSONReader.Unsupported() }
+        self.init(isDirectory: isDirectory, path: path, conflictPolicy: conflictPolicy)
+    }
+}
+
+extension ResumeRecord {
+    /// Reads a record of bytes not yet protected: no digest, segments, server digest or response.
+    fileprivate init(reading reader: inout JSONReader) throws(JSONReader.Unsupported) {
+        var url: URL?
+        var validator: Validator?
+        var expectedLength: Int64?
+        var durableLength: Int64?
+        var suggestedFileName: String?
+        var isResumable: Bool?
+        try reader.members { reader, key throws(JSONReader.Unsupported) in
+            switch key {
+            case "url": url = try StoredDownload.url(&reader)
+            case "validator":
+                var read = Validator()
+                try reader.members { reader, key throws(JSONReader.Unsupported) in
+                    switch key {
+                    case "etag": read.etag = try reader.optionalString()
+                    case "lastModified": read.lastModified = try reader.optionalString()
+                    default: throw JSONReader.Unsupported()
+                    }
+                }
+                validator = read
+            case "expectedLength": expectedLength = try reader.null() ? nil : try reader.integer()
+            case "durableLength": durableLength = try reader.integer()
+            case "suggestedFileName": suggestedFileName = try reader.optionalString()
+            case "isResumable": isResumable = try reader.bool()
+            default: throw JSONReader.Unsupported()
+            }
+        }
+        guard let url, let validator, let durableLength, let isResumable else { throw JSONReader.Unsupported() }
+        self.init(url: url)
+        self.validator = validator
+        self.expectedLength = expectedLength
+        self.durableLength = durableLength
+        self.suggestedFileName = suggestedFileName
+        self.isResumable = isResumable
+    }
+}
