@@ -228,8 +228,9 @@ extension DownloadManager.Configuration {
         /// Slows every write to the partial file down to this rate, as a slow disk would. For
         /// tests and benchmarks of memory under backpressure.
         @_spi(Testing) public var simulatedDiskBytesPerSecond: Int?
-        /// Called in the middle of every update of a record, between writing the two halves of
-        /// its slot. For tests that kill the process while a record is written.
+        /// Called in the middle of every write to the store but a record file's first: between
+        /// writing the two halves of a record file's slot, or of a frame of the journal. For
+        /// tests that kill the process while a record is written.
         @_spi(Testing) public var recordWriteObserver: (@Sendable () -> Void)?
         /// Bytes gathered before one write to the partial file.
         var writeBufferCapacity = 256 * 1024

@@ -17,10 +17,13 @@ enum RecordPlace: Sendable, Equatable {
 }
 
 extension StoredDownload {
-    /// Whether the record protects bytes: bytes on disk that it calls durable, or a system
-    /// task's resume data. Only such a record is worth a file of its own.
+    /// Whether the record protects bytes that a later attempt continues from: bytes on disk that
+    /// it calls durable, short of the whole file, or a system task's resume data. Only such a
+    /// record is worth a file of its own: it changes at every checkpoint. (A record that says the
+    /// whole file is on disk is written once, for the instants before the file is delivered.)
     var protectsBytes: Bool {
-        resume.durableLength > 0 || systemResumeData != nil || resume.segments?.contains { $0.durable > 0 } == true
+        if systemResumeData != nil || resume.segments?.contains(where: { $0.durable > 0 }) == true { return true }
+        return resume.durableLength > 0 && resume.durableLength != resume.expectedLength
     }
 }
 

@@ -28,7 +28,7 @@ struct DLInterruptTests {
             #expect(output.hasSuffix("interrupted: run the same command again to continue\n"))
             #expect(fixture.listing() == ["movie.mp4.partial"])
             // Paused with its record saved, for the next run.
-            #expect(fixture.listing(store).filter { $0.hasSuffix(".record") }.count == 1)
+            #expect(DownloadStore.records(in: store).count == 1)
             let kept = try #require(fileLength(fixture.file("movie.mp4.partial")))
             #expect(kept > 0)
             fixture.server.release("/dl/movie.mp4")
@@ -197,7 +197,7 @@ struct DLInterruptTests {
                 await manager.download(paused, startsPaused: true)
                 await manager.invalidate()
             }
-            #expect(fixture.listing(store).filter { $0.hasSuffix(".record") }.count == 2)
+            #expect(DownloadStore.records(in: store).count == 2)
 
             let (status, output, errors) = try await DLChild.run([wanted.absoluteString], in: fixture)
             #expect(status == 0, "\(output)\(errors)")
@@ -207,7 +207,7 @@ struct DLInterruptTests {
             #expect(lines.last?.hasPrefix("saved \(fixture.file("wanted.bin").path) (") == true, "\(output)")
             try body.expectMatches(fixture.file("wanted.bin"))
             // dl leaves the downloads it did not start as they were.
-            #expect(fixture.listing(store).filter { $0.hasSuffix(".record") }.count == 2)
+            #expect(DownloadStore.records(in: store).count == 2)
             #expect(fixture.server.requests("/other.bin").isEmpty)
         }
     }

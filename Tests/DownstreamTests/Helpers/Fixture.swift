@@ -51,17 +51,27 @@ struct Fixture {
         ((try? FileManager.default.contentsOfDirectory(atPath: (directory ?? self.directory).path)) ?? []).sorted()
     }
 
-    /// The names of the files in the store but its lock: records, and records set aside.
+    /// What the store holds for downloads: the names of its files but its lock and its journal
+    /// (records of their own, and records set aside), and `journal:` and the identifier of each
+    /// download whose record is in the journal.
     func storedRecords() -> [String] {
-        listing(storeDirectory).filter { name in
-            !name.hasPrefix(".") && !POSIXFile.isDirectory(atPath: storeDirectory.appendingPathComponent(name).path)
+        let files = listing(storeDirectory).filter { name in
+            !name.hasPrefix(".") && name != StoreJournal.fileName
+                && !POSIXFile.isDirectory(atPath: storeDirectory.appendingPathComponent(name).path)
         }
+        var inJournal: [String] = []
+        StoreJournal.forEachRecord(in: storeDirectory.path) { id, _ in inJournal.append("journal:\(id)") }
+        return files + inJournal.sorted()
     }
 
-    /// The record of download `id`, as it is on disk.
+    /// The record of download `id`, as it is on disk (in a file of its own or in the journal).
     func storedRecord(_ id: Download.ID) -> StoredDownload? {
-        guard case .record(let loaded) = DownloadStore.read(recordFile(id)) else { return nil }
-        return loaded.record
+        DownloadStore.records(in: storeDirectory).first { $0.id == id }
+    }
+
+    /// The file that holds download `id`'s record: its own, or the store's journal.
+    func fileHoldingRecord(_ id: Download.ID) -> URL {
+        POSIXFile.exists(recordFile(id)) ? recordFile(id) : storeDirectory.appendingPathComponent(StoreJournal.fileName)
     }
 
     /// The file of download `id`'s record.

@@ -93,11 +93,7 @@ final class TransferBench {
     }
     /// The resume record as it is in the store's file now.
     var storedResume: ResumeRecord? {
-        guard case .record(let loaded) = DownloadStore.read(URL(fileURLWithPath: store.path(for: recordFile.record.id)))
-        else {
-            return nil
-        }
-        return loaded.record.resume
+        DownloadStore.records(in: store.directory).first { $0.id == recordFile.record.id }?.resume
     }
 }
 

@@ -4,20 +4,54 @@ import Foundation
 import Testing
 
 /// Record writes cost file system calls: a download writes its record only when what a relaunch
-/// would read changes.
+/// would read changes, and a file of its own only when it protects bytes.
 struct RecordWritesTests {
-    @Test func aSmallDownloadUpdatesItsRecordOnceBeforeItIsRemoved() async throws {
-        let updates = Locked(0)
+    @Test func aSmallDownloadWritesThreeJournalFramesAndNoFileOfItsOwn() async throws {
+        let writes = Locked(0)
+        let filesSeen = Locked<Set<String>>([])
+        let storeDirectory = Locked<URL?>(nil)
         try await withFixture({ configuration in
-            configuration.storage.recordWriteObserver = { updates.withLock { $0 += 1 } }
+            storeDirectory.withLock { $0 = configuration.storage.directory }
+            configuration.storage.recordWriteObserver = {
+                writes.withLock { $0 += 1 }
+                // In the middle of the write: every file the store has then.
+                let directory = storeDirectory.withLock { $0 }?.path ?? "/nonexistent"
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+                filesSeen.withLock { $0.formUnion(names) }
+            }
         }) { fixture in
             let body = Body.pattern(count: 10_000, seed: 120)
             let url = fixture.serve("/small.bin", body)
             let download = await fixture.manager.download(from: url, to: .file(fixture.file("small.bin")))
             try body.expectMatches(try await download.fileURL)
             // Made with the request, updated once with every byte received (so that a process
-            // killed before the file is moved into place knows it was complete), then removed.
-            #expect(updates.value == 1)
+            // killed before the file is moved into place knows it was complete), then removed:
+            // three frames appended to the journal.
+            #expect(writes.value == 3)
+            #expect(filesSeen.value == [".lock", StoreJournal.fileName])
+            #expect(fixture.storedRecords().isEmpty)
+        }
+    }
+
+    @Test func aDownloadWithBytesToProtectMovesFromTheJournalToAFileOfItsOwn() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 300_000, seed: 123)
+            let url = fixture.serve("/protected.bin", body) { $0.faults = [.holdAfter(100_000)] }
+            let download = await fixture.manager.download(
+                DownloadRequest(url: url, to: .file(fixture.file("protected.bin"))), startsPaused: true)
+            // Queued: in the journal only.
+            #expect(fixture.storedRecords() == ["journal:\(download.id)"])
+            await download.resume()
+            await download.waitForBytes(100_000)
+            // A pause makes the bytes on disk durable: the record protects them, in a file.
+            await download.pause()
+            #expect(fixture.storedRecords() == [fixture.recordFile(download.id).lastPathComponent])
+            let record = try #require(fixture.storedRecord(download.id))
+            #expect(record.resume.durableLength == 100_000)
+            #expect(record.intent == .paused)
+            fixture.server.release("/protected.bin")
+            await download.resume()
+            try body.expectMatches(try await download.fileURL)
             #expect(fixture.storedRecords().isEmpty)
         }
     }

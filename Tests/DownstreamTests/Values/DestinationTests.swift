@@ -197,7 +197,7 @@ struct DestinationTests {
             let download = await fixture.manager.download(from: url, to: .file(destination))
             await download.waitForBytes(1000)
             #expect(try permissions(destination.appendingPathExtension("partial")) == 0o600)
-            #expect(try permissions(fixture.recordFile(download.id)) == 0o600)
+            #expect(try permissions(fixture.fileHoldingRecord(download.id)) == 0o600)
             #expect(try permissions(fixture.storeDirectory) == 0o700)
             fixture.server.release("/mode.bin")
             _ = try await download.fileURL
