@@ -49,7 +49,9 @@ extension DownloadManager {
                 }
             }
             // Oldest first, as they were made.
-            restored.sort { ($0.created, $0.download.id.rawValue.uuidString) < ($1.created, $1.download.id.rawValue.uuidString) }
+            restored.sort {
+                ($0.created, $0.download.id.rawValue.uuidString) < ($1.created, $1.download.id.rawValue.uuidString)
+            }
             downloads = restored.map(\.download)
             interrupted = restored.filter(\.wasInterrupted).map(\.download)
         }

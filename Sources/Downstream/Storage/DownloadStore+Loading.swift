@@ -104,7 +104,8 @@ extension DownloadStore {
                 case .record(let loaded) where loaded.record.id == id:
                     body(loaded)
                 case .record:
-                    issues.append(setAside(id, payload, as: Self.corruptExtension, because: "its identifier is not its frame's"))
+                    issues.append(
+                        setAside(id, payload, as: Self.corruptExtension, because: "its identifier is not its frame's"))
                 case .empty, .damaged:
                     issues.append(setAside(id, payload, as: Self.corruptExtension, because: "it is damaged"))
                 case .newer(let reason):
@@ -173,7 +174,8 @@ extension DownloadStore {
         }
         let bases = PathBases(home: NSHomeDirectory(), store: directory.path)
         StoreJournal.forEachRecord(in: directory.path) { id, payload in
-            guard !inFiles.contains(id.rawValue), case .record(let loaded) = decode(payload, bases: bases, place: .journal)
+            guard !inFiles.contains(id.rawValue),
+                case .record(let loaded) = decode(payload, bases: bases, place: .journal)
             else { return }
             records.append(loaded.record)
         }

@@ -110,7 +110,9 @@ enum JournalFrames {
     }
 
     private static func parse(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Parsed {
-        guard bytes.count >= 4 else { return bytes.isEmpty || isMagicPrefix(bytes) ? .incomplete : .damaged("no frame") }
+        guard bytes.count >= 4 else {
+            return bytes.isEmpty || isMagicPrefix(bytes) ? .incomplete : .damaged("no frame")
+        }
         guard bytes[0] == 0x44, bytes[1] == 0x4A, let kind = Kind(rawValue: bytes[2]), bytes[3] == 0 else {
             return .damaged("no frame at byte \(offset)")
         }
@@ -141,8 +143,9 @@ enum JournalFrames {
     private static func load<Value: FixedWidthInteger>(
         _: Value.Type, _ bytes: UnsafeRawBufferPointer, at offset: Int
     ) -> Value {
-        Value(littleEndian: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + MemoryLayout<Value>.size)])
-            .loadUnaligned(as: Value.self))
+        Value(
+            littleEndian: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + MemoryLayout<Value>.size)])
+                .loadUnaligned(as: Value.self))
     }
 
     private static func append<Value: FixedWidthInteger>(_ value: Value, to bytes: inout [UInt8]) {

@@ -152,7 +152,8 @@ final class StoreJournal: Sendable {
                         Array(frame[half...]), to: state.descriptor, at: state.length + Int64(half), path: path,
                         synchronizes: synchronizes)
                 } else {
-                    try Self.write(frame, to: state.descriptor, at: state.length, path: path, synchronizes: synchronizes)
+                    try Self.write(
+                        frame, to: state.descriptor, at: state.length, path: path, synchronizes: synchronizes)
                 }
             } catch {
                 // A frame written in part is cut off when the journal is opened next, and

@@ -5,9 +5,16 @@ extension StoredDownload {
     /// records have (no digest, segments, server response, system resume data or sources: a
     /// download that has not protected bytes yet), else with `JSONDecoder`.
     static func decode(_ payload: UnsafeRawBufferPointer) throws -> StoredDownload {
-        var reader = JSONReader(payload)
-        if let record = try? StoredDownload(reading: &reader), reader.isAtEnd { return record }
+        if let record = readFast(payload) { return record }
         return try JSONDecoder().decode(StoredDownload.self, from: Data(payload))
+    }
+
+    /// The record `JSONDecoder` would read from `payload`, read with ``JSONReader``; nil when the
+    /// record is not of the common shape, or the text is anything `JSONReader` does not take.
+    static func readFast(_ payload: UnsafeRawBufferPointer) -> StoredDownload? {
+        var reader = JSONReader(payload)
+        guard let record = try? StoredDownload(reading: &reader), reader.isAtEnd else { return nil }
+        return record
     }
 
     /// Reads the members `JSONDecoder` would, for records of the common shape; throws for any

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+@testable import Downstream
+
+/// The store's journal: the latest frame of each download wins, a frame cut short at any byte is
+/// cut off without hiding what comes after it, damage is reported and set aside, and compaction
+/// keeps exactly the records in use.
+struct StoreJournalTests {
+    /// A directory of its own for each test.
+    static func withDirectory(_ body: (String) throws -> Void) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try body(directory.path)
+    }
+
+    /// The payloads the journal in `directory` holds, by download.
+    static func contents(_ directory: String) -> [DownloadID: String] {
+        var contents: [DownloadID: String] = [:]
+        StoreJournal.forEachRecord(in: directory) { id, payload in
+            contents[id] = String(decoding: payload, as: UTF8.self)
+        }
+        return contents
+    }
+
+    static func journalPath(_ directory: String) -> String {
+        POSIXFile.path(StoreJournal.fileName, in: directory)
+    }
+
+    @Test func theLatestFrameOfEachDownloadWinsAndARemovalForgetsIt() throws {
+        try Self.withDirectory { directory in
+            let (first, second, third) = (DownloadID(), DownloadID(), DownloadID())
+            do {
+                let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
+                try journal.put(first, payload: Data("first 1".utf8))
+                try journal.put(second, payload: Data("second 1".utf8))
+                try journal.put(first, payload: Data("first 2".utf8))
+                try journal.put(third, payload: Data("third 1".utf8))
+                try journal.remove(second)
+                #expect(journal.holds(first) && !journal.holds(second))
+                journal.close()
+            }
+            #expect(Self.contents(directory) == [first: "first 2", third: "third 1"])
+            // Reopened, the same; what is appended then is read after it.
+            let opening = try StoreJournal.open(in: directory, synchronizes: false)
+            #expect(opening.issue == nil)
+            try opening.journal.remove(third)
+            opening.journal.close()
+            #expect(Self.contents(directory) == [first: "first 2"])
+        }
+    }
+
+    @Test func aFrameCutShortAtAnyByteIsCutOffAndHidesNothingAppendedAfter() throws {
+        try Self.withDirectory { directory in
+            let path = Self.journalPath(directory)
+            let (kept, torn, later) = (DownloadID(), DownloadID(), DownloadID())
+            do {
+                let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
+                try journal.put(kept, payload: Data("kept".utf8))
+                journal.close()
+            }
+            let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+            let frame = JournalFrames.frame(.put, torn, payload: Data("torn".utf8))
+            for cut in 1..<frame.count {
+                try (whole + frame[..<cut]).write(to: URL(fileURLWithPath: path))
+                let opening = try StoreJournal.open(in: directory, synchronizes: false)
+                // An interrupted write, not damage: nothing to report.
+                #expect(opening.issue == nil, "cut at \(cut)")
+                try opening.journal.put(later, payload: Data("later".utf8))
+                opening.journal.close()
+                #expect(Self.contents(directory) == [kept: "kept", later: "later"], "cut at \(cut)")
+                try whole.write(to: URL(fileURLWithPath: path))
+            }
+        }
+    }
+
+    @Test func damageIsReportedCopiedAsideAndCutOff() throws {
+        try Self.withDirectory { directory in
+            let path = Self.journalPath(directory)
+            let (before, damaged) = (DownloadID(), DownloadID())
+            do {
+                let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
+                try journal.put(before, payload: Data("before".utf8))
+                try journal.put(damaged, payload: Data("damaged".utf8))
+                journal.close()
+            }
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes[bytes.count - 2] ^= 0xFF
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let opening = try StoreJournal.open(in: directory, synchronizes: false)
+            opening.journal.close()
+            let issue = try #require(opening.issue)
+            #expect(issue.reason.contains("checksum"))
+            #expect(issue.recordURL.lastPathComponent == StoreJournal.fileName + ".corrupt")
+            #expect(try Data(contentsOf: issue.recordURL) == bytes)
+            #expect(Self.contents(directory) == [before: "before"])
+        }
+    }
+
+    @Test func aJournalOfANewerFormatIsSetAsideAndANewOneStarted() throws {
+        try Self.withDirectory { directory in
+            let path = Self.journalPath(directory)
+            var header = JournalFrames.fileHeader
+            header[3] = JournalFrames.formatVersion + 1
+            try Data(header + [1, 2, 3]).write(to: URL(fileURLWithPath: path))
+            let opening = try StoreJournal.open(in: directory, synchronizes: false)
+            let id = DownloadID()
+            try opening.journal.put(id, payload: Data("new".utf8))
+            opening.journal.close()
+            #expect(opening.issue?.recordURL.lastPathComponent == StoreJournal.fileName + ".unsupported")
+            #expect(opening.issue?.reason.contains("newer version") == true)
+            #expect(Self.contents(directory) == [id: "new"])
+        }
+    }
+
+    @Test func compactionKeepsExactlyTheLatestRecordOfEachDownload() throws {
+        try Self.withDirectory { directory in
+            let path = Self.journalPath(directory)
+            let ids = (0..<50).map { _ in DownloadID() }
+            let payload = { (id: Int, version: Int) in
+                Data("download \(id) version \(version) ".utf8) + Data(count: 900)
+            }
+            let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
+            var longest: Int64 = 0
+            for version in 0..<100 {
+                for (index, id) in ids.enumerated() {
+                    try journal.put(id, payload: payload(index, version))
+                }
+                try journal.remove(ids[version % 50])
+                longest = max(longest, POSIXFile.length(atPath: path) ?? 0)
+            }
+            journal.close()
+            // 100 versions of 50 records of about 1 KB, never more than three times what is in use
+            // (and the threshold) on disk.
+            #expect(longest <= 3 * 50 * 1000 + StoreJournal.compactionThreshold + 1000)
+            var expected: [DownloadID: String] = [:]
+            for (index, id) in ids.enumerated() where index != 99 % 50 {
+                expected[id] = String(decoding: payload(index, 99), as: UTF8.self)
+            }
+            #expect(Self.contents(directory) == expected)
+        }
+    }
+}
