@@ -1,84 +1,200 @@
-import Downstream
+@_spi(Testing) import Downstream
 import Foundation
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-/// `downstream-benchmark store [--count 10000] [--directory DIR]`: the cost of the store.
-/// Enqueues `count` new downloads (each written to the store; paused, so that no request goes
-/// out), then makes a new manager with the same identifier, which restores them all. The store
-/// goes in a new directory under DIR (default: the temporary directory).
+/// `downstream-benchmark store [--count 100000] [--directory DIR] [--runs 3]`: the cost of the
+/// store, with its journal, next to a store that keeps every record in a file of its own (as
+/// versions before the journal did), measured in the same run.
+///
+/// Each run, for each kind of store (in turns: which goes first alternates), one child process
+/// enqueues `count` new downloads (paused, so that no request goes out; the app's requests are
+/// made before the clock starts) and reports the time and its resident memory's growth per
+/// download; then a new child process restores them all, and reports the time, its peak resident
+/// memory (VmHWM) and its resident memory's growth per download. The store goes in a new
+/// directory under DIR (default: the temporary directory). Medians of the runs, and the ratios of
+/// the journal's figures to the baseline's.
 struct StoreBenchmark {
+    static let childCommand = "store-child"
+
     let count: Int
     let directory: URL
+    let runs: Int
 
     init(arguments: [String]) {
         let options = Options(arguments)
-        count = max(1, options.int("count", default: 10_000))
+        count = max(1, options.int("count", default: 100_000))
+        runs = max(1, options.int("runs", default: 3))
         directory =
             options.string("directory").map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory
     }
 
+    /// What one child measured.
+    struct Figures {
+        var seconds: Double
+        var residentPerDownload: Int
+        var peakKiB: Int
+    }
+
     func run() async -> Int32 {
         do {
-            return try await measure()
+            return try measure()
         } catch {
             print("store benchmark failed: \(error)")
             return 1
         }
     }
 
-    private func measure() async throws -> Int32 {
+    private func measure() throws -> Int32 {
         let root = directory.appendingPathComponent("downstream-store-\(getpid())")
         defer { try? FileManager.default.removeItem(at: root) }
-        let configuration = DownloadManager.Configuration(identifier: "store-benchmark") {
-            $0.storage.directory = root.appendingPathComponent("store")
-        }
-        let clock = ContinuousClock()
-        let files = root.appendingPathComponent("files")
-
-        // Enqueue.
-        var enqueue = Duration.zero
-        do {
-            let manager = try DownloadManager(configuration: configuration)
-            let start = clock.now
-            for index in 0..<count {
-                let url = URL(string: "http://127.0.0.1:9/file-\(index).bin")!
-                await manager.download(
-                    DownloadRequest(
-                        URLRequest(url: url), to: .directory(files), metadata: ["index": String(index)]),
-                    startsPaused: true)
+        print("Downstream store benchmark: \(count) downloads, \(runs) runs, stores in \(root.path)")
+        let kinds = ["journal", "files"]
+        var enqueues: [String: [Figures]] = [:]
+        var restores: [String: [Figures]] = [:]
+        for run in 0..<runs {
+            for kind in run % 2 == 0 ? kinds : kinds.reversed() {
+                let store = root.appendingPathComponent("\(kind)-\(run)")
+                let enqueue = try child("enqueue", kind: kind, store: store)
+                let restore = try child("restore", kind: kind, store: store)
+                try? FileManager.default.removeItem(at: store)
+                enqueues[kind, default: []].append(enqueue)
+                restores[kind, default: []].append(restore)
+                print(
+                    "run \(run + 1) \(kind): enqueue \(format(enqueue.seconds)) s, \(enqueue.residentPerDownload) B each;"
+                        + " restore \(format(restore.seconds)) s, \(restore.residentPerDownload) B each,"
+                        + " peak \(restore.peakKiB / 1024) MiB")
             }
-            enqueue = start.duration(to: clock.now)
         }
-
-        // Restore.
-        let start = clock.now
-        let manager = try DownloadManager(configuration: configuration)
-        let restore = start.duration(to: clock.now)
-        let restored = await manager.downloads.count
-        guard restored == count else {
-            print("restored \(restored) of \(count) downloads")
-            return 1
-        }
-
-        let perEnqueue = enqueue / count
-        let perRestore = restore / count
-        print("Downstream store benchmark: \(count) downloads, store in \(root.path)")
-        print("enqueue \(count) new downloads:    \(format(enqueue)) s  (\(microseconds(perEnqueue)) µs each)")
-        print("restore \(count) stored downloads: \(format(restore)) s  (\(microseconds(perRestore)) µs each)")
-        let met = enqueue < .seconds(1) && restore < .seconds(1)
-        print("target: each under 1 s: \(met ? "met" : "MISSED")")
+        let journalEnqueue = median(enqueues["journal"]!)
+        let journalRestore = median(restores["journal"]!)
+        let filesEnqueue = median(enqueues["files"]!)
+        let filesRestore = median(restores["files"]!)
+        print("medians                       journal     a file per record   journal / files")
+        row("enqueue (s)", journalEnqueue.seconds, filesEnqueue.seconds)
+        row(
+            "bytes per queued download", Double(journalEnqueue.residentPerDownload),
+            Double(filesEnqueue.residentPerDownload))
+        row("restore (s)", journalRestore.seconds, filesRestore.seconds)
+        row(
+            "bytes per restored download", Double(journalRestore.residentPerDownload),
+            Double(filesRestore.residentPerDownload))
+        row("restore peak (MiB)", Double(journalRestore.peakKiB) / 1024, Double(filesRestore.peakKiB) / 1024)
+        let scale = Double(count) / 100_000
+        let met =
+            journalEnqueue.seconds <= 1 * scale && journalRestore.seconds <= 1 * scale
+            && journalEnqueue.residentPerDownload <= 1024 && Double(journalRestore.peakKiB) / 1024 <= 150 * scale
+        print(
+            "targets for 100,000 (scaled to \(count)): enqueue <= 1 s, restore <= 1 s, <= 1 KiB per queued download, "
+                + "restore peak <= 150 MiB: \(met ? "met" : "MISSED")")
         return met ? 0 : 3
     }
 
-    private func format(_ duration: Duration) -> String {
-        String(format: "%.3f", ChildRun.seconds(duration))
+    private func row(_ name: String, _ journal: Double, _ files: Double) {
+        let padded = name.padding(toLength: 30, withPad: " ", startingAt: 0)
+        print(
+            padded + String(format: "%-12.3f%-20.3f%.2fx", journal, files, files > 0 ? journal / files : 0))
     }
 
-    private func microseconds(_ duration: Duration) -> String {
-        String(format: "%.1f", ChildRun.seconds(duration) * 1e6)
+    /// Runs one phase in a child process and reads its figures.
+    private func child(_ phase: String, kind: String, store: URL) throws -> Figures {
+        let process = Process()
+        process.executableURL = Bundle.main.executableURL
+        process.arguments = [
+            Self.childCommand, phase, "--kind", kind, "--count", String(count), "--store", store.path,
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        var fields: [String: String] = [:]
+        for field in output.split(whereSeparator: \.isWhitespace) {
+            let parts = field.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+        }
+        guard process.terminationStatus == 0, let seconds = fields["seconds"].flatMap(Double.init),
+            let resident = fields["resident-per-download"].flatMap(Int.init),
+            let peak = fields["peak-kib"].flatMap(Int.init)
+        else {
+            throw BenchmarkError("the \(phase) child (\(kind)) exited with \(process.terminationStatus): \(output)")
+        }
+        return Figures(seconds: seconds, residentPerDownload: resident, peakKiB: peak)
+    }
+
+    /// The child: `store-child enqueue|restore --kind journal|files --count N --store DIR`.
+    static func childMain(_ arguments: [String]) async -> Int32 {
+        let options = Options(Array(arguments.dropFirst()))
+        guard let phase = arguments.first, let kind = options.string("kind"), let store = options.string("store")
+        else { return 2 }
+        let count = options.int("count", default: 100_000)
+        let configuration = DownloadManager.Configuration(identifier: "store-benchmark-\(getpid())") {
+            $0.storage.directory = URL(fileURLWithPath: store, isDirectory: true)
+            $0.storage.keepsEveryRecordInAFile = kind == "files"
+        }
+        let clock = ContinuousClock()
+        do {
+            switch phase {
+            case "enqueue":
+                let files = URL(fileURLWithPath: store, isDirectory: true).deletingLastPathComponent()
+                    .appendingPathComponent("files", isDirectory: true)
+                let requests = (0..<count).map { index in
+                    DownloadRequest(
+                        URLRequest(url: URL(string: "http://127.0.0.1:9/file-\(index).bin")!), to: .directory(files),
+                        metadata: ["index": String(index)])
+                }
+                let manager = try DownloadManager(configuration: configuration)
+                var downloads: [Download] = []
+                downloads.reserveCapacity(count)
+                let before = residentBytes()
+                let start = clock.now
+                for request in requests {
+                    downloads.append(await manager.download(request, startsPaused: true))
+                }
+                let seconds = ChildRun.seconds(start.duration(to: clock.now))
+                let perDownload = (residentBytes() - before) / count
+                print("seconds=\(seconds) resident-per-download=\(perDownload) peak-kib=\(ChildRun.peakResidentKiB())")
+            default:
+                let before = residentBytes()
+                let start = clock.now
+                let manager = try DownloadManager(configuration: configuration)
+                let seconds = ChildRun.seconds(start.duration(to: clock.now))
+                let perDownload = (residentBytes() - before) / count
+                let restored = await manager.downloads.count
+                guard restored == count else {
+                    print("restored \(restored) of \(count) downloads")
+                    return 1
+                }
+                print("seconds=\(seconds) resident-per-download=\(perDownload) peak-kib=\(ChildRun.peakResidentKiB())")
+            }
+        } catch {
+            print("failed: \(error)")
+            return 1
+        }
+        return 0
+    }
+
+    /// The process's resident memory now (VmRSS), in bytes.
+    private static func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return (Int(line.split(separator: " ")[1]) ?? 0) * 1024
+        }
+        return 0
+    }
+
+    private func median(_ figures: [Figures]) -> Figures {
+        let middle = figures.count / 2
+        return Figures(
+            seconds: figures.map(\.seconds).sorted()[middle],
+            residentPerDownload: figures.map(\.residentPerDownload).sorted()[middle],
+            peakKiB: figures.map(\.peakKiB).sorted()[middle])
+    }
+
+    private func format(_ seconds: Double) -> String {
+        String(format: "%.3f", seconds)
     }
 }

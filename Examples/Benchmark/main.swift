@@ -7,8 +7,10 @@
 //         time, CPU time (getrusage) and peak resident memory (VmHWM), so the figures are the
 //         client's alone.
 //
-//     swift run -c release downstream-benchmark store [--count 10000]
-//         The time to enqueue that many new downloads, and to restore them in a new manager.
+//     swift run -c release downstream-benchmark store [--count 100000] [--runs 3] [--directory DIR]
+//         The time and memory to enqueue that many new downloads, and to restore them in a new
+//         process (peak memory too), with the store's journal and with a file per record as the
+//         baseline, in turns; medians and ratios.
 //
 //     swift run -c release downstream-benchmark queue [--count 10000] [--size 4096] [--limit 8]
 //         Memory per queued download, enqueue time, and the time to drain that many small files at
@@ -65,6 +67,9 @@ if arguments.first == "segments" {
 }
 if arguments.first == "kills" {
     exit(await KillsBenchmark(arguments: Array(arguments.dropFirst())).run())
+}
+if arguments.first == StoreBenchmark.childCommand {
+    exit(await StoreBenchmark.childMain(Array(arguments.dropFirst())))
 }
 if arguments.first == "store" {
     exit(await StoreBenchmark(arguments: Array(arguments.dropFirst())).run())

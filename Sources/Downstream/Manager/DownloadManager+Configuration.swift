@@ -228,6 +228,9 @@ extension DownloadManager.Configuration {
         /// Slows every write to the partial file down to this rate, as a slow disk would. For
         /// tests and benchmarks of memory under backpressure.
         @_spi(Testing) public var simulatedDiskBytesPerSecond: Int?
+        /// Keeps every record in a file of its own, as versions before the journal did (see
+        /// `DownloadStore`): the baseline of the store benchmark.
+        @_spi(Testing) public var keepsEveryRecordInAFile = false
         /// Called in the middle of every write to the store but a record file's first: between
         /// writing the two halves of a record file's slot, or of a frame of the journal. For
         /// tests that kill the process while a record is written.

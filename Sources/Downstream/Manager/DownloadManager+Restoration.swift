@@ -77,7 +77,8 @@ extension DownloadManager {
             var record = loaded.record
             var place = loaded.place
             let location = record.location
-            let partialLength = POSIXFile.length(atPath: location.path)
+            // Read only where it decides something: most restored downloads have no bytes yet.
+            let hasPartial = { POSIXFile.length(atPath: location.path) != nil }
             switch record.intent {
             case .cancelled:
                 // A cancellation that did not finish: finish it.
@@ -86,7 +87,7 @@ extension DownloadManager {
                 return .gone
             case .kept:
                 // The bytes are in the partial file, or with the system (its resume data).
-                guard partialLength != nil || record.systemResumeData != nil else {
+                guard record.systemResumeData != nil || hasPartial() else {
                     store.remove(record.id, from: place)
                     return .gone
                 }
@@ -94,7 +95,7 @@ extension DownloadManager {
             case .active, .paused, .failed:
                 break
             }
-            if partialLength == nil, record.resume.isResumable, record.resume.durableLength > 0 {
+            if record.resume.isResumable, record.resume.durableLength > 0, !hasPartial() {
                 if record.resume.durableLength == record.resume.expectedLength {
                     // Every byte was received and the partial file is gone: it was delivered,
                     // and the process ended before the record was removed.

@@ -81,6 +81,7 @@ public actor DownloadManager {
                 relocatableDirectories: configuration.storage.relocatableDirectories,
                 home: configuration.storage.homeDirectory, sharedByProcesses: isShared,
                 synchronizes: configuration.storage.synchronizesToDisk,
+                journals: !configuration.storage.keepsEveryRecordInAFile,
                 duringWrite: configuration.storage.recordWriteObserver)
         } catch  where error.kind == .fileSystem {
             throw .managerUnavailable("its store \(error.path ?? "") cannot be used: \(error.reason)")

@@ -64,11 +64,12 @@ final class DownloadStore: Sendable {
     ///   - sharedByProcesses: whether managers of other processes may use the store at the same
     ///     time (see ``StoreClaims``).
     ///   - synchronizes: whether each write of a record is on the disk (`fsync`) before it returns.
+    ///   - journals: false to keep every record in a file of its own (a benchmark's baseline).
     ///   - duringWrite: called in the middle of every update of a record, between writing the first
     ///     and the second half of its slot: a test seam for kills that tear a write.
     init(
         identifier: String, directory: URL, relocatableDirectories: [String: URL] = [:], home: String? = nil,
-        sharedByProcesses: Bool = false, synchronizes: Bool = false, duringWrite: (@Sendable () -> Void)? = nil
+        sharedByProcesses: Bool = false, synchronizes: Bool = false, journals: Bool = true, duringWrite: (@Sendable () -> Void)? = nil
     ) throws(DownloadError) {
         let claimed = Self.identifiersInUse.withLock { $0.insert(identifier).inserted }
         guard claimed else {
@@ -81,7 +82,7 @@ final class DownloadStore: Sendable {
             try POSIXFile.checkIsOwnDirectory(directory)
             claims = sharedByProcesses ? try StoreClaims.of(directory) : nil
             storeLock = try StoreLock.take(directory, shared: sharedByProcesses)
-            if sharedByProcesses {
+            if sharedByProcesses || !journals {
                 (journal, journalIssue) = (nil, nil)
             } else {
                 let opening = try StoreJournal.open(
