@@ -68,7 +68,7 @@ extension Download {
         let settings = settings.urlRefresh
         guard error.kind == .httpStatus, let status = error.statusCode, settings.statusCodes.contains(status)
         else { return nil }
-        let bytes = progressReporter.current.bytesReceived
+        let bytes = currentProgress.bytesReceived
         if bytes != recoveryMemory.bytesAtLastRefresh {
             recoveryMemory.bytesAtLastRefresh = bytes
             recoveryMemory.refreshesWithoutProgress = 0

@@ -54,16 +54,12 @@ public actor Download {
     /// In a store shared by processes, the download's place, held while the download may write
     /// to it.
     nonisolated let placeClaim: PlaceClaim?
-    let progressReporter: ProgressReporter
-    /// The download's own event subscribers: each first gets the latest 64 events.
-    nonisolated let eventBroadcast = Broadcast<DownloadEvent>(replayLimit: 64)
-    let result = ResultWaiters<URL, DownloadError>()
-    /// The validators and response handlers added to the download.
-    nonisolated let responseChain = ResponseChain()
+    /// The bytes on disk when the download was made, and the file's length if known: its
+    /// progress until its ``Parts`` exist.
+    nonisolated let initialBytes: Int64
+    nonisolated let initialExpectedBytes: Int64?
     /// What other threads read without waiting for the actor, under one lock.
     let snapshot: Locked<Snapshot>
-    /// The download itself, for the progress observer made before `self` exists.
-    private let selfReference = WeakReference<Download>()
 
     struct Snapshot {
         var state: DownloadState
@@ -73,6 +69,10 @@ public actor Download {
         var priority: DownloadRequest.Priority
         /// The URL in use.
         var url: URL?
+        /// Made when first needed (see ``Download/parts``).
+        var parts: Parts?
+        /// The download's first event, kept for its subscribers until its parts exist.
+        var firstEvent: DownloadEvent?
     }
 
     /// What every download of a manager shares: one object, not a copy in each download.
@@ -150,16 +150,11 @@ public actor Download {
             // The partial file's real length wins over the record's: bytes are only appended.
             initialBytes = AttemptTarget.bytesOnDisk(resume, partialPath: location.path)
         }
-        progressReporter = ProgressReporter(
-            interval: settings.progressInterval, clock: settings.clockReadings, bytesReceived: initialBytes,
-            expectedBytes: resume?.expectedLength,
-            observe: { [selfReference] update in
-                if let download = selfReference.value {
-                    context.observer.download(download, didProgress: update)
-                }
-            })
-        selfReference.value = self
-        publishEvent(startsPaused ? .paused : .queued)
+        self.initialBytes = initialBytes
+        initialExpectedBytes = resume?.expectedLength
+        let first: DownloadEvent = startsPaused ? .paused : .queued
+        snapshot.withLock { $0.firstEvent = first }
+        context.observer.download(self, didPublish: first)
     }
 
     // MARK: - Observing
@@ -179,7 +174,8 @@ public actor Download {
 
     /// The latest progress. Readable without waiting for the actor.
     public nonisolated var currentProgress: DownloadProgress {
-        progressReporter.current
+        madeParts?.progressReporter.current
+            ?? DownloadProgress(bytesReceived: initialBytes, expectedBytes: initialExpectedBytes)
     }
 
     /// The download's progress, as a new subscription on every access.

@@ -53,7 +53,7 @@ extension DownloadManager {
         /// Counts `download` in the manager's totals, and in `group`'s when one is given.
         func track(_ download: Download, in group: ProgressTotals? = nil) {
             members.withLock { members in
-                let latest = download.progressReporter.latest
+                let latest = download.latestProgress
                 let state = download.state
                 // Counted once, however often it is tracked.
                 totals.track(download.id, latest, state: state)
