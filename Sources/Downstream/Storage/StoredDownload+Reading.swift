@@ -52,6 +52,10 @@ extension StoredDownload {
         self.partialPath = partialPath
         self.intent = intent
         self.resume = resume
+        if resume.url.absoluteString == request.url.absoluteString {
+            // One URL, not two equal ones: a restored store holds thousands of records.
+            self.resume.url = request.url
+        }
         self.created = created
     }
 

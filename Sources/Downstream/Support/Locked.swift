@@ -49,17 +49,3 @@ extension Locked where State == Bool {
         }
     }
 }
-
-/// A weak reference readable from any thread.
-final class WeakReference<Object: AnyObject & Sendable>: Sendable {
-    private let storage = Locked<Weak>(Weak())
-
-    private struct Weak {
-        weak var object: Object?
-    }
-
-    var value: Object? {
-        get { storage.withLock { $0.object } }
-        set { storage.withLock { $0.object = newValue } }
-    }
-}
