@@ -69,7 +69,8 @@ final class DownloadStore: Sendable {
     ///     and the second half of its slot: a test seam for kills that tear a write.
     init(
         identifier: String, directory: URL, relocatableDirectories: [String: URL] = [:], home: String? = nil,
-        sharedByProcesses: Bool = false, synchronizes: Bool = false, journals: Bool = true, duringWrite: (@Sendable () -> Void)? = nil
+        sharedByProcesses: Bool = false, synchronizes: Bool = false, journals: Bool = true,
+        duringWrite: (@Sendable () -> Void)? = nil
     ) throws(DownloadError) {
         let claimed = Self.identifiersInUse.withLock { $0.insert(identifier).inserted }
         guard claimed else {
