@@ -136,9 +136,12 @@ final class DownloadStore: Sendable {
     private func createFile(_ record: StoredDownload) throws(DownloadError) -> RecordSlots.Position {
         let payload = record.json(relativeTo: bases)
         let path = path(for: record.id)
-        guard let descriptor = try? POSIXFile.openForWriting(atPath: path, exclusive: true) else {
+        let descriptor: Int32
+        do {
+            descriptor = try POSIXFile.openForWriting(atPath: path, exclusive: true)
+        } catch where POSIXFile.length(atPath: path) != nil {
             // Left by a process killed after it wrote the file and before the journal's
-            // removal frame: replaced.
+            // removal frame: replaced (by a rename, never written through).
             return try replace(path, with: payload, sequence: 0)
         }
         let position = RecordSlots.firstPosition(for: payload.count)
