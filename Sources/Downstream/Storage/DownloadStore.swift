@@ -139,7 +139,7 @@ final class DownloadStore: Sendable {
         let descriptor: Int32
         do {
             descriptor = try POSIXFile.openForWriting(atPath: path, exclusive: true)
-        } catch where POSIXFile.length(atPath: path) != nil {
+        } catch  where POSIXFile.length(atPath: path) != nil {
             // Left by a process killed after it wrote the file and before the journal's
             // removal frame: replaced (by a rename, never written through).
             return try replace(path, with: payload, sequence: 0)
