@@ -68,7 +68,11 @@ enum JournalFrames {
     static func scan(
         path: String, length: Int64, _ body: (Frame) -> Void
     ) throws(DownloadError) -> End {
-        guard length >= Int64(fileHeaderSize) else { return length == 0 ? .whole(0) : .notAJournal }
+        guard length >= Int64(fileHeaderSize) else {
+            // A header whose first write was cut short is an empty journal, not damage.
+            let start = length == 0 ? [] : try POSIXFile.bytes(atPath: path, in: 0..<length)
+            return fileHeader.starts(with: start) ? .whole(0) : .notAJournal
+        }
         let header = try POSIXFile.bytes(atPath: path, in: 0..<Int64(fileHeaderSize))
         guard header[0..<3].elementsEqual(fileHeader[0..<3]) else { return .notAJournal }
         guard header[3] == formatVersion else {

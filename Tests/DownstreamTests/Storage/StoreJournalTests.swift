@@ -75,6 +75,18 @@ struct StoreJournalTests {
         }
     }
 
+    @Test func aFileHeaderCutShortIsAnEmptyJournal() throws {
+        try Self.withDirectory { directory in
+            try Data(JournalFrames.fileHeader.prefix(5)).write(to: URL(fileURLWithPath: Self.journalPath(directory)))
+            let opening = try StoreJournal.open(in: directory, synchronizes: false)
+            let id = DownloadID()
+            try opening.journal.put(id, payload: Data("first".utf8))
+            opening.journal.close()
+            #expect(opening.issue == nil)
+            #expect(Self.contents(directory) == [id: "first"])
+        }
+    }
+
     @Test func damageIsReportedCopiedAsideAndCutOff() throws {
         try Self.withDirectory { directory in
             let path = Self.journalPath(directory)
