@@ -126,7 +126,7 @@ final class DownloadStore: Sendable {
     func create(_ record: StoredDownload) throws(DownloadError) -> RecordPlace {
         guard !isReleased.value else { return .journal }
         if let journal, !record.protectsBytes {
-            try journal.put(record.id, payload: record.json(relativeTo: bases))
+            try journal.put(record.id, payload: record.jsonBytes(relativeTo: bases))
             return .journal
         }
         return .file(try createFile(record))
@@ -164,7 +164,7 @@ final class DownloadStore: Sendable {
         case .journal:
             guard let journal else { return .file(try createFile(record)) }
             guard record.protectsBytes else {
-                try journal.put(record.id, payload: record.json(relativeTo: bases))
+                try journal.put(record.id, payload: record.jsonBytes(relativeTo: bases))
                 return .journal
             }
             let position = try createFile(record)

@@ -40,7 +40,7 @@ enum JournalFrames {
     }
 
     /// The bytes of a frame.
-    static func frame(_ kind: Kind, _ id: DownloadID, payload: Data = Data()) -> [UInt8] {
+    static func frame(_ kind: Kind, _ id: DownloadID, payload: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = [0x44, 0x4A, kind.rawValue, 0]
         bytes.reserveCapacity(headerSize + payload.count)
         append(UInt32(payload.count), to: &bytes)

@@ -32,7 +32,9 @@ struct PartialLocation: Hashable, Sendable {
             path = file.path + "." + Self.partialExtension
             return
         }
-        let target = destination.fileURL?.path ?? (destination.directoryURL.path + "/*")
+        // `URL.path` decodes the URL every time: read once.
+        let directoryPath = destination.directoryPath
+        let target = destination.fileURL?.path ?? (directoryPath + "/*")
         let key = StableHash.hex("\(target)|\(url.absoluteString)" + (id.map { "|\($0)" } ?? ""))
         let name: String
         switch destination.location {
@@ -46,7 +48,7 @@ struct PartialLocation: Hashable, Sendable {
             path = POSIXFile.path("\(shortName).\(key).\(Self.partialExtension)", in: partialsDirectory.path)
         } else {
             path = POSIXFile.path(
-                "\(shortName).\(key.prefix(8)).\(Self.partialExtension)", in: destination.directoryPath)
+                "\(shortName).\(key.prefix(8)).\(Self.partialExtension)", in: directoryPath)
         }
     }
 }

@@ -114,13 +114,13 @@ final class StoreJournal: Sendable {
     }
 
     /// Appends `record` (its JSON, `payload`) as download `id`'s latest record.
-    func put(_ id: DownloadID, payload: Data) throws(DownloadError) {
+    func put(_ id: DownloadID, payload: [UInt8]) throws(DownloadError) {
         try append(JournalFrames.frame(.put, id, payload: payload), for: id.rawValue, isRemoval: false)
     }
 
     /// Appends that download `id` is gone; nothing when the journal does not hold it.
     func remove(_ id: DownloadID) throws(DownloadError) {
-        try append(JournalFrames.frame(.remove, id), for: id.rawValue, isRemoval: true)
+        try append(JournalFrames.frame(.remove, id, payload: []), for: id.rawValue, isRemoval: true)
     }
 
     /// Whether the journal holds download `id`.

@@ -176,6 +176,11 @@ extension StoredDownload {
 
     /// The record as JSON, with its paths relative to `bases` where they are inside one.
     func json(relativeTo bases: PathBases?) -> Data {
+        Data(jsonBytes(relativeTo: bases))
+    }
+
+    /// The record as JSON bytes, with its paths relative to `bases` where they are inside one.
+    func jsonBytes(relativeTo bases: PathBases?) -> [UInt8] {
         let store = { (path: String) in bases?.stored(path) ?? path }
         var writer = JSONWriter()
         writer.object { writer in
@@ -253,6 +258,6 @@ extension StoredDownload {
             }
             writer.date("created", created)
         }
-        return Data(writer.bytes)
+        return writer.bytes
     }
 }

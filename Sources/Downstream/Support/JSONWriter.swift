@@ -111,6 +111,15 @@ struct JSONWriter {
 
     private mutating func append(string: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most text needs no escape: copied in one go.
+        let isPlain = string.utf8.withContiguousStorageIfAvailable { text in
+            !text.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        }
+        if isPlain == true {
+            bytes.append(contentsOf: string.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):

@@ -33,10 +33,10 @@ struct StoreJournalTests {
             let (first, second, third) = (DownloadID(), DownloadID(), DownloadID())
             do {
                 let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
-                try journal.put(first, payload: Data("first 1".utf8))
-                try journal.put(second, payload: Data("second 1".utf8))
-                try journal.put(first, payload: Data("first 2".utf8))
-                try journal.put(third, payload: Data("third 1".utf8))
+                try journal.put(first, payload: Array("first 1".utf8))
+                try journal.put(second, payload: Array("second 1".utf8))
+                try journal.put(first, payload: Array("first 2".utf8))
+                try journal.put(third, payload: Array("third 1".utf8))
                 try journal.remove(second)
                 #expect(journal.holds(first) && !journal.holds(second))
                 journal.close()
@@ -57,17 +57,17 @@ struct StoreJournalTests {
             let (kept, torn, later) = (DownloadID(), DownloadID(), DownloadID())
             do {
                 let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
-                try journal.put(kept, payload: Data("kept".utf8))
+                try journal.put(kept, payload: Array("kept".utf8))
                 journal.close()
             }
             let whole = try Data(contentsOf: URL(fileURLWithPath: path))
-            let frame = JournalFrames.frame(.put, torn, payload: Data("torn".utf8))
+            let frame = JournalFrames.frame(.put, torn, payload: Array("torn".utf8))
             for cut in 1..<frame.count {
                 try (whole + frame[..<cut]).write(to: URL(fileURLWithPath: path))
                 let opening = try StoreJournal.open(in: directory, synchronizes: false)
                 // An interrupted write, not damage: nothing to report.
                 #expect(opening.issue == nil, "cut at \(cut)")
-                try opening.journal.put(later, payload: Data("later".utf8))
+                try opening.journal.put(later, payload: Array("later".utf8))
                 opening.journal.close()
                 #expect(Self.contents(directory) == [kept: "kept", later: "later"], "cut at \(cut)")
                 try whole.write(to: URL(fileURLWithPath: path))
@@ -80,7 +80,7 @@ struct StoreJournalTests {
             try Data(JournalFrames.fileHeader.prefix(5)).write(to: URL(fileURLWithPath: Self.journalPath(directory)))
             let opening = try StoreJournal.open(in: directory, synchronizes: false)
             let id = DownloadID()
-            try opening.journal.put(id, payload: Data("first".utf8))
+            try opening.journal.put(id, payload: Array("first".utf8))
             opening.journal.close()
             #expect(opening.issue == nil)
             #expect(Self.contents(directory) == [id: "first"])
@@ -93,8 +93,8 @@ struct StoreJournalTests {
             let (before, damaged) = (DownloadID(), DownloadID())
             do {
                 let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
-                try journal.put(before, payload: Data("before".utf8))
-                try journal.put(damaged, payload: Data("damaged".utf8))
+                try journal.put(before, payload: Array("before".utf8))
+                try journal.put(damaged, payload: Array("damaged".utf8))
                 journal.close()
             }
             var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -118,7 +118,7 @@ struct StoreJournalTests {
             try Data(header + [1, 2, 3]).write(to: URL(fileURLWithPath: path))
             let opening = try StoreJournal.open(in: directory, synchronizes: false)
             let id = DownloadID()
-            try opening.journal.put(id, payload: Data("new".utf8))
+            try opening.journal.put(id, payload: Array("new".utf8))
             opening.journal.close()
             #expect(opening.issue?.recordURL.lastPathComponent == StoreJournal.fileName + ".unsupported")
             #expect(opening.issue?.reason.contains("newer version") == true)
@@ -131,7 +131,7 @@ struct StoreJournalTests {
             let path = Self.journalPath(directory)
             let ids = (0..<50).map { _ in DownloadID() }
             let payload = { (id: Int, version: Int) in
-                Data("download \(id) version \(version) ".utf8) + Data(count: 900)
+                Array("download \(id) version \(version) ".utf8) + [UInt8](repeating: 0, count: 900)
             }
             let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
             var longest: Int64 = 0
