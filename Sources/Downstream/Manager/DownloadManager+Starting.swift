@@ -43,15 +43,17 @@ extension DownloadManager {
             url: request.url ?? PartialLocation.noURL, destination: request.destination,
             partialsDirectory: configuration.storage.partialsDirectory, separateFrom: isSeparate ? id : nil)
 
+        // Looked up once: hashing a location's path is a good part of what queueing costs.
+        let existing = byLocation[location]
         var placeClaim: PlaceClaim?
-        if requestError == nil, let claims = store.claims, isSeparate || byLocation[location]?.canBeJoined != true {
+        if requestError == nil, let claims = store.claims, isSeparate || existing?.canBeJoined != true {
             do {
                 placeClaim = try takePlace(Self.place(of: request, at: location, isSeparate: isSeparate), claims)
             } catch {
                 requestError = error
             }
         }
-        if requestError == nil, !isSeparate, let existing = byLocation[location], existing.canBeJoined {
+        if requestError == nil, !isSeparate, let existing, existing.canBeJoined {
             if let url = request.url, existing.request.url == url || existing.url == url {
                 if request.checks.isEmpty || existing.acceptsChecks {
                     existing.addChecks(request.checks)
@@ -75,7 +77,8 @@ extension DownloadManager {
         if requestError == nil, let url = request.url {
             do {
                 recordFile = try makeRecord(
-                    id: id, request: request, url: url, location: location, startsPaused: startsPaused)
+                    id: id, request: request, url: url, location: location, replacing: existing,
+                    startsPaused: startsPaused)
             } catch {
                 requestError = error
             }
@@ -139,13 +142,15 @@ extension DownloadManager {
     }
 
     /// Writes the record of a new download, continuing from the data of a cancelled download of
-    /// the same URL to the same place if one was kept.
+    /// the same URL to the same place if one was kept (in this process by `earlier`, the
+    /// download the location had).
     private func makeRecord(
-        id: Download.ID, request: DownloadRequest, url: URL, location: PartialLocation, startsPaused: Bool
+        id: Download.ID, request: DownloadRequest, url: URL, location: PartialLocation, replacing earlier: Download?,
+        startsPaused: Bool
     ) throws(DownloadError) -> DownloadRecordFile {
         var record = StoredDownload(id: id, request: request, url: url, location: location)
         record.intent = startsPaused ? .paused : .active
-        let keptRecord = kept.removeValue(forKey: location) ?? byLocation[location]?.recordFile?.record
+        let keptRecord = (kept.isEmpty ? nil : kept.removeValue(forKey: location)) ?? earlier?.recordFile?.record
         if let keptRecord, keptRecord.intent == .kept, keptRecord.request.url == url {
             record.resume = keptRecord.resume
             record.systemResumeData = keptRecord.systemResumeData

@@ -56,16 +56,20 @@ struct PathBases: Sendable, Equatable {
     }
 
     /// How a record stores `path`: relative to the deepest base it is inside, else as it is.
+    /// Compares bytes, as file systems do, and makes nothing until it has the answer (a record is
+    /// written for every download queued).
     func stored(_ path: String) -> String {
         // Apple platforms' /var and /tmp are links into /private.
-        let forms = path.hasPrefix("/private/") ? [path, String(path.dropFirst("/private".count))] : [path]
+        let privatePrefix = "/private"
+        let unprivate: Substring? =
+            path.utf8.starts(with: (privatePrefix + "/").utf8)
+            ? Substring(path.utf8.dropFirst(privatePrefix.utf8.count)) : nil
+        let inside = { (prefix: String) -> Substring? in
+            Self.rest(of: path[...], under: prefix) ?? unprivate.flatMap { Self.rest(of: $0, under: prefix) }
+        }
         for base in bases {
-            for prefix in [base.path, base.resolvedPath] {
-                for form in forms {
-                    if let rest = Self.rest(of: form, under: prefix) {
-                        return "~\(base.name)" + rest
-                    }
-                }
+            if let rest = inside(base.path) ?? (base.resolvedPath == base.path ? nil : inside(base.resolvedPath)) {
+                return "~\(base.name)" + rest
             }
         }
         return path
@@ -81,9 +85,9 @@ struct PathBases: Sendable, Equatable {
     }
 
     /// What follows `prefix` in `path` (empty, or from a `/`), if `path` is `prefix` or inside it.
-    private static func rest(of path: String, under prefix: String) -> Substring? {
-        guard prefix != "/", path.hasPrefix(prefix) else { return nil }
-        let rest = path.dropFirst(prefix.count)
-        return rest.isEmpty || rest.hasPrefix("/") ? rest : nil
+    private static func rest(of path: Substring, under prefix: String) -> Substring? {
+        guard prefix != "/", path.utf8.starts(with: prefix.utf8) else { return nil }
+        let rest = Substring(path.utf8.dropFirst(prefix.utf8.count))
+        return rest.isEmpty || rest.utf8.first == UInt8(ascii: "/") ? rest : nil
     }
 }
