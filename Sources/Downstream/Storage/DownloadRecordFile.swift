@@ -1,3 +1,5 @@
+import Foundation
+
 /// One download's record in the store: changed and written under one lock, so that the store
 /// always ends with the latest change, whichever thread (the download's actor, or the session's
 /// delegate queue for the engine's progress) made it. The record is in the store's journal until
@@ -5,25 +7,77 @@
 ///
 /// Writes are small and rare (a state change, a response, a checkpoint every few megabytes),
 /// never per chunk, and only when the record changed.
+///
+/// In memory, a record that says nothing about bytes yet (a queued download's, whatever its
+/// intent) is kept as its ``Origin`` and its intent, and made whole when read: a manager may hold
+/// 100,000 queued downloads, and a whole record is twice the size.
 final class DownloadRecordFile: Sendable {
+    /// The parts of a record that a download's request fixes: with an intent and a resume record
+    /// that starts over, a whole record.
+    struct Origin: Sendable {
+        var id: DownloadID
+        var request: StoredDownload.Request
+        var destination: StoredDownload.StoredDestination
+        var partialPath: String
+        var created: Date
+
+        /// The origin of `record`, if the rest of it is what a new record has.
+        init?(_ record: StoredDownload) {
+            guard record.version == StoredDownload.currentVersion, record.systemResumeData == nil,
+                record.sources == nil, record.resume == .startingOver(url: record.request.url)
+            else { return nil }
+            id = record.id
+            request = record.request
+            destination = record.destination
+            partialPath = record.partialPath
+            created = record.created
+        }
+
+        func record(intent: StoredDownload.Intent) -> StoredDownload {
+            StoredDownload(
+                id: id, request: request, destination: destination, partialPath: partialPath, intent: intent,
+                resume: .startingOver(url: request.url), created: created)
+        }
+    }
+
+    /// A whole record, in memory once it says more than its origin does.
+    private final class Whole: Sendable {
+        let record: StoredDownload
+
+        init(_ record: StoredDownload) {
+            self.record = record
+        }
+    }
+
     private struct State {
-        var record: StoredDownload
+        /// Nil while the record is its origin's with `intent`.
+        var whole: Whole?
+        var intent: StoredDownload.Intent
         /// Where the latest copy is.
         var place: RecordPlace
         var isRemoved = false
     }
 
     private let store: DownloadStore
+    private let origin: Origin?
     private let state: Locked<State>
 
     /// A record whose latest copy is at `place`.
     init(store: DownloadStore, record: StoredDownload, place: RecordPlace) {
         self.store = store
-        self.state = Locked(State(record: record, place: place))
+        let origin = Origin(record)
+        self.origin = origin
+        self.state = Locked(State(whole: origin == nil ? Whole(record) : nil, intent: record.intent, place: place))
     }
 
     var record: StoredDownload {
-        state.withLock { $0.record }
+        state.withLock { record(of: $0) }
+    }
+
+    private func record(of state: State) -> StoredDownload {
+        if let whole = state.whole { return whole.record }
+        // A record without a whole copy has an origin.
+        return origin!.record(intent: state.intent)
     }
 
     /// Changes the record and writes it, if the change changed anything. Does nothing once the
@@ -31,17 +85,24 @@ final class DownloadRecordFile: Sendable {
     func update(_ change: (inout StoredDownload) -> Void) throws(DownloadError) {
         let failure: DownloadError? = state.withLock { state in
             guard !state.isRemoved else { return nil }
-            let before = state.record
-            change(&state.record)
-            guard state.record != before else { return nil }
+            let before = record(of: state)
+            var after = before
+            change(&after)
+            guard after != before else { return nil }
             do throws(DownloadError) {
-                state.place = try store.update(state.record, at: state.place)
-                return nil
+                state.place = try store.update(after, at: state.place)
             } catch {
                 // What is in memory stays what is on disk, so that the same change is tried again.
-                state.record = before
                 return error
             }
+            var sameButIntent = after
+            sameButIntent.intent = before.intent
+            if state.whole == nil, sameButIntent == before {
+                state.intent = after.intent
+            } else {
+                state.whole = Whole(after)
+            }
+            return nil
         }
         if let failure { throw failure }
     }
@@ -50,7 +111,7 @@ final class DownloadRecordFile: Sendable {
     func remove() {
         state.withLock { state in
             state.isRemoved = true
-            store.remove(state.record.id, from: state.place)
+            store.remove(origin?.id ?? record(of: state).id, from: state.place)
         }
     }
 }

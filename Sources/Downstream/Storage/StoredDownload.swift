@@ -151,6 +151,20 @@ struct StoredDownload: Codable, Equatable, Sendable {
 }
 
 extension StoredDownload {
+    /// A record of the current version made of its parts, with no system resume data or sources.
+    init(
+        id: DownloadID, request: Request, destination: StoredDestination, partialPath: String, intent: Intent,
+        resume: ResumeRecord, created: Date
+    ) {
+        self.id = id
+        self.request = request
+        self.destination = destination
+        self.partialPath = partialPath
+        self.intent = intent
+        self.resume = resume
+        self.created = created
+    }
+
     /// Forgets everything that would let the partial file (or the system's resume data) be
     /// continued: the next request starts from the first byte.
     mutating func startOver() {
