@@ -31,6 +31,10 @@ public struct DownloadRequest: Sendable {
     /// What happens when the manager already downloads the same URL to the same destination.
     /// Default: ``DuplicatePolicy/join``.
     public var duplicates = DuplicatePolicy.join
+    /// The settings most requests leave as they are, behind one reference: a request is copied
+    /// into its download, and 100,000 queued downloads should not carry a dozen empty fields each.
+    private var tuning = Tuning.defaults
+
     /// The digest the file must have (as its publisher gives it), or nil to check only the digest
     /// the server gives, if it gives one.
     ///
@@ -40,14 +44,23 @@ public struct DownloadRequest: Sendable {
     /// server's response (`Repr-Digest`, `x-goog-hash`, an S3 `ETag`…) is checked in the same
     /// way, unless the manager's configuration turns that off
     /// (``DownloadManager/Configuration-swift.struct/Integrity-swift.struct``).
-    public var expectedDigest: Digest?
+    public var expectedDigest: Digest? {
+        get { tuning.value.expectedDigest }
+        set { tuning = tuning.changing { $0.expectedDigest = newValue } }
+    }
     /// What happens to the downloaded bytes when the file is rejected: its digest does not match
     /// ``expectedDigest`` (or the server's), or a validator refuses it. Default: ``RejectedFilePolicy/discard``.
-    public var onRejectedFile = RejectedFilePolicy.discard
+    public var onRejectedFile: RejectedFilePolicy {
+        get { tuning.value.onRejectedFile }
+        set { tuning = tuning.changing { $0.onRejectedFile = newValue } }
+    }
     /// Checks the response and the complete file must pass before the file is delivered, in
     /// order (see ``ResponseCheck``). Given here, they run however soon the download ends. Default:
     /// none.
-    public var checks: [ResponseCheck] = []
+    public var checks: [ResponseCheck] {
+        get { tuning.value.checks }
+        set { tuning = tuning.changing { $0.checks = newValue } }
+    }
     /// Other URLs of the same file, tried in order when the request's URL fails in a way its
     /// retries cannot mend (a status such as `404`, or a network failure after the last retry).
     ///
@@ -56,12 +69,18 @@ public struct DownloadRequest: Sendable {
     /// those on disk, and the length must be the same (see
     /// ``DownloadManager/Configuration/Resumption``). The request's headers go to every URL.
     /// When every URL failed, the download fails with ``DownloadError/Kind/allURLsFailed``.
-    public var mirrors: [URL] = []
+    public var mirrors: [URL] {
+        get { tuning.value.mirrors }
+        set { tuning = tuning.changing { $0.mirrors = newValue } }
+    }
 
     /// The most bytes per second this download may receive; nil (the default) or 0 for no limit of
     /// its own (the manager's, ``DownloadManager/Configuration/Network-swift.struct/maximumBytesPerSecond``,
     /// still applies). Change it while the download runs with ``Download/setBandwidthLimit(_:)``.
-    public var maximumBytesPerSecond: Int?
+    public var maximumBytesPerSecond: Int? {
+        get { tuning.value.maximumBytesPerSecond }
+        set { tuning = tuning.changing { $0.maximumBytesPerSecond = newValue } }
+    }
 
     /// How many connections this file may come over at once; nil (the default) takes the
     /// manager's ``DownloadManager/Configuration/Network-swift.struct/maximumConnectionsPerFile``.
@@ -71,31 +90,49 @@ public struct DownloadRequest: Sendable {
     /// file's length, the rest is split into segments, one per connection, each written at its
     /// own place in the partial file. A connection that finishes its segment takes over half of
     /// the largest remaining one. Otherwise the file comes over one connection, silently.
-    public var maximumConnections: Int?
+    public var maximumConnections: Int? {
+        get { tuning.value.maximumConnections }
+        set { tuning = tuning.changing { $0.maximumConnections = newValue } }
+    }
 
     /// The smallest segment worth a connection of its own, in bytes; nil (the default) takes the
     /// manager's ``DownloadManager/Configuration/Network-swift.struct/minimumSegmentSize``.
-    public var minimumSegmentSize: Int64?
+    public var minimumSegmentSize: Int64? {
+        get { tuning.value.minimumSegmentSize }
+        set { tuning = tuning.changing { $0.minimumSegmentSize = newValue } }
+    }
 
     /// The data-protection class of the delivered file on Apple platforms; nil (the default)
     /// keeps the class of the partial file
     /// (``DownloadManager/Configuration-swift.struct/Storage-swift.struct/fileProtection``).
     /// The delivered file is backed up, unlike the partial file.
-    public var fileProtection: FileProtection?
+    public var fileProtection: FileProtection? {
+        get { tuning.value.fileProtection }
+        set { tuning = tuning.changing { $0.fileProtection = newValue } }
+    }
 
     /// Which networks the download may use (Apple platforms' network policies); by default the
     /// session's. Kept across relaunches.
-    public var networkAccess = NetworkAccess()
+    public var networkAccess: NetworkAccess {
+        get { tuning.value.networkAccess }
+        set { tuning = tuning.changing { $0.networkAccess = newValue } }
+    }
 
     /// For a background session's download: the earliest time the system may start it (its
     /// task's `earliestBeginDate`); nil (the default) as soon as the system sees fit. Only a new
     /// task waits for it: a download that continues with the system's resume data does not.
-    public var earliestBeginDate: Date?
+    public var earliestBeginDate: Date? {
+        get { tuning.value.earliestBeginDate }
+        set { tuning = tuning.changing { $0.earliestBeginDate = newValue } }
+    }
 
     /// For a background session's download: about how many bytes it will receive (its task's
     /// `countOfBytesClientExpectsToReceive`), which the system uses to schedule it well; nil (the
     /// default) when unknown.
-    public var expectedByteCount: Int64?
+    public var expectedByteCount: Int64? {
+        get { tuning.value.expectedByteCount }
+        set { tuning = tuning.changing { $0.expectedByteCount = newValue } }
+    }
 
     /// A request for `urlRequest`, saved at `destination`.
     public init(
@@ -179,5 +216,38 @@ extension DownloadRequest {
         /// Keep the bytes in the partial file (its path is the error's ``DownloadError/path``), to
         /// inspect them; resuming checks them again, or downloads what the server changed.
         public static let keep = RejectedFilePolicy(code: .keep)
+    }
+}
+
+extension DownloadRequest {
+    /// The box of the settings most requests leave as they are; never changed, replaced.
+    fileprivate final class Tuning: Sendable {
+        struct Values: Sendable {
+            var expectedDigest: Digest?
+            var onRejectedFile: RejectedFilePolicy = RejectedFilePolicy.discard
+            var checks: [ResponseCheck] = []
+            var mirrors: [URL] = []
+            var maximumBytesPerSecond: Int?
+            var maximumConnections: Int?
+            var minimumSegmentSize: Int64?
+            var fileProtection: FileProtection?
+            var networkAccess: NetworkAccess = NetworkAccess()
+            var earliestBeginDate: Date?
+            var expectedByteCount: Int64?
+        }
+
+        static let defaults = Tuning(Values())
+        let value: Values
+
+        init(_ value: Values) {
+            self.value = value
+        }
+
+        /// A new box holding the values changed by `change`.
+        func changing(_ change: (inout Values) -> Void) -> Tuning {
+            var values = value
+            change(&values)
+            return Tuning(values)
+        }
     }
 }
