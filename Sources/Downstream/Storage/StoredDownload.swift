@@ -127,21 +127,36 @@ struct StoredDownload: Codable, Equatable, Sendable {
             downloadRequest.expectedDigest = Digest(
                 Digest.Algorithm(code: code), hex: String(stored[stored.index(after: colon)...]))
         }
+        // Only what is set: a request keeps its defaults in one shared box until one changes.
         if let code = request.onRejectedFile {
             downloadRequest.onRejectedFile = .init(code: code)
         }
-        downloadRequest.mirrors = request.mirrors ?? []
-        downloadRequest.maximumBytesPerSecond = request.maximumBytesPerSecond
-        downloadRequest.maximumConnections = request.maximumConnections
-        downloadRequest.minimumSegmentSize = request.minimumSegmentSize
-        downloadRequest.fileProtection = request.fileProtection.map(FileProtection.init(code:))
+        if let mirrors = request.mirrors {
+            downloadRequest.mirrors = mirrors
+        }
+        if let limit = request.maximumBytesPerSecond {
+            downloadRequest.maximumBytesPerSecond = limit
+        }
+        if let connections = request.maximumConnections {
+            downloadRequest.maximumConnections = connections
+        }
+        if let size = request.minimumSegmentSize {
+            downloadRequest.minimumSegmentSize = size
+        }
+        if let code = request.fileProtection {
+            downloadRequest.fileProtection = FileProtection(code: code)
+        }
         if let access = request.networkAccess {
             downloadRequest.networkAccess = NetworkAccess(
                 allowsCellular: access.cellular, allowsExpensive: access.expensive,
                 allowsConstrained: access.constrained)
         }
-        downloadRequest.earliestBeginDate = request.earliestBeginDate
-        downloadRequest.expectedByteCount = request.expectedByteCount
+        if let date = request.earliestBeginDate {
+            downloadRequest.earliestBeginDate = date
+        }
+        if let count = request.expectedByteCount {
+            downloadRequest.expectedByteCount = count
+        }
         return downloadRequest
     }
 
