@@ -21,6 +21,9 @@ import Testing
         ("com1.txt", "_com1.txt"),
         ("  spaced  ", "spaced"),
         ("trailing.", "trailing"),
+        // Plain ASCII, the common case, is still bounded.
+        (String(repeating: "a", count: 300) + ".bin", String(repeating: "a", count: 251) + ".bin"),
+        ("episode-12_final.mp3", "episode-12_final.mp3"),
     ])
     func sanitizes(_ input: String, _ expected: String) {
         #expect(FileName.sanitize(input) == expected)
