@@ -161,7 +161,9 @@ extension DownloadManager {
             // Saved first: a process killed in between still has one record for the data.
             store.remove(keptRecord.id)
         }
-        return DownloadRecordFile(store: store, record: record, place: place)
+        return DownloadRecordFile(
+            store: store, record: record, place: place,
+            origin: .request(id: id, request: request, url: url, location: location, created: record.created))
     }
 
     private static func validate(_ request: DownloadRequest) -> DownloadError? {

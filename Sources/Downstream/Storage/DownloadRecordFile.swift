@@ -12,31 +12,57 @@ import Foundation
 /// intent) is kept as its ``Origin`` and its intent, and made whole when read: a manager may hold
 /// 100,000 queued downloads, and a whole record is twice the size.
 final class DownloadRecordFile: Sendable {
-    /// The parts of a record that a download's request fixes: with an intent and a resume record
-    /// that starts over, a whole record.
-    struct Origin: Sendable {
-        var id: DownloadID
-        var request: StoredDownload.Request
-        var destination: StoredDownload.StoredDestination
-        var partialPath: String
-        var created: Date
+    /// What a record that says nothing of bytes yet is made from, with its intent.
+    enum Origin: Sendable {
+        /// A new download's request: the record is made from it as it was at first (the request
+        /// shares its storage with the download's own copy).
+        case request(id: DownloadID, request: DownloadRequest, url: URL, location: PartialLocation, created: Date)
+        /// A restored record's parts.
+        indirect case stored(Parts)
+
+        /// The parts of a record that its download's request fixes.
+        struct Parts: Sendable {
+            var id: DownloadID
+            var request: StoredDownload.Request
+            var destination: StoredDownload.StoredDestination
+            var partialPath: String
+            var created: Date
+        }
 
         /// The origin of `record`, if the rest of it is what a new record has.
         init?(_ record: StoredDownload) {
-            guard record.version == StoredDownload.currentVersion, record.systemResumeData == nil,
-                record.sources == nil, record.resume == .startingOver(url: record.request.url)
-            else { return nil }
-            id = record.id
-            request = record.request
-            destination = record.destination
-            partialPath = record.partialPath
-            created = record.created
+            guard Self.isNew(record) else { return nil }
+            self = .stored(
+                Parts(
+                    id: record.id, request: record.request, destination: record.destination,
+                    partialPath: record.partialPath, created: record.created))
+        }
+
+        /// Whether `record` says nothing but what its request and intent say.
+        static func isNew(_ record: StoredDownload) -> Bool {
+            record.version == StoredDownload.currentVersion && record.systemResumeData == nil && record.sources == nil
+                && record.resume == .startingOver(url: record.request.url)
+        }
+
+        var id: DownloadID {
+            switch self {
+            case .request(let id, _, _, _, _): id
+            case .stored(let parts): parts.id
+            }
         }
 
         func record(intent: StoredDownload.Intent) -> StoredDownload {
-            StoredDownload(
-                id: id, request: request, destination: destination, partialPath: partialPath, intent: intent,
-                resume: .startingOver(url: request.url), created: created)
+            switch self {
+            case .request(let id, let request, let url, let location, let created):
+                var record = StoredDownload(id: id, request: request, url: url, location: location, created: created)
+                record.intent = intent
+                return record
+            case .stored(let parts):
+                return StoredDownload(
+                    id: parts.id, request: parts.request, destination: parts.destination,
+                    partialPath: parts.partialPath, intent: intent, resume: .startingOver(url: parts.request.url),
+                    created: parts.created)
+            }
         }
     }
 
@@ -63,9 +89,12 @@ final class DownloadRecordFile: Sendable {
     private let state: Locked<State>
 
     /// A record whose latest copy is at `place`.
-    init(store: DownloadStore, record: StoredDownload, place: RecordPlace) {
+    /// - Parameter origin: what `record` was made from, when it was made from a new download's
+    ///   request; by default, its own parts.
+    init(store: DownloadStore, record: StoredDownload, place: RecordPlace, origin: Origin? = nil) {
         self.store = store
-        let origin = Origin(record)
+        let origin = Origin.isNew(record) ? origin ?? Origin(record) : nil
+        assert(origin.map { $0.record(intent: record.intent) == record } ?? true, "the origin makes another record")
         self.origin = origin
         self.state = Locked(State(whole: origin == nil ? Whole(record) : nil, intent: record.intent, place: place))
     }
