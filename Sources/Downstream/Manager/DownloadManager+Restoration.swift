@@ -106,9 +106,18 @@ extension DownloadManager {
                 record.resume = .startingOver(url: record.request.url)
                 place = (try? store.update(record, at: place)) ?? place
             }
+            let request = record.downloadRequest
+            // Kept as the request it makes again, when it does: the request is the download's own.
+            var origin: DownloadRecordFile.Origin? = nil
+            if DownloadRecordFile.Origin.isNew(record) {
+                let made = DownloadRecordFile.Origin.request(
+                    id: record.id, request: request, url: record.request.url, location: location,
+                    created: record.created)
+                origin = made.record(intent: record.intent) == record ? made : nil
+            }
             let download = Download(
-                id: record.id, request: record.downloadRequest, location: location, context: context,
-                recordFile: DownloadRecordFile(store: store, record: record, place: place),
+                id: record.id, request: request, location: location, context: context,
+                recordFile: DownloadRecordFile(store: store, record: record, place: place, origin: origin),
                 requestError: nil, placeClaim: placeClaim,
                 startsPaused: true)
             context.engines.system?.router.register(download)
