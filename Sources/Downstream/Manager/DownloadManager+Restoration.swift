@@ -38,8 +38,10 @@ extension DownloadManager {
             // One record at a time, straight into its download: the records are not all in
             // memory at once (100,000 would be 100 MB).
             var restored: [(created: Date, download: Download, wasInterrupted: Bool)] = []
+            // One value (and URL) per directory, not one per download.
+            var directories: [StoredDownload.StoredDestination: Destination] = [:]
             issues = store.load { loaded in
-                switch Self.restore(loaded, store: store, context: context) {
+                switch Self.restore(loaded, store: store, context: context, directories: &directories) {
                 case .gone:
                     break
                 case .kept(let record):
@@ -70,9 +72,10 @@ extension DownloadManager {
         /// instant can leave behind.
         /// - Parameter placeClaim: in a store shared by processes, the place of the record, which
         ///   the caller holds.
+        /// - Parameter directories: the directory destinations made so far, to reuse.
         static func restore(
             _ loaded: DownloadStore.LoadedRecord, store: DownloadStore, context: Download.Context,
-            placeClaim: PlaceClaim? = nil
+            placeClaim: PlaceClaim? = nil, directories: inout [StoredDownload.StoredDestination: Destination]
         ) -> Restored {
             var record = loaded.record
             var place = loaded.place
@@ -106,7 +109,16 @@ extension DownloadManager {
                 record.resume = .startingOver(url: record.request.url)
                 place = (try? store.update(record, at: place)) ?? place
             }
-            let request = record.downloadRequest
+            let destination: Destination
+            if record.destination.isDirectory, let made = directories[record.destination] {
+                destination = made
+            } else {
+                destination = record.destination.value
+                if record.destination.isDirectory {
+                    directories[record.destination] = destination
+                }
+            }
+            let request = record.downloadRequest(to: destination)
             // Kept as the request it makes again, when it does: the request is the download's own.
             var origin: DownloadRecordFile.Origin? = nil
             if DownloadRecordFile.Origin.isNew(record) {

@@ -43,7 +43,9 @@ extension DownloadManager {
         let claim = try claims.claim(place)
         // Read now, not at launch: the process that had it may have changed it since.
         guard let id = stored.removeValue(forKey: place), let loaded = store.loadRecord(id) else { return claim }
-        switch Restoration.restore(loaded, store: store, context: context, placeClaim: claim) {
+        var directories: [StoredDownload.StoredDestination: Destination] = [:]
+        switch Restoration.restore(loaded, store: store, context: context, placeClaim: claim, directories: &directories)
+        {
         case .gone:
             return claim
         case .kept(let record):

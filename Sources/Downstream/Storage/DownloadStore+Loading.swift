@@ -99,7 +99,6 @@ extension DownloadStore {
                     movedToFiles.append(id)
                     return
                 }
-                let journalURL = URL(fileURLWithPath: journal.path)
                 switch Self.decode(payload, bases: bases, place: .journal) {
                 case .record(let loaded) where loaded.record.id == id:
                     body(loaded)
@@ -111,7 +110,9 @@ extension DownloadStore {
                 case .newer(let reason):
                     issues.append(setAside(id, payload, as: Self.unsupportedExtension, because: reason))
                 case .unresolved(let reason):
-                    issues.append(RestorationIssue(recordURL: journalURL, reason: "download \(id): \(reason)"))
+                    issues.append(
+                        RestorationIssue(
+                            recordURL: URL(fileURLWithPath: journal.path), reason: "download \(id): \(reason)"))
                 }
             }
         } catch {

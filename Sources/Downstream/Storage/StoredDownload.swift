@@ -67,10 +67,17 @@ struct StoredDownload: Codable, Equatable, Sendable {
         var constrained: Bool?
     }
 
-    struct StoredDestination: Codable, Equatable, Sendable {
+    struct StoredDestination: Codable, Hashable, Sendable {
         var isDirectory: Bool
         var path: String
         var conflictPolicy: Destination.ConflictPolicy.Code
+
+        /// The destination the record names.
+        var value: Destination {
+            let policy = Destination.ConflictPolicy(code: conflictPolicy)
+            let target = URL(fileURLWithPath: path, isDirectory: isDirectory)
+            return isDirectory ? .directory(target, ifExists: policy) : .file(target, ifExists: policy)
+        }
     }
 
     init(id: DownloadID, request: DownloadRequest, url: URL, location: PartialLocation, created: Date = Date()) {
@@ -110,15 +117,18 @@ struct StoredDownload: Codable, Equatable, Sendable {
 
     /// The request as the app made it.
     var downloadRequest: DownloadRequest {
+        downloadRequest(to: destination.value)
+    }
+
+    /// The request as the app made it, with `target`, the value of its ``destination`` (made once
+    /// for the many records of a directory, when a store is restored).
+    func downloadRequest(to target: Destination) -> DownloadRequest {
         var urlRequest = URLRequest(url: request.url)
         for (name, value) in request.headers {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }
-        let policy = Destination.ConflictPolicy(code: destination.conflictPolicy)
-        let target = URL(fileURLWithPath: destination.path, isDirectory: destination.isDirectory)
         var downloadRequest = DownloadRequest(
-            urlRequest,
-            to: destination.isDirectory ? .directory(target, ifExists: policy) : .file(target, ifExists: policy),
+            urlRequest, to: target,
             onServerFileChange: .init(code: request.onServerFileChange),
             priority: .init(value: request.priority), metadata: request.metadata)
         if let stored = request.expectedDigest, let colon = stored.firstIndex(of: ":"),
