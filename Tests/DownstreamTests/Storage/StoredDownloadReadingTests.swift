@@ -43,6 +43,25 @@ struct StoredDownloadReadingTests {
         }
     }
 
+    @Test func identifiersAreReadAsUUIDReadsThem() {
+        for _ in 0..<100 {
+            let uuid = UUID()
+            #expect(StoredDownload.uuid(uuid.uuidString) == uuid)
+            #expect(StoredDownload.uuid(uuid.uuidString.lowercased()) == uuid)
+        }
+        let valid = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
+        #expect(StoredDownload.uuid(valid) == UUID(uuidString: valid))
+        for invalid in [
+            "", "E621E1F8C36C495A93FC0C247A3E6E5F", "E621E1F8-C36C-495A-93FC-0C247A3E6E5",
+            "E621E1F8-C36C-495A-93FC-0C247A3E6E5FF",
+            "G621E1F8-C36C-495A-93FC-0C247A3E6E5F", "E621E1F8-C36C-495A-93FC+0C247A3E6E5F",
+            "E621E1F8-C36C-495A-93FC-0C247A3E6E5é",
+        ] {
+            #expect(StoredDownload.uuid(invalid) == nil, "\(invalid)")
+            #expect(UUID(uuidString: invalid) == nil, "\(invalid)")
+        }
+    }
+
     @Test func recordsOfAnotherShapeAreLeftToJSONDecoder() throws {
         let full = StoredDownloadJSONTests.fullRecord()
         #expect(Self.fast(full.json) == nil)
