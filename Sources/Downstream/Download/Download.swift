@@ -138,14 +138,15 @@ public actor Download {
         machine = Machine(
             state: startsPaused ? .paused : .queued,
             challengeLimit: authentication.handler == nil ? 0 : authentication.maximumAttempts)
-        sources = recordFile?.record.sources ?? SourceList([request.url ?? PartialLocation.noURL] + request.mirrors)
+        let stored = recordFile?.sourcesAndResume
+        sources = stored?.sources ?? SourceList([request.url ?? PartialLocation.noURL] + request.mirrors)
         snapshot = Locked(
             Snapshot(
                 state: machine.publicState, slotNeed: machine.slotNeed, priority: request.priority,
                 url: request.url == nil ? nil : sources.current))
 
         var initialBytes: Int64 = 0
-        let resume = recordFile?.record.resume
+        let resume = stored?.resume
         if let resume, resume.isResumable {
             // The partial file's real length wins over the record's: bytes are only appended.
             initialBytes = AttemptTarget.bytesOnDisk(resume, partialPath: location.path)

@@ -103,6 +103,20 @@ final class DownloadRecordFile: Sendable {
         state.withLock { record(of: $0) }
     }
 
+    /// The record's sources and resume record, without making a whole record of an origin.
+    var sourcesAndResume: (sources: SourceList?, resume: ResumeRecord) {
+        state.withLock { state in
+            if let whole = state.whole { return (whole.record.sources, whole.record.resume) }
+            // An origin's record has no sources, and starts over.
+            let url: URL =
+                switch origin! {
+                case .request(_, _, let url, _, _): url
+                case .stored(let parts): parts.request.url
+                }
+            return (nil, .startingOver(url: url))
+        }
+    }
+
     private func record(of state: State) -> StoredDownload {
         if let whole = state.whole { return whole.record }
         // A record without a whole copy has an origin.

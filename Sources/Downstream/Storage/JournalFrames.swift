@@ -65,8 +65,10 @@ enum JournalFrames {
 
     /// Reads the frames of the journal at `path`, `length` bytes long, in order, handing each
     /// whole one to `body`; returns how they end. Reads a block at a time, never the whole file.
+    /// - Parameter verifying: false to skip the checksums, of frames this process checked
+    ///   already (a journal read again after its opening).
     static func scan(
-        path: String, length: Int64, _ body: (Frame) -> Void
+        path: String, length: Int64, verifying: Bool = true, _ body: (Frame) -> Void
     ) throws(DownloadError) -> End {
         guard length >= Int64(fileHeaderSize) else {
             // A header whose first write was cut short is an empty journal, not damage.
@@ -88,7 +90,7 @@ enum JournalFrames {
             pending.withUnsafeBytes { bytes in
                 while damage == nil {
                     let rest = UnsafeRawBufferPointer(rebasing: bytes[consumed...])
-                    switch parse(rest, at: pendingOffset + Int64(consumed)) {
+                    switch parse(rest, at: pendingOffset + Int64(consumed), verifying: verifying) {
                     case .frame(let frame):
                         body(frame)
                         consumed += frame.length
@@ -113,7 +115,7 @@ enum JournalFrames {
         case damaged(String)
     }
 
-    private static func parse(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Parsed {
+    private static func parse(_ bytes: UnsafeRawBufferPointer, at offset: Int64, verifying: Bool) -> Parsed {
         guard bytes.count >= 4 else {
             return bytes.isEmpty || isMagicPrefix(bytes) ? .incomplete : .damaged("no frame")
         }
@@ -124,11 +126,13 @@ enum JournalFrames {
         let payloadLength = Int(load(UInt32.self, bytes, at: 4))
         guard payloadLength <= maximumPayload else { return .damaged("a frame of \(payloadLength) bytes") }
         guard bytes.count >= headerSize + payloadLength else { return .incomplete }
-        var checksum = CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<24]))
-        let payload = UnsafeRawBufferPointer(rebasing: bytes[headerSize..<(headerSize + payloadLength)])
-        checksum = CRC32.checksum(payload, continuing: checksum)
-        guard checksum == load(UInt32.self, bytes, at: 24) else {
-            return .damaged("the frame at byte \(offset) fails its checksum")
+        if verifying {
+            var checksum = CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<24]))
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[headerSize..<(headerSize + payloadLength)])
+            checksum = CRC32.checksum(payload, continuing: checksum)
+            guard checksum == load(UInt32.self, bytes, at: 24) else {
+                return .damaged("the frame at byte \(offset) fails its checksum")
+            }
         }
         let id = UnsafeRawBufferPointer(rebasing: bytes[8..<24]).loadUnaligned(as: uuid_t.self)
         let length = headerSize + payloadLength
