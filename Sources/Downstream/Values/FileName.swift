@@ -92,6 +92,11 @@ enum FileName {
     }
 
     private static func isReservedOnWindows(_ name: String) -> Bool {
+        // Every reserved stem has 3 or 4 characters: most names are ruled out without a copy.
+        let stemLength =
+            name.utf8.firstIndex(of: UInt8(ascii: ".")).map { name.utf8.distance(from: name.utf8.startIndex, to: $0) }
+            ?? name.utf8.count
+        guard stemLength == 3 || stemLength == 4 else { return false }
         let stem = name.split(separator: ".", maxSplits: 1).first.map { $0.uppercased() } ?? ""
         if ["CON", "PRN", "AUX", "NUL"].contains(stem) { return true }
         if stem.count == 4, ["COM", "LPT"].contains(String(stem.prefix(3))), let digit = stem.last,
