@@ -92,6 +92,11 @@ struct JSONWriter {
 
     mutating func dictionary(_ key: String, _ value: [String: String]) {
         object(key) { writer in
+            guard value.count > 1 else {
+                // Nothing to sort (most requests have no headers, and little metadata).
+                for (name, text) in value { writer.string(name, text) }
+                return
+            }
             for (name, text) in value.sorted(by: { $0.key < $1.key }) {
                 writer.string(name, text)
             }

@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// A download's identity, stable for its whole life: ``Download/ID``.
 public struct DownloadID: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The identifier's value.
@@ -13,8 +19,17 @@ public struct DownloadID: Hashable, Sendable, Codable, CustomStringConvertible {
     /// A new random identifier (version 4). Not `UUID()`: on Linux that opens and reads
     /// `/dev/urandom` for every identifier.
     init() {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
+        var bytes = (UInt64(0), UInt64(0))
+        #if canImport(Glibc) || canImport(Musl)
+            // One system call for the 16 bytes (`SystemRandomNumberGenerator` makes one per 8).
+            let filled = withUnsafeMutableBytes(of: &bytes) { getentropy($0.baseAddress, $0.count) == 0 }
+        #else
+            let filled = false
+        #endif
+        if !filled {
+            var generator = SystemRandomNumberGenerator()
+            bytes = (generator.next(), generator.next())
+        }
         withUnsafeMutableBytes(of: &bytes) { raw in
             raw[6] = (raw[6] & 0x0F) | 0x40
             raw[8] = (raw[8] & 0x3F) | 0x80
