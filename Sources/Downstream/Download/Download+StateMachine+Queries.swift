@@ -49,8 +49,10 @@ extension Download.StateMachine {
     var slotNeed: SlotNeed {
         switch state {
         case .queued: .waiting
-        case .running, .stopping, .finalizing: .holding
-        case .paused, .waitingToRetry, .waitingForNetwork, .failed, .completed, .cancelled: .none
+        case .running, .stopping: .holding
+        // A finalizing download's transfer is over: the next one starts while it checks and places
+        // its file (which only completes or fails it).
+        case .finalizing, .paused, .waitingToRetry, .waitingForNetwork, .failed, .completed, .cancelled: .none
         }
     }
 

@@ -195,7 +195,7 @@ extension Download {
                 // Stopping for a reason of its own already, which gives the slot back too.
                 return .none
             case .queued, .paused, .waitingToRetry, .waitingForNetwork, .finalizing, .failed, .completed, .cancelled:
-                // No slot to give back (a finalizing download keeps its own until the file is placed).
+                // No slot to give back (a finalizing download gave its own back when its transfer ended).
                 return .none
             }
         }

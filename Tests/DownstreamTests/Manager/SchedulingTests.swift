@@ -51,6 +51,32 @@ struct SchedulingTests {
         }
     }
 
+    @Test func theNextDownloadStartsWhileTheLastOneChecksAndPlacesItsFile() async throws {
+        try await withFixture({ $0.scheduling.maximumConcurrentDownloads = 1 }) { fixture in
+            let first = fixture.serve("/first.bin", .pattern(count: 10_000, seed: 140))
+            let second = fixture.serve("/second.bin", .pattern(count: 10_000, seed: 141))
+            let checking = Latch()
+            let checked = Latch()
+            var request = DownloadRequest(url: first, to: .file(fixture.file("first.bin")))
+            // The first download's check waits until the second one's request came.
+            request.checks = [
+                ResponseCheck { _, _ in
+                    checking.open()
+                    await checked.wait()
+                }
+            ]
+            let firstDownload = await fixture.manager.download(request)
+            let secondDownload = await fixture.manager.download(from: second, to: .file(fixture.file("second.bin")))
+            await checking.wait()
+            // Its transfer is over: the limit of one lets the next one go while it checks.
+            #expect(await fixture.server.waitForRequests(1, path: "/second.bin", timeout: .seconds(20)))
+            #expect(firstDownload.state != .completed)
+            checked.open()
+            _ = try await firstDownload.fileURL
+            _ = try await secondDownload.fileURL
+        }
+    }
+
     @Test func higherPrioritiesGoFirstAndPausedDownloadsGiveTheirSlotUp() async throws {
         try await withFixture({ $0.scheduling.maximumConcurrentDownloads = 1 }) { fixture in
             let holding = fixture.serve("/holding", .pattern(count: 10_000)) { $0.faults = [.holdAfter(100)] }
