@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+@testable import Downstream
+
+/// A record kept as its origin reads back, changes and is written exactly as a whole one.
+struct DownloadRecordFileTests {
+    @Test func aRecordKeptAsItsOriginReadsChangesAndWritesAsAWholeOne() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try DownloadStore(identifier: "record-\(UUID().uuidString)", directory: directory)
+        defer { store.release() }
+        let url = URL(string: "https://example.com/episode.mp3")!
+        var request = DownloadRequest(url: url, to: .directory(URL(fileURLWithPath: "/tmp/podcasts")))
+        request.metadata = ["title": "Episode"]
+        let location = PartialLocation(url: url, destination: request.destination, partialsDirectory: nil)
+        let id = DownloadID()
+        var expected = StoredDownload(id: id, request: request, url: url, location: location)
+        expected.intent = .paused
+        let recordFile = DownloadRecordFile(
+            store: store, record: expected, place: try store.create(expected),
+            origin: .request(id: id, request: request, url: url, location: location, created: expected.created))
+        let stored = { DownloadStore.records(in: directory).first { $0.id == id } }
+        #expect(recordFile.record == expected)
+        #expect(stored() == expected)
+
+        // An intent, then a priority, then bytes to protect: each read back and on disk.
+        try recordFile.update { $0.intent = .active }
+        expected.intent = .active
+        #expect(recordFile.record == expected)
+        #expect(stored() == expected)
+        try recordFile.update { $0.request.priority = 900 }
+        expected.request.priority = 900
+        #expect(recordFile.record == expected)
+        #expect(stored() == expected)
+        try recordFile.update {
+            $0.resume.isResumable = true
+            $0.resume.expectedLength = 1000
+            $0.resume.durableLength = 500
+        }
+        expected.resume.isResumable = true
+        expected.resume.expectedLength = 1000
+        expected.resume.durableLength = 500
+        #expect(recordFile.record == expected)
+        #expect(stored() == expected)
+        #expect(POSIXFile.exists(URL(fileURLWithPath: store.path(for: id))))
+        #expect(recordFile.sourcesAndResume.resume == expected.resume)
+
+        recordFile.remove()
+        #expect(stored() == nil)
+    }
+}
