@@ -62,31 +62,11 @@ extension StoredDownload {
     /// The UUID `text` spells in its usual form (`8-4-4-4-12` hexadecimal digits), as
     /// `UUID(uuidString:)` reads it, without its `sscanf`.
     static func uuid(_ text: String) -> UUID? {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        var count = 0
-        var high: UInt8?
-        for (offset, character) in text.utf8.enumerated() {
-            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                guard character == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            let digit: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = character - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = character - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = character - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            guard count < 16 else { return nil }
-            if let first = high {
-                bytes[count] = first << 4 | digit
-                count += 1
-                high = nil
-            } else {
-                high = digit
-            }
-        }
-        guard count == 16, high == nil, text.utf8.count == 36 else { return nil }
+        let characters = Array(text.utf8)
+        let dashes = [8, 13, 18, 23]
+        guard characters.count == 36, dashes.allSatisfy({ characters[$0] == UInt8(ascii: "-") }) else { return nil }
+        let digits = characters.enumerated().filter { !dashes.contains($0.offset) }.map(\.element)
+        guard let bytes = [UInt8](hex: String(decoding: digits, as: UTF8.self)) else { return nil }
         return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
     }
 

@@ -220,14 +220,11 @@ struct JSONReader {
             case UInt8(ascii: "b"): output.append(0x08)
             case UInt8(ascii: "f"): output.append(0x0C)
             case UInt8(ascii: "u"):
-                guard index + 4 <= raw.count else { throw Unsupported() }
-                var scalar: UInt32 = 0
-                for _ in 0..<4 {
-                    guard let digit = hexValue(raw[index]) else { throw Unsupported() }
-                    scalar = scalar << 4 | digit
-                    index += 1
-                }
-                guard let unicode = Unicode.Scalar(scalar) else { throw Unsupported() }
+                guard index + 4 <= raw.count,
+                    let code = [UInt8](hex: String(decoding: raw[index..<(index + 4)], as: UTF8.self)),
+                    let unicode = Unicode.Scalar(UInt32(code[0]) << 8 | UInt32(code[1]))
+                else { throw Unsupported() }
+                index += 4
                 output.append(contentsOf: UTF8.encode(unicode)!)
             default:
                 throw Unsupported()
@@ -235,14 +232,5 @@ struct JSONReader {
         }
         guard String(decoding: output, as: UTF8.self).utf8.elementsEqual(output) else { throw Unsupported() }
         return output
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-        default: nil
-        }
     }
 }

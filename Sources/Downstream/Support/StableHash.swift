@@ -2,14 +2,7 @@
 /// on disk. Swift's `Hasher` is seeded per process and cannot be used for that.
 enum StableHash {
     static func hex(_ text: String) -> String {
-        let hash = value(text)
-        return String(unsafeUninitializedCapacity: 16) { buffer in
-            for index in 0..<16 {
-                let digit = UInt8(truncatingIfNeeded: hash >> (60 - 4 * UInt64(index)) & 0xF)
-                buffer[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-            }
-            return 16
-        }
+        withUnsafeBytes(of: value(text).bigEndian) { Array($0).hexString }
     }
 
     static func value(_ text: String) -> UInt64 {
