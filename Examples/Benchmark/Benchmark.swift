@@ -112,29 +112,15 @@ struct Benchmark {
     static func measure(
         _ engine: String, url: URL, destination: URL, rate: Int, extraArguments: [String] = []
     ) async throws -> Sample {
-        let process = Process()
-        process.executableURL = Bundle.main.executableURL
-        process.arguments =
-            [
+        let fields = try ChildRun.figures(
+            of: [
                 ChildRun.command, "--engine", engine, "--url", url.absoluteString, "--destination", destination.path,
                 "--disk-bytes-per-second", String(rate),
-            ] + extraArguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BenchmarkError("\(engine) child exited with \(process.terminationStatus): \(output)")
-        }
-        var fields: [String: String] = [:]
-        for field in output.split(whereSeparator: \.isWhitespace) {
-            let parts = field.split(separator: "=", maxSplits: 1)
-            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
-        }
+            ] + extraArguments,
+            what: engine)
         guard let wall = fields["wall"].flatMap(Double.init), let cpu = fields["cpu"].flatMap(Double.init),
             let peak = fields["peak-kib"].flatMap(Int.init)
-        else { throw BenchmarkError("cannot read the child's figures: \(output)") }
+        else { throw BenchmarkError("cannot read the child's figures: \(fields["output"] ?? "")") }
         return Sample(wall: wall, cpu: cpu, peakKiB: peak)
     }
 

@@ -154,6 +154,37 @@ enum ChildRun {
         return value(usage.ru_utime) + value(usage.ru_stime)
     }
 
+    /// What a child run of this executable with `arguments` printed, as its `name=value` fields,
+    /// once it exited with 0; otherwise an error naming `what` and the child's output.
+    static func figures(of arguments: [String], what: String) throws -> [String: String] {
+        let process = Process()
+        process.executableURL = Bundle.main.executableURL
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BenchmarkError("\(what) child exited with \(process.terminationStatus): \(output)")
+        }
+        var fields: [String: String] = ["output": output]
+        for field in output.split(whereSeparator: \.isWhitespace) {
+            let parts = field.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+        }
+        return fields
+    }
+
+    /// This process's resident memory now (VmRSS), in bytes; 0 where `/proc` is not.
+    static func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return (Int(line.split(separator: " ")[1]) ?? 0) * 1024
+        }
+        return 0
+    }
+
     /// This process's peak resident memory in KiB, as the kernel counts it.
     static func peakResidentKiB() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {

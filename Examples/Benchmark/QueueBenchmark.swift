@@ -108,14 +108,14 @@ struct QueueBenchmark {
         var configuration = configuration(store: root.appendingPathComponent("queued-store", isDirectory: true))
         configuration.scheduling.maximumConcurrentDownloads = 0
         let manager = try DownloadManager(configuration: configuration)
-        let before = residentBytes()
+        let before = ChildRun.residentBytes()
         let clock = ContinuousClock()
         let start = clock.now
         for request in requests {
             await manager.download(request)
         }
         let enqueue = start.duration(to: clock.now)
-        let after = residentBytes()
+        let after = ChildRun.residentBytes()
         // Left on disk until the end: on ext4, files deleted in the last 30 s or so make creating
         // new ones much slower, which would weigh on what is measured next.
         await manager.invalidate()
@@ -181,15 +181,6 @@ struct QueueBenchmark {
             $0.scheduling.maximumConcurrentDownloads = limit
             $0.scheduling.maximumConcurrentDownloadsPerHost = limit
         }
-    }
-
-    /// The process's resident memory now (VmRSS), in bytes.
-    private func residentBytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return (Int(line.split(separator: " ")[1]) ?? 0) * 1024
-        }
-        return 0
     }
 
     private func median(_ durations: [Duration]) -> Duration {

@@ -101,27 +101,13 @@ struct StoreBenchmark {
 
     /// Runs one phase in a child process and reads its figures.
     private func child(_ phase: String, kind: String, store: URL) throws -> Figures {
-        let process = Process()
-        process.executableURL = Bundle.main.executableURL
-        process.arguments = [
-            Self.childCommand, phase, "--kind", kind, "--count", String(count), "--store", store.path,
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        var fields: [String: String] = [:]
-        for field in output.split(whereSeparator: \.isWhitespace) {
-            let parts = field.split(separator: "=", maxSplits: 1)
-            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
-        }
-        guard process.terminationStatus == 0, let seconds = fields["seconds"].flatMap(Double.init),
+        let fields = try ChildRun.figures(
+            of: [Self.childCommand, phase, "--kind", kind, "--count", String(count), "--store", store.path],
+            what: "the \(phase) (\(kind))")
+        guard let seconds = fields["seconds"].flatMap(Double.init),
             let resident = fields["resident-per-download"].flatMap(Int.init),
             let peak = fields["peak-kib"].flatMap(Int.init)
-        else {
-            throw BenchmarkError("the \(phase) child (\(kind)) exited with \(process.terminationStatus): \(output)")
-        }
+        else { throw BenchmarkError("cannot read the \(phase) child's figures: \(fields["output"] ?? "")") }
         return Figures(seconds: seconds, residentPerDownload: resident, peakKiB: peak)
     }
 
@@ -149,20 +135,20 @@ struct StoreBenchmark {
                 let manager = try DownloadManager(configuration: configuration)
                 var downloads: [Download] = []
                 downloads.reserveCapacity(count)
-                let before = residentBytes()
+                let before = ChildRun.residentBytes()
                 let start = clock.now
                 for request in requests {
                     downloads.append(await manager.download(request, startsPaused: true))
                 }
                 let seconds = ChildRun.seconds(start.duration(to: clock.now))
-                let perDownload = (residentBytes() - before) / count
+                let perDownload = (ChildRun.residentBytes() - before) / count
                 print("seconds=\(seconds) resident-per-download=\(perDownload) peak-kib=\(ChildRun.peakResidentKiB())")
             default:
-                let before = residentBytes()
+                let before = ChildRun.residentBytes()
                 let start = clock.now
                 let manager = try DownloadManager(configuration: configuration)
                 let seconds = ChildRun.seconds(start.duration(to: clock.now))
-                let perDownload = (residentBytes() - before) / count
+                let perDownload = (ChildRun.residentBytes() - before) / count
                 let restored = await manager.downloads.count
                 guard restored == count else {
                     print("restored \(restored) of \(count) downloads")
@@ -173,15 +159,6 @@ struct StoreBenchmark {
         } catch {
             print("failed: \(error)")
             return 1
-        }
-        return 0
-    }
-
-    /// The process's resident memory now (VmRSS), in bytes.
-    private static func residentBytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return (Int(line.split(separator: " ")[1]) ?? 0) * 1024
         }
         return 0
     }
