@@ -96,62 +96,33 @@ extension StoredDownload.Request {
         var onServerFileChange: DownloadRequest.ServerFileChangePolicy.Code?
         var priority: Int?
         var metadata: [String: String]?
-        var optional = Optionals()
+        // The members a request may lack are read into it; those it must have, checked below.
+        var request = Self(
+            url: PartialLocation.noURL, headers: [:], onServerFileChange: .restart, priority: 0, metadata: [:])
         try reader.members { reader, key throws(JSONReader.Unsupported) in
+            // As `decodeIfPresent` reads it, null is nil; only optional members may be null.
+            let isNull = try reader.null()
             switch key {
-            case "url": url = try StoredDownload.url(&reader)
-            case "headers": headers = try reader.stringDictionary()
-            case "onServerFileChange": onServerFileChange = try StoredDownload.code(&reader)
-            case "priority": priority = try reader.integer()
-            case "metadata": metadata = try reader.stringDictionary()
-            default: try optional.read(key, &reader)
-            }
-        }
-        guard let url, let headers, let onServerFileChange, let priority, let metadata else {
-            throw JSONReader.Unsupported()
-        }
-        self.init(
-            url: url, headers: headers, onServerFileChange: onServerFileChange, priority: priority, metadata: metadata,
-            expectedDigest: optional.expectedDigest, onRejectedFile: optional.onRejectedFile, mirrors: optional.mirrors,
-            maximumBytesPerSecond: optional.maximumBytesPerSecond, maximumConnections: optional.maximumConnections,
-            minimumSegmentSize: optional.minimumSegmentSize, fileProtection: optional.fileProtection,
-            networkAccess: optional.networkAccess, earliestBeginDate: optional.earliestBeginDate,
-            expectedByteCount: optional.expectedByteCount)
-    }
-
-    /// The members a request may lack.
-    private struct Optionals {
-        var expectedDigest: String?
-        var onRejectedFile: DownloadRequest.RejectedFilePolicy.Code?
-        var mirrors: [URL]?
-        var maximumBytesPerSecond: Int?
-        var maximumConnections: Int?
-        var minimumSegmentSize: Int64?
-        var fileProtection: FileProtection.Code?
-        var networkAccess: StoredDownload.StoredNetworkAccess?
-        var earliestBeginDate: Date?
-        var expectedByteCount: Int64?
-
-        mutating func read(_ key: String, _ reader: inout JSONReader) throws(JSONReader.Unsupported) {
-            if try reader.null() {
-                // As `decodeIfPresent` reads it: nil. Only optional members may be null.
-                guard Self.keys.contains(key) else { throw JSONReader.Unsupported() }
-                return
-            }
-            switch key {
-            case "expectedDigest": expectedDigest = try reader.string()
-            case "onRejectedFile": onRejectedFile = try StoredDownload.code(&reader)
+            case "url" where !isNull: url = try StoredDownload.url(&reader)
+            case "headers" where !isNull: headers = try reader.stringDictionary()
+            case "onServerFileChange" where !isNull: onServerFileChange = try StoredDownload.code(&reader)
+            case "priority" where !isNull: priority = try reader.integer()
+            case "metadata" where !isNull: metadata = try reader.stringDictionary()
+            case "expectedDigest": request.expectedDigest = isNull ? nil : try reader.string()
+            case "onRejectedFile": request.onRejectedFile = isNull ? nil : try StoredDownload.code(&reader)
             case "mirrors":
+                guard !isNull else { return }
                 var urls: [URL] = []
                 try reader.elements { reader throws(JSONReader.Unsupported) in
                     urls.append(try StoredDownload.url(&reader))
                 }
-                mirrors = urls
-            case "maximumBytesPerSecond": maximumBytesPerSecond = try reader.integer()
-            case "maximumConnections": maximumConnections = try reader.integer()
-            case "minimumSegmentSize": minimumSegmentSize = try reader.integer()
-            case "fileProtection": fileProtection = try StoredDownload.code(&reader)
+                request.mirrors = urls
+            case "maximumBytesPerSecond": request.maximumBytesPerSecond = isNull ? nil : try reader.integer()
+            case "maximumConnections": request.maximumConnections = isNull ? nil : try reader.integer()
+            case "minimumSegmentSize": request.minimumSegmentSize = isNull ? nil : try reader.integer()
+            case "fileProtection": request.fileProtection = isNull ? nil : try StoredDownload.code(&reader)
             case "networkAccess":
+                guard !isNull else { return }
                 var access = StoredDownload.StoredNetworkAccess()
                 try reader.members { reader, key throws(JSONReader.Unsupported) in
                     let value = try reader.null() ? nil : try reader.bool()
@@ -162,17 +133,22 @@ extension StoredDownload.Request {
                     default: throw JSONReader.Unsupported()
                     }
                 }
-                networkAccess = access
-            case "earliestBeginDate": earliestBeginDate = Date(timeIntervalSinceReferenceDate: try reader.double())
-            case "expectedByteCount": expectedByteCount = try reader.integer()
+                request.networkAccess = access
+            case "earliestBeginDate":
+                request.earliestBeginDate = isNull ? nil : Date(timeIntervalSinceReferenceDate: try reader.double())
+            case "expectedByteCount": request.expectedByteCount = isNull ? nil : try reader.integer()
             default: throw JSONReader.Unsupported()
             }
         }
-
-        private static let keys: Set<String> = [
-            "expectedDigest", "onRejectedFile", "mirrors", "maximumBytesPerSecond", "maximumConnections",
-            "minimumSegmentSize", "fileProtection", "networkAccess", "earliestBeginDate", "expectedByteCount",
-        ]
+        guard let url, let headers, let onServerFileChange, let priority, let metadata else {
+            throw JSONReader.Unsupported()
+        }
+        request.url = url
+        request.headers = headers
+        request.onServerFileChange = onServerFileChange
+        request.priority = priority
+        request.metadata = metadata
+        self = request
     }
 }
 
