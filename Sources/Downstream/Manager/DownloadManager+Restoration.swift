@@ -109,31 +109,29 @@ extension DownloadManager {
                 record.resume = .startingOver(url: record.request.url)
                 place = (try? store.update(record, at: place)) ?? place
             }
-            let destination: Destination
-            if record.destination.isDirectory, let made = directories[record.destination] {
-                destination = made
-            } else {
-                destination = record.destination.value
-                if record.destination.isDirectory {
-                    directories[record.destination] = destination
-                }
-            }
-            let request = record.downloadRequest(to: destination)
-            // Kept as the request it makes again, when it does: the request is the download's own.
-            var origin: DownloadRecordFile.Origin? = nil
-            if DownloadRecordFile.Origin.isNew(record) {
-                let made = DownloadRecordFile.Origin.request(
-                    id: record.id, request: request, url: record.request.url, location: location,
-                    created: record.created)
-                origin = made.record(intent: record.intent) == record ? made : nil
-            }
+            let request = record.downloadRequest(to: destination(record.destination, reusing: &directories))
             let download = Download(
                 id: record.id, request: request, location: location, context: context,
-                recordFile: DownloadRecordFile(store: store, record: record, place: place, origin: origin),
+                recordFile: DownloadRecordFile(
+                    store: store, record: record, place: place,
+                    origin: .request(request, remaking: record, location: location)),
                 requestError: nil, placeClaim: placeClaim,
                 startsPaused: true)
             context.engines.system?.router.register(download)
             return .download(download, interrupted: record.intent == .active)
+        }
+
+        /// The value of `stored`: for a directory, the one made for an earlier record if there is
+        /// one (one value and URL per directory, not one per download).
+        private static func destination(
+            _ stored: StoredDownload.StoredDestination,
+            reusing directories: inout [StoredDownload.StoredDestination: Destination]
+        ) -> Destination {
+            guard stored.isDirectory else { return stored.value }
+            if let made = directories[stored] { return made }
+            let made = stored.value
+            directories[stored] = made
+            return made
         }
 
         /// Deletes the partial files in `directory` that belong to no restored download and to no

@@ -38,6 +38,17 @@ final class DownloadRecordFile: Sendable {
                     partialPath: record.partialPath, created: record.created))
         }
 
+        /// `request` as the origin of `record` (read back from the store), if it makes the same
+        /// record again: the request is then the download's own, and the record needs no copy.
+        static func request(
+            _ request: DownloadRequest, remaking record: StoredDownload, location: PartialLocation
+        ) -> Origin? {
+            guard isNew(record) else { return nil }
+            let origin = Origin.request(
+                id: record.id, request: request, url: record.request.url, location: location, created: record.created)
+            return origin.record(intent: record.intent) == record ? origin : nil
+        }
+
         /// Whether `record` says nothing but what its request and intent say.
         static func isNew(_ record: StoredDownload) -> Bool {
             record.version == StoredDownload.currentVersion && record.systemResumeData == nil && record.sources == nil
@@ -48,6 +59,14 @@ final class DownloadRecordFile: Sendable {
             switch self {
             case .request(let id, _, _, _, _): id
             case .stored(let parts): parts.id
+            }
+        }
+
+        /// The URL the request asks for.
+        var url: URL {
+            switch self {
+            case .request(_, _, let url, _, _): url
+            case .stored(let parts): parts.request.url
             }
         }
 
@@ -108,12 +127,7 @@ final class DownloadRecordFile: Sendable {
         state.withLock { state in
             if let whole = state.whole { return (whole.record.sources, whole.record.resume) }
             // An origin's record has no sources, and starts over.
-            let url: URL =
-                switch origin! {
-                case .request(_, _, let url, _, _): url
-                case .stored(let parts): parts.request.url
-                }
-            return (nil, .startingOver(url: url))
+            return (nil, .startingOver(url: origin!.url))
         }
     }
 
