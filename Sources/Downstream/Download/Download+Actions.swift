@@ -255,7 +255,7 @@ extension Download {
         result.resolve(outcome)
         responseChain.ended(
             DownloadResponse(
-                downloadID: id, request: request, response: recordFile?.record.resume.response, result: outcome))
+                downloadID: id, request: request, response: recordFile?.resume.response, result: outcome))
     }
 
     func reopenForNewRun() {

@@ -8,7 +8,7 @@ extension Download {
         if let expected = request.expectedDigest {
             return (expected, nil)
         }
-        guard settings.engine.transfer.verifiesServerDigests, let server = recordFile?.record.resume.serverDigest
+        guard settings.engine.transfer.verifiesServerDigests, let server = recordFile?.resume.serverDigest
         else { return nil }
         return (server.digest, server.source)
     }

@@ -34,7 +34,7 @@ struct SegmentedEngine: AttemptEngine {
             if connections > 1 { target.returnConnections() }
             end(ending)
         }
-        var record = target.recordFile.record.resume
+        var record = target.recordFile.resume
         let url = attempt.url
         let isNewURL = record.url != url
         if isNewURL {

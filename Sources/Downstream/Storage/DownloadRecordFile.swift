@@ -122,6 +122,11 @@ final class DownloadRecordFile: Sendable {
         state.withLock { record(of: $0) }
     }
 
+    /// The record's resume record, without making a whole record of an origin.
+    var resume: ResumeRecord {
+        sourcesAndResume.resume
+    }
+
     /// The record's sources and resume record, without making a whole record of an origin.
     var sourcesAndResume: (sources: SourceList?, resume: ResumeRecord) {
         state.withLock { state in
