@@ -45,18 +45,15 @@ extension StoredDownload {
         }
         guard let version, let id, let request, let destination, let partialPath, let intent, let resume, let created
         else { throw JSONReader.Unsupported() }
-        self.version = version
-        self.id = id
-        self.request = request
-        self.destination = destination
-        self.partialPath = partialPath
-        self.intent = intent
-        self.resume = resume
+        var shared = resume
         if resume.url.absoluteString == request.url.absoluteString {
             // One URL, not two equal ones: a restored store holds thousands of records.
-            self.resume.url = request.url
+            shared.url = request.url
         }
-        self.created = created
+        self.init(
+            id: id, request: request, destination: destination, partialPath: partialPath, intent: intent,
+            resume: shared, created: created)
+        self.version = version
     }
 
     /// The UUID `text` spells in its usual form (`8-4-4-4-12` hexadecimal digits), as
