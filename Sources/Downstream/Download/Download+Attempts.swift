@@ -36,7 +36,7 @@ extension Download {
         }
         let description = Attempt(
             number: attempt, kind: kind, url: sources.current, credentials: credentials,
-            answersChallenges: machine.answersChallenges, previousChallenges: machine.answeredChallenges,
+            answersChallenges: machine.answersChallenges, previousChallenges: Int(machine.answeredChallenges),
             rangesRefused: recoveryMemory.rangesRefused)
         let run = engines.run(description, of: target) { [weak self] end in
             // Weak in the task too: a download let go of (its manager with it) is not kept

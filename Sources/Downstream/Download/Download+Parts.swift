@@ -13,11 +13,9 @@ extension Download {
         /// The validators and response handlers added to the download.
         let responseChain = ResponseChain()
 
-        init(progressReporter: ProgressReporter, firstEvent: DownloadEvent?) {
+        init(progressReporter: ProgressReporter, firstEvent: DownloadEvent) {
             self.progressReporter = progressReporter
-            if let firstEvent {
-                eventBroadcast.publish(firstEvent)
-            }
+            eventBroadcast.publish(firstEvent)
         }
     }
 
@@ -34,9 +32,8 @@ extension Download {
                         context.observer.download(self, didProgress: update)
                     }
                 })
-            let parts = Parts(progressReporter: reporter, firstEvent: snapshot.firstEvent)
+            let parts = Parts(progressReporter: reporter, firstEvent: snapshot.startedPaused ? .paused : .queued)
             snapshot.parts = parts
-            snapshot.firstEvent = nil
             return parts
         }
     }

@@ -38,7 +38,7 @@ extension Download {
     /// happens here, before the machine takes the failure.
     func decideRecovery(after error: DownloadError) -> (DownloadError, Recovery) {
         let url = sources.current
-        switch settings.engine.failureRecovery.verdict(after: error, from: url, retry: machine.retries + 1) {
+        switch settings.engine.failureRecovery.verdict(after: error, from: url, retry: Int(machine.retries) + 1) {
         case .waitForNetwork: return (error, .waitForNetwork)
         case .retry(let delay): return (error, .retry(after: delay))
         case .none: break

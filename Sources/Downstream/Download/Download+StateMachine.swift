@@ -60,15 +60,16 @@ extension Download {
         private(set) var state: State
         /// How many challenges the download answers from one start or resume by request to the
         /// next: the authentication settings' maximum, or 0 without an authentication handler.
-        let challengeLimit: Int
+        let challengeLimit: Int32
         private var lastAttempt = 0
-        private var automaticAttempts = 0
         private var lastRetry = 0
         private var lastNetworkWait = 0
+        // The small counts in 32 bits, beside the flag: 100,000 downloads may be queued.
+        private var automaticAttempts: Int32 = 0
         /// Retries after transient failures since the download last started or resumed by request.
-        private(set) var retries = 0
+        private(set) var retries: Int32 = 0
         /// Challenges answered since the download last started or resumed by request.
-        private(set) var answeredChallenges = 0
+        private(set) var answeredChallenges: Int32 = 0
         /// Whether the download's manager shut down (see ``shutDown(requestOutlivesProcess:)``).
         private(set) var isShutDown = false
         /// The tasks waiting for the download to settle.
@@ -78,7 +79,7 @@ extension Download {
         /// store.
         init(state: State = .queued, challengeLimit: Int = 0) {
             self.state = state
-            self.challengeLimit = challengeLimit
+            self.challengeLimit = Int32(clamping: challengeLimit)
         }
 
         // MARK: - Resources
@@ -469,7 +470,7 @@ extension Download {
         /// ``automaticAttemptLimit``: returns its number, or the failure once the limit is reached
         /// (`reason` says why the last request was not enough).
         private mutating func automaticAttempt(reason: String) -> Result<Int, DownloadError> {
-            guard automaticAttempts < Self.automaticAttemptLimit else {
+            guard Int(automaticAttempts) < Self.automaticAttemptLimit else {
                 return .failure(
                     fail(
                         .unexpectedResponse(

@@ -58,6 +58,10 @@ public actor Download {
     /// progress until its ``Parts`` exist.
     nonisolated let initialBytes: Int64
     nonisolated let initialExpectedBytes: Int64?
+    /// Whether a batch of background events waits for this download to finish with its file.
+    /// (Beside the optional above, it fills what would be padding: 100,000 downloads may be
+    /// queued.)
+    var holdsBackgroundWork = false
     /// What other threads read without waiting for the actor, under one lock.
     let snapshot: Locked<Snapshot>
 
@@ -71,8 +75,9 @@ public actor Download {
         var url: URL?
         /// Made when first needed (see ``Download/parts``).
         var parts: Parts?
-        /// The download's first event, kept for its subscribers until its parts exist.
-        var firstEvent: DownloadEvent?
+        /// Whether the download's first event was `.paused` (else `.queued`): its subscribers get
+        /// it from its parts, which publish it when they are made.
+        let startedPaused: Bool
     }
 
     /// What every download of a manager shares: one object, not a copy in each download.
@@ -103,13 +108,12 @@ public actor Download {
     var machine: Machine
     /// The URLs the file may come from, and the one in use.
     var sources: SourceList
-    /// What the download remembers of its failures in this run, to recover from the next.
-    var recoveryMemory = RecoveryMemory()
-    /// Whether a batch of background events waits for this download to finish with its file.
-    var holdsBackgroundWork = false
     /// Credentials the authentication handler gave, by header name (`Authorization`,
     /// `Proxy-Authorization`); sent with every request of the download in this process.
     var credentials: [String: String] = [:]
+    /// What the download remembers of its failures in this run, to recover from the next. (Last:
+    /// its size is not a multiple of 8.)
+    var recoveryMemory = RecoveryMemory()
 
     deinit {
         // Its limit, and what the limiter counted for it, go with it.
@@ -143,7 +147,7 @@ public actor Download {
         snapshot = Locked(
             Snapshot(
                 state: machine.publicState, slotNeed: machine.slotNeed, priority: request.priority,
-                url: request.url == nil ? nil : sources.current))
+                url: request.url == nil ? nil : sources.current, startedPaused: startsPaused))
 
         var initialBytes: Int64 = 0
         let resume = stored?.resume
@@ -153,9 +157,7 @@ public actor Download {
         }
         self.initialBytes = initialBytes
         initialExpectedBytes = resume?.expectedLength
-        let first: DownloadEvent = startsPaused ? .paused : .queued
-        snapshot.withLock { $0.firstEvent = first }
-        context.observer.download(self, didPublish: first)
+        context.observer.download(self, didPublish: startsPaused ? .paused : .queued)
     }
 
     // MARK: - Observing

@@ -10,9 +10,12 @@ struct ConnectionEngine: Sendable {
 extension DownloadManager.Configuration.Network {
     /// The settings of these, and of the trust rule of `host`, that one of `engines` cannot
     /// apply, in words; nil when every engine a request may go through applies all it needs.
-    func unappliedSettings(on engines: [ConnectionEngine], host: String?, trust: TrustSettings) -> String? {
+    func unappliedSettings(
+        on engines: [ConnectionEngine], host: @autoclosure () -> String?, trust: TrustSettings
+    ) -> String? {
         var needed: [(ConnectionSetting, String)] = []
-        if let host, let rule = trust.rule(for: host) { needed += rule.neededSettings }
+        // Read only when there are rules: a URL's host is decoded on every read.
+        if !trust.rules.isEmpty, let host = host(), let rule = trust.rule(for: host) { needed += rule.neededSettings }
         if connectionTimeout != nil { needed.append((.connectionTimeout, "network.connectionTimeout")) }
         if let proxy {
             needed.append(

@@ -39,9 +39,11 @@ extension DownloadManager {
         }
         let id = Download.ID()
         let isSeparate = request.duplicates == .startSeparately
+        let destinationPath = request.destination.path(through: &lastDestinationPath)
         let location = PartialLocation(
             url: request.url ?? PartialLocation.noURL, destination: request.destination,
-            partialsDirectory: configuration.storage.partialsDirectory, separateFrom: isSeparate ? id : nil)
+            destinationPath: destinationPath, partialsDirectory: configuration.storage.partialsDirectory,
+            separateFrom: isSeparate ? id : nil)
 
         // Looked up once: hashing a location's path is a good part of what queueing costs.
         let existing = byLocation[location]
@@ -77,8 +79,8 @@ extension DownloadManager {
         if requestError == nil, let url = request.url {
             do {
                 recordFile = try makeRecord(
-                    id: id, request: request, url: url, location: location, replacing: existing,
-                    startsPaused: startsPaused)
+                    id: id, request: request, url: url, location: location, destinationPath: destinationPath,
+                    replacing: existing, startsPaused: startsPaused)
             } catch {
                 requestError = error
             }
@@ -145,10 +147,11 @@ extension DownloadManager {
     /// the same URL to the same place if one was kept (in this process by `earlier`, the
     /// download the location had).
     private func makeRecord(
-        id: Download.ID, request: DownloadRequest, url: URL, location: PartialLocation, replacing earlier: Download?,
-        startsPaused: Bool
+        id: Download.ID, request: DownloadRequest, url: URL, location: PartialLocation, destinationPath: String,
+        replacing earlier: Download?, startsPaused: Bool
     ) throws(DownloadError) -> DownloadRecordFile {
-        var record = StoredDownload(id: id, request: request, url: url, location: location)
+        var record = StoredDownload(
+            id: id, request: request, url: url, location: location, destinationPath: destinationPath)
         record.intent = startsPaused ? .paused : .active
         let keptRecord = (kept.isEmpty ? nil : kept.removeValue(forKey: location)) ?? earlier?.recordFile?.record
         if let keptRecord, keptRecord.intent == .kept, keptRecord.request.url == url {
@@ -168,8 +171,9 @@ extension DownloadManager {
 
     private static func validate(_ request: DownloadRequest) -> DownloadError? {
         guard let url = request.url else { return .invalidRequest("the request has no URL") }
-        for url in [url] + request.mirrors {
-            if let problem = DownloadRequest.problem(with: url) { return .invalidRequest(problem) }
+        if let problem = DownloadRequest.problem(with: url) { return .invalidRequest(problem) }
+        for mirror in request.mirrors {
+            if let problem = DownloadRequest.problem(with: mirror) { return .invalidRequest(problem) }
         }
         let method = request.urlRequest.httpMethod?.uppercased() ?? "GET"
         guard method == "GET" else {

@@ -44,6 +44,8 @@ public actor DownloadManager {
     /// In a store shared by processes, the records found at launch and not taken yet, by place
     /// (see ``place(of:at:isSeparate:)``).
     var stored: [String: DownloadID] = [:]
+    /// The path of the latest request's destination, kept for the next request's.
+    var lastDestinationPath = LastPath()
     var scheduler: Scheduler<Download.ID>
     var isInvalidated = false
     /// How downloads tell the manager that they want a slot or gave theirs up.

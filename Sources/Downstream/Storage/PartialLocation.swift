@@ -27,14 +27,21 @@ struct PartialLocation: Hashable, Sendable {
 
     /// - Parameter separateFrom: for a download that must not share its partial file with another
     ///   of the same URL and destination, its identifier, which goes into the name.
-    init(url: URL, destination: Destination, partialsDirectory: URL?, separateFrom id: DownloadID? = nil) {
-        if partialsDirectory == nil, id == nil, let file = destination.fileURL {
-            path = file.path + "." + Self.partialExtension
+    /// - Parameter destinationPath: `destination.path`, when the caller has it (it costs a URL's
+    ///   decoding).
+    init(
+        url: URL, destination: Destination, destinationPath: String? = nil, partialsDirectory: URL?,
+        separateFrom id: DownloadID? = nil
+    ) {
+        // `URL.path` decodes the URL every time: read once.
+        let destinationPath = destinationPath ?? destination.path
+        let isFile = destination.fileURL != nil
+        if partialsDirectory == nil, id == nil, isFile {
+            path = destinationPath + "." + Self.partialExtension
             return
         }
-        // `URL.path` decodes the URL every time: read once.
-        let directoryPath = destination.directoryPath
-        let target = destination.fileURL?.path ?? (directoryPath + "/*")
+        let directoryPath = isFile ? destinationPath.parentPath : destinationPath
+        let target = isFile ? destinationPath : (directoryPath + "/*")
         let key = StableHash.hex("\(target)|\(url.absoluteString)" + (id.map { "|\($0)" } ?? ""))
         let name: String
         switch destination.location {

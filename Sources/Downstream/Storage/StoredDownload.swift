@@ -80,7 +80,11 @@ struct StoredDownload: Codable, Equatable, Sendable {
         }
     }
 
-    init(id: DownloadID, request: DownloadRequest, url: URL, location: PartialLocation, created: Date = Date()) {
+    /// - Parameter destinationPath: `request.destination.path`, when the caller has it.
+    init(
+        id: DownloadID, request: DownloadRequest, url: URL, location: PartialLocation, destinationPath: String? = nil,
+        created: Date = Date()
+    ) {
         self.id = id
         var headers = request.urlRequest.allHTTPHeaderFields ?? [:]
         for name in headers.keys where ["range", "if-range"].contains(name.lowercased()) {
@@ -100,14 +104,9 @@ struct StoredDownload: Codable, Equatable, Sendable {
                     cellular: request.networkAccess.allowsCellular, expensive: request.networkAccess.allowsExpensive,
                     constrained: request.networkAccess.allowsConstrained),
             earliestBeginDate: request.earliestBeginDate, expectedByteCount: request.expectedByteCount)
-        switch request.destination.location {
-        case .file(let file):
-            destination = StoredDestination(
-                isDirectory: false, path: file.path, conflictPolicy: request.destination.conflictPolicy.code)
-        case .directory(let directory):
-            destination = StoredDestination(
-                isDirectory: true, path: directory.path, conflictPolicy: request.destination.conflictPolicy.code)
-        }
+        destination = StoredDestination(
+            isDirectory: request.destination.fileURL == nil, path: destinationPath ?? request.destination.path,
+            conflictPolicy: request.destination.conflictPolicy.code)
         partialPath = location.path
         intent = .active
         // A partial file already there is of unknown origin: it is not continued.

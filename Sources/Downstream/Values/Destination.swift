@@ -66,6 +66,20 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The path of the file or directory the destination names.
+    var path: String {
+        switch location {
+        case .file(let url), .directory(let url): url.path
+        }
+    }
+
+    /// The path of the file or directory, through `paths`: the same as ``path``.
+    func path(through paths: inout LastPath) -> String {
+        switch location {
+        case .file(let url), .directory(let url): paths.path(of: url)
+        }
+    }
+
     /// The exact file, for a destination made with ``file(_:ifExists:)``.
     public var fileURL: URL? {
         if case .file(let url) = location { url } else { nil }
@@ -120,5 +134,18 @@ extension Destination {
             case .replaceIfChanged: "replace if changed on the server"
             }
         }
+    }
+}
+
+/// The path of the URL asked for last, kept: `URL.path` decodes the URL on every call, and an app
+/// that queues thousands of downloads gives most of them the same directory.
+struct LastPath {
+    private var last: (url: URL, path: String)?
+
+    mutating func path(of url: URL) -> String {
+        if let last, last.url == url { return last.path }
+        let path = url.path
+        last = (url, path)
+        return path
     }
 }
