@@ -38,7 +38,7 @@ extension StoredDownload {
             case "destination": destination = try StoredDestination(reading: &reader)
             case "partialPath": partialPath = try reader.string()
             case "intent": intent = try Self.code(&reader)
-            case "resume": resume = try ResumeRecord(reading: &reader)
+            case "resume": resume = try ResumeRecord(reading: &reader, urlReadBefore: request?.url)
             case "created": created = Date(timeIntervalSinceReferenceDate: try reader.double())
             default: throw JSONReader.Unsupported()
             }
@@ -59,12 +59,26 @@ extension StoredDownload {
     /// The UUID `text` spells in its usual form (`8-4-4-4-12` hexadecimal digits), as
     /// `UUID(uuidString:)` reads it, without its `sscanf`.
     static func uuid(_ text: String) -> UUID? {
-        let characters = Array(text.utf8)
-        let dashes = [8, 13, 18, 23]
-        guard characters.count == 36, dashes.allSatisfy({ characters[$0] == UInt8(ascii: "-") }) else { return nil }
-        let digits = characters.enumerated().filter { !dashes.contains($0.offset) }.map(\.element)
-        guard let bytes = [UInt8](hex: String(decoding: digits, as: UTF8.self)) else { return nil }
-        return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+        var text = text
+        // Without an allocation: a restored store reads one per record.
+        return text.withUTF8 { characters -> UUID? in
+            guard characters.count == 36 else { return nil }
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let isValid = withUnsafeMutableBytes(of: &uuid) { bytes in
+                var digits = 0
+                for (offset, character) in characters.enumerated() {
+                    if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                        guard character == UInt8(ascii: "-") else { return false }
+                        continue
+                    }
+                    guard let value = UInt8(hexDigit: character) else { return false }
+                    bytes[digits / 2] |= digits % 2 == 0 ? value << 4 : value
+                    digits += 1
+                }
+                return true
+            }
+            return isValid ? UUID(uuid: uuid) : nil
+        }
     }
 
     fileprivate static func code<Code: RawRepresentable<String>>(
@@ -169,7 +183,9 @@ extension StoredDownload.StoredDestination {
 
 extension ResumeRecord {
     /// Reads a record of bytes not yet protected: no digest, segments, server digest or response.
-    fileprivate init(reading reader: inout JSONReader) throws(JSONReader.Unsupported) {
+    /// - Parameter urlReadBefore: the request's URL, read before: taken, not parsed again, when
+    ///   the record's is the same text (most often).
+    fileprivate init(reading reader: inout JSONReader, urlReadBefore: URL?) throws(JSONReader.Unsupported) {
         var url: URL?
         var validator: Validator?
         var expectedLength: Int64?
@@ -178,7 +194,14 @@ extension ResumeRecord {
         var isResumable: Bool?
         try reader.members { reader, key throws(JSONReader.Unsupported) in
             switch key {
-            case "url": url = try StoredDownload.url(&reader)
+            case "url":
+                let text = try reader.string()
+                if let urlReadBefore, urlReadBefore.absoluteString == text {
+                    url = urlReadBefore
+                } else {
+                    guard let parsed = URL(string: text) else { throw JSONReader.Unsupported() }
+                    url = parsed
+                }
             case "validator":
                 var read = Validator()
                 try reader.members { reader, key throws(JSONReader.Unsupported) in

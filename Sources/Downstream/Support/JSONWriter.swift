@@ -9,8 +9,11 @@ struct JSONWriter {
     private static let controlEscape = Array("\\u00".utf8)
 
     private(set) var bytes: [UInt8] = []
-    /// Whether the object being written has no member yet, per open object.
-    private var isFirst: [Bool] = []
+    /// Whether the object being written has members already, one bit per open object (the
+    /// innermost in bit 0): records nest a few levels, and a stack in an array is an allocation
+    /// per record.
+    private var hasMembers: UInt64 = 0
+    private var depth = 0
 
     init(capacity: Int = 1024) {
         bytes.reserveCapacity(capacity)
@@ -20,9 +23,12 @@ struct JSONWriter {
     mutating func object(_ key: String? = nil, _ body: (inout JSONWriter) -> Void) {
         member(key)
         bytes.append(UInt8(ascii: "{"))
-        isFirst.append(true)
+        precondition(depth < 64, "JSON objects nested more than 64 deep")
+        depth += 1
+        hasMembers <<= 1
         body(&self)
-        isFirst.removeLast()
+        hasMembers >>= 1
+        depth -= 1
         bytes.append(UInt8(ascii: "}"))
     }
 
@@ -105,11 +111,10 @@ struct JSONWriter {
 
     private mutating func member(_ key: String?) {
         guard let key else { return }
-        if isFirst[isFirst.count - 1] {
-            isFirst[isFirst.count - 1] = false
-        } else {
+        if hasMembers & 1 == 1 {
             bytes.append(UInt8(ascii: ","))
         }
+        hasMembers |= 1
         append(string: key)
         bytes.append(UInt8(ascii: ":"))
     }

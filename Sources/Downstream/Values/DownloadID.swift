@@ -21,8 +21,9 @@ public struct DownloadID: Hashable, Sendable, Codable, CustomStringConvertible {
     init() {
         var bytes = (UInt64(0), UInt64(0))
         #if canImport(Glibc) || canImport(Musl)
-            // One system call for the 16 bytes (`SystemRandomNumberGenerator` makes one per 8).
-            let filled = withUnsafeMutableBytes(of: &bytes) { getentropy($0.baseAddress, $0.count) == 0 }
+            // One system call per 16 identifiers (`SystemRandomNumberGenerator` makes one per 8
+            // bytes): an app may queue 100,000 downloads.
+            let filled = withUnsafeMutableBytes(of: &bytes) { raw in Self.entropy.withLock { $0.take(into: raw) } }
         #else
             let filled = false
         #endif
@@ -36,6 +37,32 @@ public struct DownloadID: Hashable, Sendable, Codable, CustomStringConvertible {
         }
         rawValue = UUID(uuid: withUnsafeBytes(of: bytes) { $0.load(as: uuid_t.self) })
     }
+
+    #if canImport(Glibc) || canImport(Musl)
+        /// Random bytes for new identifiers, taken from the system 256 at a time (`getentropy`'s
+        /// most).
+        private struct EntropyPool {
+            private var bytes = [UInt8](repeating: 0, count: 256)
+            private var used = 256
+
+            /// Fills `raw` (at most 256 bytes); false if the system gave no random bytes.
+            mutating func take(into raw: UnsafeMutableRawBufferPointer) -> Bool {
+                if used + raw.count > bytes.count {
+                    let filled = bytes.withUnsafeMutableBytes { getentropy($0.baseAddress, $0.count) == 0 }
+                    guard filled else { return false }
+                    used = 0
+                }
+                bytes.withUnsafeBytes { pool in
+                    raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: pool[used..<used + raw.count]))
+                }
+                // Each byte is given once.
+                used += raw.count
+                return true
+            }
+        }
+
+        private static let entropy = Locked(EntropyPool())
+    #endif
 
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(UUID.self)

@@ -15,4 +15,17 @@ struct DownloadIDTests {
             #expect(UUID(uuidString: id.rawValue.uuidString) == id.rawValue)
         }
     }
+
+    /// The random bytes come from a pool shared by every thread: no two identifiers made at
+    /// once get the same bytes.
+    @Test func identifiersMadeOnManyThreadsAtOnceAreDistinct() async {
+        let ids = await withTaskGroup(of: [Download.ID].self) { group in
+            for _ in 0..<8 {
+                group.addTask { (0..<500).map { _ in Download.ID() } }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(ids.count == 4000)
+        #expect(Set(ids).count == ids.count)
+    }
 }
