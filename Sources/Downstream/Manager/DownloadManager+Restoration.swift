@@ -52,7 +52,10 @@ extension DownloadManager {
             }
             // Oldest first, as they were made.
             restored.sort {
-                ($0.created, $0.download.id.rawValue.uuidString) < ($1.created, $1.download.id.rawValue.uuidString)
+                // The identifiers' text only for equal dates: a tuple would make it for every
+                // comparison.
+                $0.created != $1.created
+                    ? $0.created < $1.created : $0.download.id.rawValue.uuidString < $1.download.id.rawValue.uuidString
             }
             downloads = restored.map(\.download)
             interrupted = restored.filter(\.wasInterrupted).map(\.download)

@@ -153,8 +153,11 @@ public actor DownloadManager {
         }
         restorationIssues = restoration.issues
         kept = restoration.kept
+        // Sized once: a store may hold 100,000 downloads.
+        ordered = restoration.downloads
+        byID.reserveCapacity(ordered.count)
+        byLocation.reserveCapacity(ordered.count)
         for download in restoration.downloads {
-            ordered.append(download)
             byID[download.id] = download
             byLocation[download.location] = download
         }
@@ -165,6 +168,7 @@ public actor DownloadManager {
             router.session = makeSystemSession(router)
             Self.adoptTasks(of: router, thenOpen: system.ready)
         }
+        observer.totals.reserveCapacity(forMore: restoration.downloads.count)
         for download in restoration.downloads {
             observe(download)
         }

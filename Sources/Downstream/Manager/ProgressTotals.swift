@@ -63,6 +63,14 @@ final class ProgressTotals: Sendable {
         state.withLock { Self.total(of: $0) }
     }
 
+    /// Makes room for `count` more downloads at once (a restored store's).
+    func reserveCapacity(forMore count: Int) {
+        // Nothing to publish: the totals are the same.
+        state.withLock { state in
+            state.entries.reserveCapacity(state.entries.count + count)
+        }
+    }
+
     /// Starts counting a download, from `update` (its current progress) and `state`.
     func track(_ id: Download.ID, _ update: Download.ProgressUpdate, state downloadState: DownloadState) {
         state.change { state in
