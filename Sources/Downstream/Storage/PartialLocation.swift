@@ -41,8 +41,13 @@ struct PartialLocation: Hashable, Sendable {
             return
         }
         let directoryPath = isFile ? destinationPath.parentPath : destinationPath
-        let target = isFile ? destinationPath : (directoryPath + "/*")
-        let key = StableHash.hex("\(target)|\(url.absoluteString)" + (id.map { "|\($0)" } ?? ""))
+        // The hash of "target|url" (and "|id"), without joining them; the target is the file, or
+        // "directory/*".
+        var hash = StableHash.value(destinationPath)
+        hash = StableHash.value(isFile ? "|" : "/*|", continuing: hash)
+        hash = StableHash.value(url.absoluteString, continuing: hash)
+        if let id { hash = StableHash.value("|\(id)", continuing: hash) }
+        let key = StableHash.hex(of: hash)
         let name: String
         switch destination.location {
         case .file(let file):
@@ -51,11 +56,17 @@ struct PartialLocation: Hashable, Sendable {
             name = FileName.sanitize(FileName.fromURL(url) ?? FileName.fallback)
         }
         let shortName = FileName.truncated(name, limit: 200)
-        if let partialsDirectory {
-            path = POSIXFile.path("\(shortName).\(key).\(Self.partialExtension)", in: partialsDirectory.path)
-        } else {
-            path = POSIXFile.path(
-                "\(shortName).\(key.prefix(8)).\(Self.partialExtension)", in: directoryPath)
-        }
+        // Made in one piece: a queue of 100,000 makes as many.
+        let directory = partialsDirectory?.path ?? directoryPath
+        var path = String()
+        path.reserveCapacity(directory.utf8.count + shortName.utf8.count + 32)
+        path += directory
+        if !directory.hasSuffix("/") { path += "/" }
+        path += shortName
+        path += "."
+        path.append(contentsOf: partialsDirectory == nil ? key.prefix(8) : key[...])
+        path += "."
+        path += Self.partialExtension
+        self.path = path
     }
 }

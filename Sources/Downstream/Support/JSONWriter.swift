@@ -20,7 +20,7 @@ struct JSONWriter {
     }
 
     /// Writes an object, whose members `body` writes.
-    mutating func object(_ key: String? = nil, _ body: (inout JSONWriter) -> Void) {
+    mutating func object(_ key: StaticString? = nil, _ body: (inout JSONWriter) -> Void) {
         member(key)
         bytes.append(UInt8(ascii: "{"))
         precondition(depth < 64, "JSON objects nested more than 64 deep")
@@ -32,48 +32,48 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    mutating func string(_ key: String, _ value: String?) {
+    mutating func string(_ key: StaticString, _ value: String?) {
         guard let value else { return }
         member(key)
         append(string: value)
     }
 
-    mutating func integer<Value: BinaryInteger>(_ key: String, _ value: Value?) {
+    mutating func integer<Value: BinaryInteger>(_ key: StaticString, _ value: Value?) {
         guard let value else { return }
         member(key)
         bytes.append(contentsOf: String(value).utf8)
     }
 
-    mutating func bool(_ key: String, _ value: Bool) {
+    mutating func bool(_ key: StaticString, _ value: Bool) {
         member(key)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
     /// Writes `value` unless it is nil (as `encodeIfPresent` does).
-    mutating func bool(_ key: String, _ value: Bool?) {
+    mutating func bool(_ key: StaticString, _ value: Bool?) {
         if let value { bool(key, value) }
     }
 
-    mutating func url(_ key: String, _ value: URL) {
+    mutating func url(_ key: StaticString, _ value: URL) {
         string(key, value.absoluteString)
     }
 
-    mutating func date(_ key: String, _ value: Date) {
+    mutating func date(_ key: StaticString, _ value: Date) {
         member(key)
         bytes.append(contentsOf: value.timeIntervalSinceReferenceDate.description.utf8)
     }
 
     /// Writes `value` unless it is nil (as `encodeIfPresent` does).
-    mutating func date(_ key: String, _ value: Date?) {
+    mutating func date(_ key: StaticString, _ value: Date?) {
         if let value { date(key, value) }
     }
 
-    mutating func data(_ key: String, _ value: Data?) {
+    mutating func data(_ key: StaticString, _ value: Data?) {
         string(key, value?.base64EncodedString())
     }
 
     /// Writes an array of URLs, as their absolute strings.
-    mutating func urls(_ key: String, _ value: [URL]?) {
+    mutating func urls(_ key: StaticString, _ value: [URL]?) {
         guard let value else { return }
         member(key)
         bytes.append(UInt8(ascii: "["))
@@ -85,7 +85,7 @@ struct JSONWriter {
     }
 
     /// Writes an array of objects, one per value, whose members `body` writes.
-    mutating func objects<Value>(_ key: String, _ values: [Value]?, _ body: (inout JSONWriter, Value) -> Void) {
+    mutating func objects<Value>(_ key: StaticString, _ values: [Value]?, _ body: (inout JSONWriter, Value) -> Void) {
         guard let values else { return }
         member(key)
         bytes.append(UInt8(ascii: "["))
@@ -96,27 +96,44 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    mutating func dictionary(_ key: String, _ value: [String: String]) {
+    mutating func dictionary(_ key: StaticString, _ value: [String: String]) {
         object(key) { writer in
             guard value.count > 1 else {
                 // Nothing to sort (most requests have no headers, and little metadata).
-                for (name, text) in value { writer.string(name, text) }
+                for (name, text) in value { writer.member(text: name, text) }
                 return
             }
             for (name, text) in value.sorted(by: { $0.key < $1.key }) {
-                writer.string(name, text)
+                writer.member(text: name, text)
             }
         }
     }
 
-    private mutating func member(_ key: String?) {
+    /// Writes a member whose key is a text of its own (a header's name, a metadata key).
+    private mutating func member(text key: String, _ value: String) {
+        separate()
+        append(string: key)
+        bytes.append(UInt8(ascii: ":"))
+        append(string: value)
+    }
+
+    /// Begins a member. Keys are the records' own words, with nothing to escape: copied as they
+    /// are.
+    private mutating func member(_ key: StaticString?) {
         guard let key else { return }
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Writes the comma before a member that is not its object's first.
+    private mutating func separate() {
         if hasMembers & 1 == 1 {
             bytes.append(UInt8(ascii: ","))
         }
         hasMembers |= 1
-        append(string: key)
-        bytes.append(UInt8(ascii: ":"))
     }
 
     private mutating func append(string: String) {

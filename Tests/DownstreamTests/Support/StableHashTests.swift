@@ -16,4 +16,11 @@ struct StableHashTests {
             #expect(StableHash.hex(text) == String(repeating: "0", count: 16 - digits.count) + digits)
         }
     }
+
+    @Test func hashingTextsInARowIsHashingThemJoined() {
+        let parts = ["/downloads/*", "|", "https://example.com/é.mp3", ""]
+        let inARow = parts.reduce(StableHash.start) { StableHash.value($1, continuing: $0) }
+        #expect(inARow == StableHash.value(parts.joined()))
+        #expect(StableHash.hex(of: inARow) == StableHash.hex(parts.joined()))
+    }
 }
