@@ -9,13 +9,14 @@ extension Download {
     struct RecoveryMemory: Sendable {
         /// The sources that failed in this run, each with its failure, in the order they failed.
         var failedSources: [(index: Int, failure: DownloadError.URLFailure)] = []
-        /// Fresh URLs asked for since the download last received a byte.
-        var refreshesWithoutProgress = 0
-        /// The bytes the download had when it last asked for a fresh URL.
-        var bytesAtLastRefresh: Int64 = -1
+        /// Fresh URLs asked for since the download last received a byte. (In 32 bits, beside the
+        /// flag: every download has this memory.)
+        var refreshesWithoutProgress: Int32 = 0
         /// A server answered a segment's range with its whole file: the file comes over one
         /// connection.
         var rangesRefused = false
+        /// The bytes the download had when it last asked for a fresh URL.
+        var bytesAtLastRefresh: Int64 = -1
     }
 
     /// A request of the running attempt `attempt` failed with `error`: asks for a fresh URL if the

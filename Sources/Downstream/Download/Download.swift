@@ -65,16 +65,17 @@ public actor Download {
     /// What other threads read without waiting for the actor, under one lock.
     let snapshot: Locked<Snapshot>
 
+    /// (The one-byte members come last, together: 100,000 downloads may be queued.)
     struct Snapshot {
+        var priority: DownloadRequest.Priority
+        /// Made when first needed (see ``Download/parts``).
+        var parts: Parts?
+        /// The URL in use.
+        var url: URL?
         var state: DownloadState
         /// Whether the download waits for a slot, holds one or needs none; its manager's
         /// scheduler follows it (see ``DownloadObserver``).
         var slotNeed: SlotNeed
-        var priority: DownloadRequest.Priority
-        /// The URL in use.
-        var url: URL?
-        /// Made when first needed (see ``Download/parts``).
-        var parts: Parts?
         /// Whether the download's first event was `.paused` (else `.queued`): its subscribers get
         /// it from its parts, which publish it when they are made.
         let startedPaused: Bool
@@ -146,8 +147,8 @@ public actor Download {
         sources = stored?.sources ?? SourceList([request.url ?? PartialLocation.noURL] + request.mirrors)
         snapshot = Locked(
             Snapshot(
-                state: machine.publicState, slotNeed: machine.slotNeed, priority: request.priority,
-                url: request.url == nil ? nil : sources.current, startedPaused: startsPaused))
+                priority: request.priority, url: request.url == nil ? nil : sources.current,
+                state: machine.publicState, slotNeed: machine.slotNeed, startedPaused: startsPaused))
 
         var initialBytes: Int64 = 0
         let resume = stored?.resume

@@ -23,14 +23,15 @@ public struct DownloadRequest: Sendable {
     public var destination: Destination
     /// What to do when a resumed download finds that the server's file changed.
     public var onServerFileChange: ServerFileChangePolicy
+    /// What happens when the manager already downloads the same URL to the same destination.
+    /// Default: ``DuplicatePolicy/join``. (Beside the other one-byte setting: a request is
+    /// copied into its download, and 100,000 downloads may be queued.)
+    public var duplicates = DuplicatePolicy.join
     /// How urgent the download is.
     public var priority: Priority
     /// A small payload of your own (an identifier in your database, a title): kept with the
     /// download across relaunches and available as `download.request.metadata`.
     public var metadata: [String: String]
-    /// What happens when the manager already downloads the same URL to the same destination.
-    /// Default: ``DuplicatePolicy/join``.
-    public var duplicates = DuplicatePolicy.join
     /// The settings most requests leave as they are, behind one reference: a request is copied
     /// into its download, and 100,000 queued downloads should not carry a dozen empty fields each.
     private var tuning = Tuning.defaults
