@@ -112,9 +112,11 @@ public actor Download {
     /// Credentials the authentication handler gave, by header name (`Authorization`,
     /// `Proxy-Authorization`); sent with every request of the download in this process.
     var credentials: [String: String] = [:]
-    /// What the download remembers of its failures in this run, to recover from the next. (Last:
-    /// its size is not a multiple of 8.)
+    /// What the download remembers of its failures in this run, to recover from the next.
     var recoveryMemory = RecoveryMemory()
+    /// What the download's observer counted of it in its totals; nil until it counts it.
+    // Safe: only the observer reads and writes it, always under one lock of its own.
+    nonisolated(unsafe) var counted: CountedProgress?
 
     deinit {
         // Its limit, and what the limiter counted for it, go with it.

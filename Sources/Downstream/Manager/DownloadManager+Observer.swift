@@ -24,9 +24,10 @@ extension DownloadManager {
         private let handlers = Locked<[Download.CompletionHandler]>([])
         /// What is kept of the downloads that are in a group or watched by monitors, by
         /// identifier: most often none (thousands of downloads may be queued, and the manager's
-        /// totals count them all by themselves). Its lock also orders what reaches the totals and
-        /// the monitors: a group that starts counting a download reads its state and progress
-        /// under it, so no change of state slips between.
+        /// totals count them all by themselves). Its lock also guards what each download keeps of
+        /// the manager's totals (``Download/counted``), and orders what reaches the totals and the
+        /// monitors: a group that starts counting a download reads its state and progress under
+        /// it, so no change of state slips between.
         private let members = Locked<[Download.ID: Member]>([:])
 
         private struct Member {
@@ -55,8 +56,9 @@ extension DownloadManager {
             members.withLock { members in
                 let latest = download.latestProgress
                 let state = download.state
-                // Counted once, however often it is tracked.
-                totals.track(download.id, latest, state: state)
+                // Counted once, however often it is tracked; each download keeps what the
+                // manager's totals counted of it, under this lock.
+                totals.track(&download.counted, latest, state: state)
                 guard monitors != nil || group != nil else { return }
                 var member = members[download.id] ?? Member(monitoredSequence: latest.sequence)
                 if let group {
@@ -90,7 +92,7 @@ extension DownloadManager {
 
         func download(_ download: Download, didProgress update: Download.ProgressUpdate) {
             members.withLock { members in
-                totals.update(download.id, update)
+                totals.update(&download.counted, update)
                 guard var member = members[download.id] else { return }
                 for group in member.groups {
                     group.update(download.id, update)
@@ -106,7 +108,7 @@ extension DownloadManager {
 
         func download(_ download: Download, didChangeStateTo state: DownloadState) {
             members.withLock { members in
-                totals.stateChanged(download.id, to: state)
+                totals.stateChanged(&download.counted, to: state)
                 for group in members[download.id]?.groups ?? [] {
                     group.stateChanged(download.id, to: state)
                 }

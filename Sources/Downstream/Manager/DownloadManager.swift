@@ -168,7 +168,6 @@ public actor DownloadManager {
             router.session = makeSystemSession(router)
             Self.adoptTasks(of: router, thenOpen: system.ready)
         }
-        observer.totals.reserveCapacity(forMore: restoration.downloads.count)
         for download in restoration.downloads {
             observe(download)
         }

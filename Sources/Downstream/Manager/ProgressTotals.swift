@@ -2,38 +2,11 @@
 /// progress and states change, in O(1) per change, and published as ``AggregateProgress`` values
 /// coalesced like a download's progress (see ``ThrottledValue``).
 final class ProgressTotals: Sendable {
-    /// What one download contributes: only the figures the totals need (thousands are kept).
-    private struct Entry {
-        /// The sequence of the download's progress value counted: older ones are dropped.
-        var sequence: UInt64
-        var bytesReceived: Int64
-        /// -1 when unknown.
-        var expectedBytes: Int64
-        /// In 32 bits (plenty for a speed), so that an entry takes 32 bytes, not 40. Added and
-        /// taken away as the same value, so the sum stays exact.
-        var bytesPerSecond: Float
-        var state: DownloadState
-
-        init(_ update: Download.ProgressUpdate, state: DownloadState) {
-            self.state = state
-            sequence = 0
-            bytesReceived = 0
-            expectedBytes = -1
-            bytesPerSecond = 0
-            set(update)
-        }
-
-        mutating func set(_ update: Download.ProgressUpdate) {
-            let progress = update.progress
-            sequence = update.sequence
-            bytesReceived = progress.bytesReceived
-            expectedBytes = progress.expectedBytes ?? -1
-            bytesPerSecond = Float(progress.bytesPerSecond)
-        }
-    }
+    /// What one download contributes.
+    typealias Entry = Download.CountedProgress
 
     private struct State: BroadcastOwner {
-        var entries: [Download.ID: Entry] = [:]
+        var downloadCount = 0
         var counts: [DownloadState: Int] = [:]
         var bytesReceived: Int64 = 0
         /// Bytes received and expected of the downloads whose length is known.
@@ -46,6 +19,9 @@ final class ProgressTotals: Sendable {
     }
 
     private let state: ThrottledValue<State, Void>
+    /// What each download contributes, by identifier, for the downloads counted by identifier
+    /// (a group's). A manager's totals keep none: each download keeps its own entry.
+    private let entries = Locked<[Download.ID: Entry]>([:])
 
     /// - Parameter clock: the clock of the interval (the manager's).
     init(interval: Duration, clock: ClockReadings = .continuous) {
@@ -65,47 +41,61 @@ final class ProgressTotals: Sendable {
         state.withLock { Self.total(of: $0) }
     }
 
-    /// Makes room for `count` more downloads at once (a restored store's).
-    func reserveCapacity(forMore count: Int) {
-        // Nothing to publish: the totals are the same.
-        state.withLock { state in
-            state.entries.reserveCapacity(state.entries.count + count)
-        }
-    }
+    // MARK: - A download whose entry its caller keeps
 
-    /// Starts counting a download, from `update` (its current progress) and `state`.
-    func track(_ id: Download.ID, _ update: Download.ProgressUpdate, state downloadState: DownloadState) {
+    // The caller keeps each download's entry, and makes the calls for one download one at a
+    // time (under one lock of its own).
+
+    /// Starts counting a download, from `update` (its current progress) and `state`, unless its
+    /// `entry` says it is counted already.
+    func track(_ entry: inout Entry?, _ update: Download.ProgressUpdate, state downloadState: DownloadState) {
+        guard entry == nil else { return }
+        let new = Entry(update, state: downloadState)
+        entry = new
         state.change { state in
-            guard state.entries[id] == nil else { return }
-            let entry = Entry(update, state: downloadState)
-            state.entries[id] = entry
+            state.downloadCount += 1
             state.counts[downloadState, default: 0] += 1
-            Self.add(entry, to: &state, sign: 1)
+            Self.add(new, to: &state, sign: 1)
         }
     }
 
     /// Counts a download's new progress value, unless it is older than the one counted.
+    func update(_ entry: inout Entry?, _ update: Download.ProgressUpdate) {
+        guard let old = entry, let new = old.updated(with: update) else { return }
+        entry = new
+        state.change { Self.replace(old, with: new, in: &$0) }
+    }
+
+    func stateChanged(_ entry: inout Entry?, to downloadState: DownloadState) {
+        guard let old = entry, old.state != downloadState else { return }
+        var new = old
+        new.state = downloadState
+        entry = new
+        state.change { Self.replace(old, with: new, in: &$0) }
+    }
+
+    // MARK: - A download counted by identifier
+
+    func track(_ id: Download.ID, _ update: Download.ProgressUpdate, state downloadState: DownloadState) {
+        entries.withLock { track(&$0[id], update, state: downloadState) }
+    }
+
     func update(_ id: Download.ID, _ update: Download.ProgressUpdate) {
-        state.change { state in
-            guard var entry = state.entries[id], update.sequence > entry.sequence else { return }
-            Self.add(entry, to: &state, sign: -1)
-            entry.set(update)
-            state.entries[id] = entry
-            Self.add(entry, to: &state, sign: 1)
-        }
+        entries.withLock { self.update(&$0[id], update) }
     }
 
     func stateChanged(_ id: Download.ID, to downloadState: DownloadState) {
-        state.change { state in
-            guard var entry = state.entries[id], entry.state != downloadState else { return }
-            Self.add(entry, to: &state, sign: -1)
-            state.counts[entry.state, default: 1] -= 1
-            if state.counts[entry.state] == 0 { state.counts[entry.state] = nil }
-            entry.state = downloadState
-            state.entries[id] = entry
-            state.counts[downloadState, default: 0] += 1
-            Self.add(entry, to: &state, sign: 1)
+        entries.withLock { stateChanged(&$0[id], to: downloadState) }
+    }
+
+    private static func replace(_ old: Entry, with new: Entry, in state: inout State) {
+        add(old, to: &state, sign: -1)
+        if old.state != new.state {
+            state.counts[old.state, default: 1] -= 1
+            if state.counts[old.state] == 0 { state.counts[old.state] = nil }
+            state.counts[new.state, default: 0] += 1
         }
+        add(new, to: &state, sign: 1)
     }
 
     /// Adds (`sign` 1) or takes away (-1) what `entry` contributes; cancelled downloads
@@ -124,7 +114,7 @@ final class ProgressTotals: Sendable {
 
     private static func total(of state: State) -> AggregateProgress {
         var total = AggregateProgress()
-        total.downloadCount = state.entries.count
+        total.downloadCount = state.downloadCount
         total.countsByState = state.counts
         total.bytesReceived = state.bytesReceived
         total.bytesPerSecond = max(0, state.bytesPerSecond)

@@ -33,4 +33,27 @@ import Testing
         #expect(totals.current.count(.cancelled) == 1)
         #expect(totals.current.bytesReceived == 100)
     }
+
+    /// A manager's totals keep no map: each download keeps its entry, which the totals fill and
+    /// change as they count.
+    @Test func aDownloadKeepingItsOwnEntryIsCountedOnceAndItsEntryFollows() {
+        let totals = ProgressTotals(interval: .zero)
+        var entry: ProgressTotals.Entry?
+        totals.track(&entry, update(100, of: 400, 0), state: .queued)
+        totals.track(&entry, update(300, of: 400, 5), state: .running)
+        #expect(totals.current.downloadCount == 1)
+        #expect(totals.current.bytesReceived == 100)
+        #expect(entry?.state == .queued)
+        totals.stateChanged(&entry, to: .running)
+        totals.update(&entry, update(200, of: 400, 2))
+        totals.update(&entry, update(150, of: 400, 1))
+        #expect(entry?.bytesReceived == 200)
+        #expect(totals.current.count(.running) == 1)
+        #expect(totals.current.count(.queued) == 0)
+        #expect(totals.current.fractionCompleted == 0.5)
+        var untracked: ProgressTotals.Entry?
+        totals.update(&untracked, update(999, of: 1000, 9))
+        #expect(untracked == nil)
+        #expect(totals.current.bytesReceived == 200)
+    }
 }
