@@ -10,10 +10,16 @@ import Foundation
 
 /// Where a download's record is in its store (see ``DownloadStore``).
 enum RecordPlace: Sendable, Equatable {
-    /// In the store's journal.
-    case journal
+    /// In the store's journal, as a frame of this many bytes (the journal keeps no map of its
+    /// frames: see ``StoreJournal``).
+    case journal(frameLength: Int)
     /// In a file of its own, whose latest copy is at this position.
     case file(RecordSlots.Position)
+
+    /// The length of the record's frame, if it is in the journal.
+    var frameLength: Int? {
+        if case .journal(let length) = self { length } else { nil }
+    }
 }
 
 extension StoredDownload {
@@ -91,24 +97,26 @@ extension DownloadStore {
             }
         }
         guard let journal else { return issues }
-        var movedToFiles: [DownloadID] = []
+        var movedToFiles: [(id: DownloadID, frameLength: Int)] = []
         do {
-            try journal.forEachRecord { id, payload in
+            try journal.forEachRecord { id, payload, frameLength in
                 guard !inFiles.contains(id.rawValue) else {
                     // Its file was written, and the process ended before the journal said so.
-                    movedToFiles.append(id)
+                    movedToFiles.append((id, frameLength))
                     return
                 }
-                switch Self.decode(payload, bases: bases, place: .journal) {
+                let aside = { (suffix: String, reason: String) in
+                    issues.append(self.setAside(id, payload, frameLength, as: suffix, because: reason))
+                }
+                switch Self.decode(payload, bases: bases, place: .journal(frameLength: frameLength)) {
                 case .record(let loaded) where loaded.record.id == id:
                     body(loaded)
                 case .record:
-                    issues.append(
-                        setAside(id, payload, as: Self.corruptExtension, because: "its identifier is not its frame's"))
+                    aside(Self.corruptExtension, "its identifier is not its frame's")
                 case .empty, .damaged:
-                    issues.append(setAside(id, payload, as: Self.corruptExtension, because: "it is damaged"))
+                    aside(Self.corruptExtension, "it is damaged")
                 case .newer(let reason):
-                    issues.append(setAside(id, payload, as: Self.unsupportedExtension, because: reason))
+                    aside(Self.unsupportedExtension, reason)
                 case .unresolved(let reason):
                     issues.append(
                         RestorationIssue(
@@ -118,8 +126,8 @@ extension DownloadStore {
         } catch {
             issues.append(RestorationIssue(recordURL: URL(fileURLWithPath: journal.path), reason: "\(error)"))
         }
-        for id in movedToFiles {
-            try? journal.remove(id)
+        for (id, frameLength) in movedToFiles {
+            try? journal.remove(id, replacing: frameLength)
         }
         return issues
     }
@@ -176,7 +184,7 @@ extension DownloadStore {
         let bases = PathBases(home: NSHomeDirectory(), store: directory.path)
         StoreJournal.forEachRecord(in: directory.path) { id, payload in
             guard !inFiles.contains(id.rawValue),
-                case .record(let loaded) = decode(payload, bases: bases, place: .journal)
+                case .record(let loaded) = decode(payload, bases: bases, place: .journal(frameLength: 0))
             else { return }
             records.append(loaded.record)
         }
@@ -221,11 +229,12 @@ extension DownloadStore {
     /// Copies a journal's record that cannot be used to a file of its own beside the journal,
     /// for inspection, and removes it from the journal.
     private func setAside(
-        _ id: DownloadID, _ payload: UnsafeRawBufferPointer, as suffix: String, because reason: String
+        _ id: DownloadID, _ payload: UnsafeRawBufferPointer, _ frameLength: Int, as suffix: String,
+        because reason: String
     ) -> RestorationIssue {
         let aside = directory.appendingPathComponent("\(id.rawValue.uuidString).\(Self.recordExtension).\(suffix)")
         let copied = (try? AtomicFile.write(Data(payload), to: aside)) != nil
-        if copied { try? journal?.remove(id) }
+        if copied { try? journal?.remove(id, replacing: frameLength) }
         return RestorationIssue(
             recordURL: copied ? aside : URL(fileURLWithPath: journal?.path ?? directory.path),
             reason: "download \(id)'s record in the journal: \(reason)")

@@ -124,10 +124,10 @@ final class DownloadStore: Sendable {
     /// Writes a new record: in the journal when it protects no bytes, else in a new file of its
     /// own; returns where it is.
     func create(_ record: StoredDownload) throws(DownloadError) -> RecordPlace {
-        guard !isReleased.value else { return .journal }
+        guard !isReleased.value else { return .journal(frameLength: 0) }
         if let journal, !record.protectsBytes {
-            try journal.put(record.id, payload: record.jsonBytes(relativeTo: bases))
-            return .journal
+            return .journal(
+                frameLength: try journal.put(record.id, payload: record.jsonBytes(relativeTo: bases), replacing: nil))
         }
         return .file(try createFile(record))
     }
@@ -161,15 +161,15 @@ final class DownloadStore: Sendable {
     func update(_ record: StoredDownload, at place: RecordPlace) throws(DownloadError) -> RecordPlace {
         guard !isReleased.value else { return place }
         switch place {
-        case .journal:
+        case .journal(let frameLength):
             guard let journal else { return .file(try createFile(record)) }
             guard record.protectsBytes else {
-                try journal.put(record.id, payload: record.jsonBytes(relativeTo: bases))
-                return .journal
+                let payload = record.jsonBytes(relativeTo: bases)
+                return .journal(frameLength: try journal.put(record.id, payload: payload, replacing: frameLength))
             }
             let position = try createFile(record)
             // The file wins over the journal's frame: a failure here leaves both, harmlessly.
-            try? journal.remove(record.id)
+            try? journal.remove(record.id, replacing: frameLength)
             return .file(position)
         case .file(let position):
             return .file(try updateFile(record, after: position))
@@ -231,11 +231,17 @@ final class DownloadStore: Sendable {
     /// Removes record `id` from `place`, or from wherever it is when `place` is nil.
     func remove(_ id: DownloadID, from place: RecordPlace? = nil) {
         guard !isReleased.value else { return }
-        if place != .journal {
+        switch place {
+        case .journal(let frameLength):
+            try? journal?.remove(id, replacing: frameLength)
+        case .file:
             POSIXFile.remove(atPath: path(for: id))
+            // The journal may still hold it, if its move to a file could not say so there.
+            try? journal?.removeIfLeft(id)
+        case nil:
+            POSIXFile.remove(atPath: path(for: id))
+            try? journal?.remove(id, replacing: nil)
         }
-        // Nothing is written when the journal does not hold it.
-        try? journal?.remove(id)
     }
 
     /// A record read back, and where its latest copy is.

@@ -18,6 +18,12 @@ import Foundation
 /// the next opening cuts off before appending. When the frames no longer in use outweigh the
 /// ones in use, the journal is rewritten with only the latest frame of each download
 /// (compaction: a temporary file renamed over the journal).
+///
+/// The journal keeps no map of its frames while it runs (100,000 downloads may be queued): each
+/// record's place says the length of its latest frame (``RecordPlace/journal(frameLength:)``),
+/// which the journal takes away from its count of live bytes when the record changes; compaction
+/// finds the latest frames by reading the journal. Only what opening found is kept, for the
+/// store's first load.
 final class StoreJournal: Sendable {
     static let fileName = "downloads.journal"
     /// A journal shorter than this is not compacted.
@@ -27,10 +33,15 @@ final class StoreJournal: Sendable {
         var descriptor: Int32
         /// Where the next frame goes.
         var length: Int64
-        /// The latest frame of each download in the journal: where it starts, and its length.
-        var live: [UUID: (offset: Int64, length: Int32)] = [:]
-        /// The sum of the live frames' lengths.
+        /// The sum of the live frames' lengths (more, after removals of frames whose length was
+        /// not known, until the next compaction counts them again).
         var liveBytes: Int64 = 0
+        /// Where the latest frame of each download starts, as opening found them: kept for the
+        /// store's first load (``forEachRecord(_:)``), then dropped.
+        var opened: [UUID: Int64]?
+        /// The downloads whose removal frame could not be written: their frame is still live
+        /// (most often, none).
+        var unremoved: Set<UUID> = []
         var isClosed = false
     }
 
@@ -65,17 +76,9 @@ final class StoreJournal: Sendable {
         let path = POSIXFile.path(fileName, in: directory)
         var issue: RestorationIssue?
         var length = POSIXFile.length(atPath: path) ?? 0
-        var live: [UUID: (offset: Int64, length: Int32)] = [:]
-        var liveBytes: Int64 = 0
-        let end = try JournalFrames.scan(path: path, length: length) { frame in
-            if let old = live[frame.id] { liveBytes -= Int64(old.length) }
-            switch frame.kind {
-            case .put:
-                live[frame.id] = (frame.offset, Int32(frame.length))
-                liveBytes += Int64(frame.length)
-            case .remove:
-                live[frame.id] = nil
-            }
+        var (live, liveBytes) = ([UUID: Latest](), Int64(0))
+        let end = try JournalFrames.scan(path: path, length: length) {
+            Self.count($0, in: &live, liveBytes: &liveBytes)
         }
         switch end {
         case .whole(let wholeLength):
@@ -93,7 +96,8 @@ final class StoreJournal: Sendable {
             (length, live, liveBytes) = (0, [:], 0)
         }
         let descriptor = try POSIXFile.openForWriting(atPath: path)
-        var state = State(descriptor: descriptor, length: length, live: live, liveBytes: liveBytes)
+        var state = State(
+            descriptor: descriptor, length: length, liveBytes: liveBytes, opened: live.mapValues(\.offset))
         do throws(DownloadError) {
             if length < Int64(JournalFrames.fileHeaderSize) {
                 try POSIXFile.truncate(descriptor, to: 0, path: path)
@@ -113,19 +117,29 @@ final class StoreJournal: Sendable {
         return Opening(journal: journal, issue: issue)
     }
 
-    /// Appends `record` (its JSON, `payload`) as download `id`'s latest record.
-    func put(_ id: DownloadID, payload: [UInt8]) throws(DownloadError) {
-        try append(JournalFrames.frame(.put, id, payload: payload), for: id.rawValue, isRemoval: false)
+    /// Appends `record` (its JSON, `payload`) as download `id`'s latest record; returns the length
+    /// of its frame, for the record's place.
+    /// - Parameter previous: the length of the download's latest frame, if the journal holds it.
+    @discardableResult
+    func put(_ id: DownloadID, payload: [UInt8], replacing previous: Int?) throws(DownloadError) -> Int {
+        let frame = JournalFrames.frame(.put, id, payload: payload)
+        try append(frame, replacing: previous, of: id.rawValue)
+        return frame.count
     }
 
-    /// Appends that download `id` is gone; nothing when the journal does not hold it.
-    func remove(_ id: DownloadID) throws(DownloadError) {
-        try append(JournalFrames.frame(.remove, id, payload: []), for: id.rawValue, isRemoval: true)
+    /// Appends that download `id` is gone.
+    /// - Parameter previous: the length of the download's latest frame; nil when it is not known
+    ///   (the frame is appended all the same: a removal of a download the journal does not hold
+    ///   changes nothing).
+    func remove(_ id: DownloadID, replacing previous: Int?) throws(DownloadError) {
+        try append(JournalFrames.frame(.remove, id, payload: []), replacing: previous, of: id.rawValue, isRemoval: true)
     }
 
-    /// Whether the journal holds download `id`.
-    func holds(_ id: DownloadID) -> Bool {
-        state.withLock { $0.live[id.rawValue] != nil }
+    /// Appends that download `id` is gone if an earlier removal frame of it could not be written
+    /// (its record moved to a file of its own, whose removal does not involve the journal).
+    func removeIfLeft(_ id: DownloadID) throws(DownloadError) {
+        guard state.withLock({ $0.unremoved.contains(id.rawValue) }) else { return }
+        try remove(id, replacing: nil)
     }
 
     /// Closes the file; later changes are not written.
@@ -137,11 +151,12 @@ final class StoreJournal: Sendable {
         }
     }
 
-    private func append(_ frame: [UInt8], for id: UUID, isRemoval: Bool) throws(DownloadError) {
+    /// Appends `frame`, download `id`'s, which replaces its frame of length `previous`.
+    private func append(
+        _ frame: [UInt8], replacing previous: Int?, of id: UUID, isRemoval: Bool = false
+    ) throws(DownloadError) {
         let failure: DownloadError? = state.withLock { state in
             guard !state.isClosed else { return nil }
-            let old = state.live[id]
-            if isRemoval, old == nil { return nil }
             do throws(DownloadError) {
                 if let duringWrite {
                     let half = frame.count / 2
@@ -158,15 +173,13 @@ final class StoreJournal: Sendable {
             } catch {
                 // A frame written in part is cut off when the journal is opened next, and
                 // overwritten by the next frame in this process.
+                if isRemoval { state.unremoved.insert(id) }
                 return error
             }
-            if let old { state.liveBytes -= Int64(old.length) }
-            if isRemoval {
-                state.live[id] = nil
-            } else {
-                state.live[id] = (state.length, Int32(frame.count))
-                state.liveBytes += Int64(frame.count)
-            }
+            if isRemoval, !state.unremoved.isEmpty { state.unremoved.remove(id) }
+            state.liveBytes += Int64(isRemoval ? 0 : frame.count) - Int64(previous ?? 0)
+            // Before the first load, what it will read is kept up to date.
+            if state.opened != nil { state.opened?[id] = isRemoval ? nil : state.length }
             state.length += Int64(frame.count)
             do throws(DownloadError) {
                 try compact(&state, slack: 3)
@@ -195,14 +208,17 @@ final class StoreJournal: Sendable {
     private func compact(_ state: inout State, slack: Int64) throws(DownloadError) {
         guard !state.isClosed, state.length > Self.compactionThreshold, state.length > slack * state.liveBytes
         else { return }
+        // Which frames are the latest: read from the journal, which the store does not keep.
+        var (current, liveBytes) = ([UUID: Latest](), Int64(0))
+        _ = try JournalFrames.scan(path: path, length: state.length, verifying: false) {
+            Self.count($0, in: &current, liveBytes: &liveBytes)
+        }
         var compacted = JournalFrames.fileHeader
-        compacted.reserveCapacity(Int(state.liveBytes) + compacted.count)
-        var live: [UUID: (offset: Int64, length: Int32)] = [:]
-        live.reserveCapacity(state.live.count)
-        let current = state.live
-        _ = try JournalFrames.scan(path: path, length: state.length) { frame in
-            guard let latest = current[frame.id], latest.offset == frame.offset else { return }
-            live[frame.id] = (Int64(compacted.count), latest.length)
+        compacted.reserveCapacity(Int(liveBytes) + compacted.count)
+        var moved: [UUID: Int64] = [:]
+        _ = try JournalFrames.scan(path: path, length: state.length, verifying: false) { frame in
+            guard current[frame.id]?.offset == frame.offset else { return }
+            if state.opened != nil { moved[frame.id] = Int64(compacted.count) }
             compacted.append(contentsOf: frame.bytes)
         }
         try AtomicFile.write(Data(compacted), to: URL(fileURLWithPath: path), synchronize: synchronizes)
@@ -210,17 +226,48 @@ final class StoreJournal: Sendable {
         POSIXFile.close(state.descriptor)
         state.descriptor = descriptor
         state.length = Int64(compacted.count)
-        state.live = live
+        state.liveBytes = liveBytes
+        if state.opened != nil { state.opened = moved }
+    }
+
+    /// A download's latest frame in the journal.
+    private struct Latest {
+        var offset: Int64
+        var length: Int
+    }
+
+    /// Counts `frame` in `live` (each download's latest frame, read in order) and `liveBytes`.
+    private static func count(_ frame: JournalFrames.Frame, in live: inout [UUID: Latest], liveBytes: inout Int64) {
+        if let old = live[frame.id] { liveBytes -= Int64(old.length) }
+        switch frame.kind {
+        case .put:
+            live[frame.id] = Latest(offset: frame.offset, length: frame.length)
+            liveBytes += Int64(frame.length)
+        case .remove:
+            live[frame.id] = nil
+        }
     }
 
     /// Hands the latest record of each download the journal holds to `body`, as its JSON (valid
-    /// only during the call), in the order they were written; reads a block at a time.
-    func forEachRecord(_ body: (DownloadID, UnsafeRawBufferPointer) -> Void) throws(DownloadError) {
-        let (live, length) = state.withLock { ($0.live, $0.length) }
+    /// only during the call) and the length of its frame, in the order they were written; reads a
+    /// block at a time. For the store's first load: it uses, then drops, what opening found.
+    func forEachRecord(_ body: (DownloadID, UnsafeRawBufferPointer, Int) -> Void) throws(DownloadError) {
+        let (opened, length) = state.withLock { state in
+            defer { state.opened = nil }
+            return (state.opened, state.length)
+        }
+        var latest = opened ?? [:]
+        if opened == nil {
+            var (live, liveBytes) = ([UUID: Latest](), Int64(0))
+            _ = try JournalFrames.scan(path: path, length: length, verifying: false) {
+                Self.count($0, in: &live, liveBytes: &liveBytes)
+            }
+            latest = live.mapValues(\.offset)
+        }
         // Checked when the journal was opened; the frames after are this process's own.
         _ = try JournalFrames.scan(path: path, length: length, verifying: false) { frame in
-            guard live[frame.id]?.offset == frame.offset else { return }
-            body(DownloadID(rawValue: frame.id), frame.payload)
+            guard latest[frame.id] == frame.offset else { return }
+            body(DownloadID(rawValue: frame.id), frame.payload, frame.length)
         }
     }
 

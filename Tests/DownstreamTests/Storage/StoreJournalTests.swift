@@ -31,21 +31,21 @@ struct StoreJournalTests {
     @Test func theLatestFrameOfEachDownloadWinsAndARemovalForgetsIt() throws {
         try Self.withDirectory { directory in
             let (first, second, third) = (DownloadID(), DownloadID(), DownloadID())
+            var thirdLength = 0
             do {
                 let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
-                try journal.put(first, payload: Array("first 1".utf8))
-                try journal.put(second, payload: Array("second 1".utf8))
-                try journal.put(first, payload: Array("first 2".utf8))
-                try journal.put(third, payload: Array("third 1".utf8))
-                try journal.remove(second)
-                #expect(journal.holds(first) && !journal.holds(second))
+                let firstLength = try journal.put(first, payload: Array("first 1".utf8), replacing: nil)
+                let secondLength = try journal.put(second, payload: Array("second 1".utf8), replacing: nil)
+                try journal.put(first, payload: Array("first 2".utf8), replacing: firstLength)
+                thirdLength = try journal.put(third, payload: Array("third 1".utf8), replacing: nil)
+                try journal.remove(second, replacing: secondLength)
                 journal.close()
             }
             #expect(Self.contents(directory) == [first: "first 2", third: "third 1"])
             // Reopened, the same; what is appended then is read after it.
             let opening = try StoreJournal.open(in: directory, synchronizes: false)
             #expect(opening.issue == nil)
-            try opening.journal.remove(third)
+            try opening.journal.remove(third, replacing: thirdLength)
             opening.journal.close()
             #expect(Self.contents(directory) == [first: "first 2"])
         }
@@ -57,7 +57,7 @@ struct StoreJournalTests {
             let (kept, torn, later) = (DownloadID(), DownloadID(), DownloadID())
             do {
                 let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
-                try journal.put(kept, payload: Array("kept".utf8))
+                try journal.put(kept, payload: Array("kept".utf8), replacing: nil)
                 journal.close()
             }
             let whole = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -67,7 +67,7 @@ struct StoreJournalTests {
                 let opening = try StoreJournal.open(in: directory, synchronizes: false)
                 // An interrupted write, not damage: nothing to report.
                 #expect(opening.issue == nil, "cut at \(cut)")
-                try opening.journal.put(later, payload: Array("later".utf8))
+                try opening.journal.put(later, payload: Array("later".utf8), replacing: nil)
                 opening.journal.close()
                 #expect(Self.contents(directory) == [kept: "kept", later: "later"], "cut at \(cut)")
                 try whole.write(to: URL(fileURLWithPath: path))
@@ -80,7 +80,7 @@ struct StoreJournalTests {
             try Data(JournalFrames.fileHeader.prefix(5)).write(to: URL(fileURLWithPath: Self.journalPath(directory)))
             let opening = try StoreJournal.open(in: directory, synchronizes: false)
             let id = DownloadID()
-            try opening.journal.put(id, payload: Array("first".utf8))
+            try opening.journal.put(id, payload: Array("first".utf8), replacing: nil)
             opening.journal.close()
             #expect(opening.issue == nil)
             #expect(Self.contents(directory) == [id: "first"])
@@ -93,8 +93,8 @@ struct StoreJournalTests {
             let (before, damaged) = (DownloadID(), DownloadID())
             do {
                 let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
-                try journal.put(before, payload: Array("before".utf8))
-                try journal.put(damaged, payload: Array("damaged".utf8))
+                try journal.put(before, payload: Array("before".utf8), replacing: nil)
+                try journal.put(damaged, payload: Array("damaged".utf8), replacing: nil)
                 journal.close()
             }
             var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -118,7 +118,7 @@ struct StoreJournalTests {
             try Data(header + [1, 2, 3]).write(to: URL(fileURLWithPath: path))
             let opening = try StoreJournal.open(in: directory, synchronizes: false)
             let id = DownloadID()
-            try opening.journal.put(id, payload: Array("new".utf8))
+            try opening.journal.put(id, payload: Array("new".utf8), replacing: nil)
             opening.journal.close()
             #expect(opening.issue?.recordURL.lastPathComponent == StoreJournal.fileName + ".unsupported")
             #expect(opening.issue?.reason.contains("newer version") == true)
@@ -135,11 +135,14 @@ struct StoreJournalTests {
             }
             let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
             var longest: Int64 = 0
+            // What each record's place keeps: the length of its latest frame.
+            var lengths: [DownloadID: Int] = [:]
             for version in 0..<100 {
                 for (index, id) in ids.enumerated() {
-                    try journal.put(id, payload: payload(index, version))
+                    lengths[id] = try journal.put(id, payload: payload(index, version), replacing: lengths[id])
                 }
-                try journal.remove(ids[version % 50])
+                let removed = ids[version % 50]
+                try journal.remove(removed, replacing: lengths.removeValue(forKey: removed))
                 longest = max(longest, POSIXFile.length(atPath: path) ?? 0)
             }
             journal.close()
@@ -151,6 +154,50 @@ struct StoreJournalTests {
                 expected[id] = String(decoding: payload(index, 99), as: UTF8.self)
             }
             #expect(Self.contents(directory) == expected)
+        }
+    }
+
+    /// A record's place keeps the length of its frame (the journal keeps no map): the store's
+    /// load gives each record the length its last write gave, also after a compaction at opening
+    /// and for what was written between the opening and the load.
+    @Test func theLoadGivesEachRecordTheLengthOfItsLatestFrame() throws {
+        try Self.withDirectory { directory in
+            let ids = (0..<100).map { _ in DownloadID() }
+            var lengths: [DownloadID: Int] = [:]
+            var latest: [DownloadID: String] = [:]
+            do {
+                let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
+                // 500 KB in use, written two and a half times: more than twice what is in use (the
+                // opening compacts it), not three times (writing does not).
+                let filler = [UInt8](repeating: UInt8(ascii: "x"), count: 5000)
+                for version in 0..<3 {
+                    for (index, id) in ids.enumerated() where version < 2 || index < 50 {
+                        latest[id] = "\(id) \(version) "
+                        let payload = Array(latest[id]!.utf8) + filler.prefix(4900 + index)
+                        lengths[id] = try journal.put(id, payload: payload, replacing: lengths[id])
+                    }
+                }
+                journal.close()
+            }
+            let before = POSIXFile.length(atPath: Self.journalPath(directory)) ?? 0
+            let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
+            #expect((POSIXFile.length(atPath: Self.journalPath(directory)) ?? 0) < before / 2, "compacted at opening")
+            // What is written before the load is read by it.
+            let added = DownloadID()
+            latest[added] = "\(added) 0 "
+            lengths[added] = try journal.put(added, payload: Array(latest[added]!.utf8), replacing: nil)
+            try journal.remove(ids[0], replacing: lengths.removeValue(forKey: ids[0]))
+            var loaded: [DownloadID: Int] = [:]
+            try journal.forEachRecord { id, payload, frameLength in
+                #expect(String(decoding: payload, as: UTF8.self).hasPrefix(latest[id] ?? "?"))
+                loaded[id] = frameLength
+            }
+            #expect(loaded == lengths)
+            // A second load reads the journal again, and finds the same.
+            var again: [DownloadID: Int] = [:]
+            try journal.forEachRecord { id, _, frameLength in again[id] = frameLength }
+            #expect(again == lengths)
+            journal.close()
         }
     }
 }
