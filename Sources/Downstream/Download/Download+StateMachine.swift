@@ -61,10 +61,11 @@ extension Download {
         /// How many challenges the download answers from one start or resume by request to the
         /// next: the authentication settings' maximum, or 0 without an authentication handler.
         let challengeLimit: Int32
-        private var lastAttempt = 0
-        private var lastRetry = 0
-        private var lastNetworkWait = 0
-        // The small counts in 32 bits, beside the flag: 100,000 downloads may be queued.
+        // The counts and numbers in 32 bits, beside the flag: 100,000 downloads may be queued.
+        // (Numbers wrap: four billion attempts of one download, in one run, do not happen.)
+        private var lastAttempt: Int32 = 0
+        private var lastRetry: Int32 = 0
+        private var lastNetworkWait: Int32 = 0
         private var automaticAttempts: Int32 = 0
         /// Retries after transient failures since the download last started or resumed by request.
         private(set) var retries: Int32 = 0
@@ -337,17 +338,17 @@ extension Download {
                     automaticAttempts = 0
                     return waitToRetry(after: .zero, error: error)
                 case .waitForNetwork:
-                    lastNetworkWait += 1
-                    state = .waitingForNetwork(wait: lastNetworkWait, error: error, timer: nil)
-                    return .waitForNetwork(lastNetworkWait, error: error)
+                    lastNetworkWait &+= 1
+                    state = .waitingForNetwork(wait: Int(lastNetworkWait), error: error, timer: nil)
+                    return .waitForNetwork(Int(lastNetworkWait), error: error)
                 }
             }
         }
 
         private mutating func waitToRetry(after delay: Duration, error: DownloadError) -> AttemptEndedAction {
-            lastRetry += 1
-            state = .waitingToRetry(retry: lastRetry, error: error, timer: nil)
-            return .scheduleRetry(lastRetry, after: delay, error: error)
+            lastRetry &+= 1
+            state = .waitingToRetry(retry: Int(lastRetry), error: error, timer: nil)
+            return .scheduleRetry(Int(lastRetry), after: delay, error: error)
         }
 
         private mutating func stoppingAttemptEnded(_ end: TransferEnd, then: AfterStop) -> AttemptEndedAction {
@@ -482,9 +483,9 @@ extension Download {
 
         /// Runs the next request: returns its number.
         private mutating func nextAttempt() -> Int {
-            lastAttempt += 1
-            state = .running(attempt: lastAttempt, run: nil)
-            return lastAttempt
+            lastAttempt &+= 1
+            state = .running(attempt: Int(lastAttempt), run: nil)
+            return Int(lastAttempt)
         }
 
         /// Ends the download with `error`, and returns it.

@@ -50,10 +50,25 @@ public actor Download {
     var settings: Settings { context.settings }
     /// The download's record in the store; nil for a request that cannot be downloaded.
     nonisolated let recordFile: DownloadRecordFile?
-    let requestError: DownloadError?
+    /// What few downloads have, in one member (100,000 downloads may be queued): the reason the
+    /// request cannot be downloaded, or the download's place in a store shared by processes.
+    private nonisolated let rarity: Rarity?
+
+    private enum Rarity {
+        case requestError(DownloadError)
+        case placeClaim(PlaceClaim)
+    }
+
+    /// Why the request cannot be downloaded, if it cannot.
+    var requestError: DownloadError? {
+        if case .requestError(let error) = rarity { error } else { nil }
+    }
+
     /// In a store shared by processes, the download's place, held while the download may write
     /// to it.
-    nonisolated let placeClaim: PlaceClaim?
+    nonisolated var placeClaim: PlaceClaim? {
+        if case .placeClaim(let claim) = rarity { claim } else { nil }
+    }
     /// The bytes on disk when the download was made, and the file's length if known: its
     /// progress until its ``Parts`` exist.
     nonisolated let initialBytes: Int64
@@ -136,8 +151,8 @@ public actor Download {
         self.context = context
         let settings = context.settings
         self.recordFile = recordFile
-        self.requestError = requestError
-        self.placeClaim = placeClaim
+        precondition(requestError == nil || placeClaim == nil, "a request that cannot be downloaded holds no place")
+        rarity = requestError.map { .requestError($0) } ?? placeClaim.map { .placeClaim($0) }
         if let limit = request.maximumBytesPerSecond, limit > 0 {
             settings.engine.transfer.limiter?.setLimit(limit, for: id)
         }

@@ -166,7 +166,7 @@ extension DownloadManager {
         }
         return DownloadRecordFile(
             store: store, record: record, place: place,
-            origin: .request(id: id, request: request, url: url, location: location, created: record.created))
+            origin: .request(id: id, request: request, location: location, created: record.created))
     }
 
     private static func validate(_ request: DownloadRequest) -> DownloadError? {

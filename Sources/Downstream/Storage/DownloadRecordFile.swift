@@ -14,9 +14,9 @@ import Foundation
 final class DownloadRecordFile: Sendable {
     /// What a record that says nothing of bytes yet is made from, with its intent.
     enum Origin: Sendable {
-        /// A new download's request: the record is made from it as it was at first (the request
-        /// shares its storage with the download's own copy).
-        case request(id: DownloadID, request: DownloadRequest, url: URL, location: PartialLocation, created: Date)
+        /// A new download's request, which has a URL: the record is made from it as it was at first
+        /// (the request shares its storage with the download's own copy).
+        case request(id: DownloadID, request: DownloadRequest, location: PartialLocation, created: Date)
         /// A restored record's parts.
         indirect case stored(Parts)
 
@@ -44,8 +44,7 @@ final class DownloadRecordFile: Sendable {
             _ request: DownloadRequest, remaking record: StoredDownload, location: PartialLocation
         ) -> Origin? {
             guard isNew(record) else { return nil }
-            let origin = Origin.request(
-                id: record.id, request: request, url: record.request.url, location: location, created: record.created)
+            let origin = Origin.request(id: record.id, request: request, location: location, created: record.created)
             return origin.record(intent: record.intent) == record ? origin : nil
         }
 
@@ -57,7 +56,7 @@ final class DownloadRecordFile: Sendable {
 
         var id: DownloadID {
             switch self {
-            case .request(let id, _, _, _, _): id
+            case .request(let id, _, _, _): id
             case .stored(let parts): parts.id
             }
         }
@@ -65,14 +64,15 @@ final class DownloadRecordFile: Sendable {
         /// The URL the request asks for.
         var url: URL {
             switch self {
-            case .request(_, _, let url, _, _): url
+            // A request without a URL is never downloaded, and has no record.
+            case .request(_, let request, _, _): request.url!
             case .stored(let parts): parts.request.url
             }
         }
 
         func record(intent: StoredDownload.Intent) -> StoredDownload {
             switch self {
-            case .request(let id, let request, let url, let location, let created):
+            case .request(let id, let request, let location, let created):
                 var record = StoredDownload(id: id, request: request, url: url, location: location, created: created)
                 record.intent = intent
                 return record

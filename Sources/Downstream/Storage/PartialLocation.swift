@@ -56,15 +56,19 @@ struct PartialLocation: Hashable, Sendable {
             name = FileName.sanitize(FileName.fromURL(url) ?? FileName.fallback)
         }
         let shortName = FileName.truncated(name, limit: 200)
-        // Made in one piece: a queue of 100,000 makes as many.
+        // Made in one piece, of exactly its length: a queue of 100,000 keeps as many.
         let directory = partialsDirectory?.path ?? directoryPath
+        let separator = directory.hasSuffix("/") ? "" : "/"
+        let shortKey = partialsDirectory == nil ? key.prefix(8) : key[...]
         var path = String()
-        path.reserveCapacity(directory.utf8.count + shortName.utf8.count + 32)
+        path.reserveCapacity(
+            directory.utf8.count + separator.utf8.count + shortName.utf8.count + shortKey.utf8.count
+                + Self.partialExtension.utf8.count + 2)
         path += directory
-        if !directory.hasSuffix("/") { path += "/" }
+        path += separator
         path += shortName
         path += "."
-        path.append(contentsOf: partialsDirectory == nil ? key.prefix(8) : key[...])
+        path.append(contentsOf: shortKey)
         path += "."
         path += Self.partialExtension
         self.path = path

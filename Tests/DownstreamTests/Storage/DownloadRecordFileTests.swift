@@ -19,7 +19,7 @@ struct DownloadRecordFileTests {
         expected.intent = .paused
         let recordFile = DownloadRecordFile(
             store: store, record: expected, place: try store.create(expected),
-            origin: .request(id: id, request: request, url: url, location: location, created: expected.created))
+            origin: .request(id: id, request: request, location: location, created: expected.created))
         let stored = { DownloadStore.records(in: directory).first { $0.id == id } }
         #expect(recordFile.record == expected)
         #expect(stored() == expected)
