@@ -72,21 +72,22 @@ public actor Download {
     /// The bytes on disk when the download was made, and the file's length if known: its
     /// progress until its ``Parts`` exist.
     nonisolated let initialBytes: Int64
-    nonisolated let initialExpectedBytes: Int64?
-    /// Whether a batch of background events waits for this download to finish with its file.
-    /// (Beside the optional above, it fills what would be padding: 100,000 downloads may be
-    /// queued.)
-    var holdsBackgroundWork = false
+    nonisolated var initialExpectedBytes: Int64? {
+        initialExpectedLength < 0 ? nil : initialExpectedLength
+    }
+    /// -1 when unknown: an optional takes a byte more, and its padding 7 (100,000 downloads may be
+    /// queued).
+    private nonisolated let initialExpectedLength: Int64
     /// What other threads read without waiting for the actor, under one lock.
     let snapshot: Locked<Snapshot>
 
     /// (The one-byte members come last, together: 100,000 downloads may be queued.)
     struct Snapshot {
-        var priority: DownloadRequest.Priority
         /// Made when first needed (see ``Download/parts``).
         var parts: Parts?
         /// The URL in use.
         var url: URL?
+        var priority: DownloadRequest.Priority
         var state: DownloadState
         /// Whether the download waits for a slot, holds one or needs none; its manager's
         /// scheduler follows it (see ``DownloadObserver``).
@@ -132,6 +133,9 @@ public actor Download {
     /// What the download's observer counted of it in its totals; nil until it counts it.
     // Safe: only the observer reads and writes it, always under one lock of its own.
     nonisolated(unsafe) var counted: CountedProgress?
+    /// Whether a batch of background events waits for this download to finish with its file.
+    /// (Last: one byte after the others' ends.)
+    var holdsBackgroundWork = false
 
     deinit {
         // Its limit, and what the limiter counted for it, go with it.
@@ -164,7 +168,7 @@ public actor Download {
         sources = stored?.sources ?? SourceList([request.url ?? PartialLocation.noURL] + request.mirrors)
         snapshot = Locked(
             Snapshot(
-                priority: request.priority, url: request.url == nil ? nil : sources.current,
+                url: request.url == nil ? nil : sources.current, priority: request.priority,
                 state: machine.publicState, slotNeed: machine.slotNeed, startedPaused: startsPaused))
 
         var initialBytes: Int64 = 0
@@ -174,7 +178,7 @@ public actor Download {
             initialBytes = AttemptTarget.bytesOnDisk(resume, partialPath: location.path)
         }
         self.initialBytes = initialBytes
-        initialExpectedBytes = resume?.expectedLength
+        initialExpectedLength = resume?.expectedLength ?? -1
         context.observer.download(self, didPublish: startsPaused ? .paused : .queued)
     }
 

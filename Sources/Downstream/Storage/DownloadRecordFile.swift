@@ -94,12 +94,13 @@ final class DownloadRecordFile: Sendable {
         }
     }
 
+    /// (The one-byte members last: 100,000 downloads may be queued.)
     private struct State {
         /// Nil while the record is its origin's with `intent`.
         var whole: Whole?
-        var intent: StoredDownload.Intent
         /// Where the latest copy is.
         var place: RecordPlace
+        var intent: StoredDownload.Intent
         var isRemoved = false
     }
 
@@ -115,7 +116,7 @@ final class DownloadRecordFile: Sendable {
         let origin = Origin.isNew(record) ? origin ?? Origin(record) : nil
         assert(origin.map { $0.record(intent: record.intent) == record } ?? true, "the origin makes another record")
         self.origin = origin
-        self.state = Locked(State(whole: origin == nil ? Whole(record) : nil, intent: record.intent, place: place))
+        self.state = Locked(State(whole: origin == nil ? Whole(record) : nil, place: place, intent: record.intent))
     }
 
     var record: StoredDownload {

@@ -4,10 +4,14 @@ extension DownloadRequest {
     /// A struct with static members so that levels can be added; compare with `<`.
     public struct Priority: Sendable, Hashable, Comparable, CustomStringConvertible {
         /// The level's value: higher runs first.
-        let value: Int
+        var value: Int { Int(level) }
+        /// The value in one byte (levels are few; a request and its download's snapshot are kept
+        /// for each of 100,000 queued downloads).
+        private let level: Int8
 
+        /// A level of `value`, within the range of one byte.
         init(value: Int) {
-            self.value = value
+            level = Int8(clamping: value)
         }
 
         /// Runs after the others.
