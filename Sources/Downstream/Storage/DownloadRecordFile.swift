@@ -173,6 +173,8 @@ final class DownloadRecordFile: Sendable {
     /// Deletes the record; later updates do nothing.
     func remove() {
         state.withLock { state in
+            // Once: the journal counts a removal's frame against the live ones.
+            guard !state.isRemoved else { return }
             state.isRemoved = true
             store.remove(origin?.id ?? record(of: state).id, from: state.place)
         }
