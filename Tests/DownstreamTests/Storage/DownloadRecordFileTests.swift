@@ -49,4 +49,24 @@ struct DownloadRecordFileTests {
         recordFile.remove()
         #expect(stored() == nil)
     }
+
+    /// A record is removed once: a second removal writes nothing (the journal counts each removal
+    /// frame against the frames in use).
+    @Test func aRecordRemovedTwiceWritesOneRemovalFrame() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try DownloadStore(identifier: "record-\(UUID().uuidString)", directory: directory)
+        defer { store.release() }
+        let url = URL(string: "https://example.com/episode.mp3")!
+        let request = DownloadRequest(url: url, to: .directory(URL(fileURLWithPath: "/tmp/podcasts")))
+        let location = PartialLocation(url: url, destination: request.destination, partialsDirectory: nil)
+        let record = StoredDownload(id: DownloadID(), request: request, url: url, location: location)
+        let recordFile = DownloadRecordFile(store: store, record: record, place: try store.create(record))
+        recordFile.remove()
+        recordFile.remove()
+        let journal = POSIXFile.path(StoreJournal.fileName, in: directory.path)
+        var kinds: [JournalFrames.Kind] = []
+        _ = try JournalFrames.scan(path: journal, length: POSIXFile.length(atPath: journal) ?? 0) { kinds.append($0.kind) }
+        #expect(kinds == [.put, .remove])
+    }
 }
