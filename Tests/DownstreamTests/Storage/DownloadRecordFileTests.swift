@@ -66,7 +66,9 @@ struct DownloadRecordFileTests {
         recordFile.remove()
         let journal = POSIXFile.path(StoreJournal.fileName, in: directory.path)
         var kinds: [JournalFrames.Kind] = []
-        _ = try JournalFrames.scan(path: journal, length: POSIXFile.length(atPath: journal) ?? 0) { kinds.append($0.kind) }
+        _ = try JournalFrames.scan(path: journal, length: POSIXFile.length(atPath: journal) ?? 0) {
+            kinds.append($0.kind)
+        }
         #expect(kinds == [.put, .remove])
     }
 }
