@@ -191,6 +191,16 @@ public var POSIX_SPAWN_CLOEXEC_DEFAULT: Int32 { fatalError() }
     _: UnsafeMutablePointer<posix_spawnattr_t?>!, _: UnsafePointer<sigset_t>!
 ) -> Int32 { fatalError() }
 
+// MARK: - Files
+
+// <sys/stdio.h> `#define RENAME_EXCL 0x00000004`: Int32.
+public var RENAME_EXCL: Int32 { fatalError() }
+// <sys/stdio.h> `int renamex_np(const char *, const char *, unsigned int)`.
+@available(macOS 10.12, iOS 10.0, tvOS 10.0, watchOS 3.0, *)
+@discardableResult public func renamex_np(
+    _: UnsafePointer<CChar>!, _: UnsafePointer<CChar>!, _: UInt32
+) -> Int32 { fatalError() }
+
 // MARK: - Linux names that Darwin does not have
 
 // The package's Linux branches use these; a Darwin branch copied from one of them must fail.

@@ -10,8 +10,10 @@ import Foundation
 
 /// Moves a complete partial file to its destination, honouring the conflict policy.
 ///
-/// The destination appears in one step, whole: a rename, or a hard link for "do not replace"
-/// (which fails atomically if the name is taken), never a write in place.
+/// The destination appears in one step, whole, never written in place: a rename; for "do not
+/// replace", a rename that fails if the name is taken (`renameat2` with `RENAME_NOREPLACE` on
+/// Linux, `renamex_np` with `RENAME_EXCL` on Apple platforms), or, where the file system has no
+/// such rename, a hard link (which fails atomically if the name is taken) and an unlink.
 enum FilePlacement {
     /// Creates the destination's directory and fails early when an exact destination file exists
     /// and may not be replaced.
@@ -91,6 +93,7 @@ enum FilePlacement {
 
     /// Moves `source` to `target` unless `target` exists; returns false if it does.
     private static func moveIfAbsent(_ source: URL, to target: URL) throws(DownloadError) -> Bool {
+        if let renamed = renameUnlessTaken(source.path, target.path) { return renamed }
         if link(source.path, target.path) == 0 {
             POSIXFile.remove(source)
             return true
@@ -113,6 +116,34 @@ enum FilePlacement {
             throw POSIXFile.failure(target, "cannot move the file into place")
         }
     }
+
+    /// Renames `source` to `target` in one call that fails if `target` exists: true if renamed,
+    /// false if the name is taken, nil if the system or the file system has no such call (or it
+    /// failed otherwise: the caller's way then says why).
+    private static func renameUnlessTaken(_ source: String, _ target: String) -> Bool? {
+        #if canImport(Darwin)
+            guard renamex_np(source, target, UInt32(RENAME_EXCL)) != 0 else { return true }
+            return errno == EEXIST ? false : nil
+        #elseif canImport(Glibc)
+            // Looked up at run time: the Glibc module does not declare it (it needs _GNU_SOURCE).
+            guard let renameat2 else { return nil }
+            // 1: RENAME_NOREPLACE, from <linux/fs.h>.
+            guard renameat2(AT_FDCWD, source, AT_FDCWD, target, 1) != 0 else { return true }
+            return errno == EEXIST ? false : nil
+        #else
+            return nil
+        #endif
+    }
+
+    #if !canImport(Darwin) && canImport(Glibc)
+        private typealias RenameAt2 =
+            @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+
+        /// glibc's `renameat2` (2.28 and later), if the process's C library has it.
+        private static let renameat2: RenameAt2? = dlsym(nil, "renameat2").map {
+            unsafeBitCast($0, to: RenameAt2.self)
+        }
+    #endif
 
     private static func copyBeside(_ source: URL, _ target: URL) throws(DownloadError) -> URL {
         let copy = target.deletingLastPathComponent()

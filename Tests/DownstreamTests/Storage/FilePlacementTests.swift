@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+@testable import Downstream
+
+/// A complete partial file goes to its destination in one step, whole, and never over a file the
+/// policy keeps.
+struct FilePlacementTests {
+    /// A directory of its own for each test, with a partial file of `bytes`.
+    static func withPartial(_ bytes: String, _ body: (URL, URL) throws -> Void) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("placement-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let partial = directory.appendingPathComponent("file.bin.partial")
+        try Data(bytes.utf8).write(to: partial)
+        try body(directory, partial)
+    }
+
+    static func text(_ file: URL) throws -> String {
+        String(decoding: try Data(contentsOf: file), as: UTF8.self)
+    }
+
+    @Test func aFreeNameTakesTheFileAndThePartialFileIsGone() throws {
+        try Self.withPartial("new") { directory, partial in
+            let placed = try FilePlacement.place(partial, at: .directory(directory), suggestedName: "file.bin")
+            #expect(placed.lastPathComponent == "file.bin")
+            #expect(try Self.text(placed) == "new")
+            #expect(!POSIXFile.exists(partial))
+        }
+    }
+
+    @Test func aTakenNameGivesAUniqueNameAndTheOtherFileStays() throws {
+        try Self.withPartial("new") { directory, partial in
+            let taken = directory.appendingPathComponent("file.bin")
+            try Data("old".utf8).write(to: taken)
+            let placed = try FilePlacement.place(partial, at: .directory(directory), suggestedName: "file.bin")
+            #expect(placed.lastPathComponent == FileName.numbered("file.bin", 1))
+            #expect(try Self.text(placed) == "new")
+            #expect(try Self.text(taken) == "old")
+            #expect(!POSIXFile.exists(partial))
+        }
+    }
+
+    @Test func aTakenNameFailsAFailPolicyAndKeepsBothFiles() throws {
+        try Self.withPartial("new") { directory, partial in
+            let taken = directory.appendingPathComponent("file.bin")
+            try Data("old".utf8).write(to: taken)
+            #expect(throws: DownloadError.self) {
+                try FilePlacement.place(partial, at: .file(taken, ifExists: .fail), suggestedName: "file.bin")
+            }
+            #expect(try Self.text(taken) == "old")
+            #expect(try Self.text(partial) == "new")
+        }
+    }
+
+    @Test func aTakenNameIsTheDownloadsFileForUseExisting() throws {
+        try Self.withPartial("new") { directory, partial in
+            let taken = directory.appendingPathComponent("file.bin")
+            try Data("old".utf8).write(to: taken)
+            let placed = try FilePlacement.place(
+                partial, at: .file(taken, ifExists: .useExisting), suggestedName: "file.bin")
+            #expect(placed.path == taken.path)
+            #expect(try Self.text(taken) == "old")
+            #expect(!POSIXFile.exists(partial))
+        }
+    }
+
+    @Test func replacingTakesTheNameWhole() throws {
+        try Self.withPartial("new") { directory, partial in
+            let taken = directory.appendingPathComponent("file.bin")
+            try Data("old".utf8).write(to: taken)
+            let placed = try FilePlacement.place(
+                partial, at: .file(taken, ifExists: .replace), suggestedName: "file.bin")
+            #expect(try Self.text(placed) == "new")
+            #expect(!POSIXFile.exists(partial))
+        }
+    }
+}
