@@ -77,10 +77,10 @@ struct FilesBenchmark {
                 + " (target >= 1.25x)")
         if engines.contains("curl") {
             let (wall, cpu) = measured.ratios(to: "curl")
-            pass = pass && wall <= 2 && cpu <= 3
+            pass = pass && wall <= 1.5 && cpu <= 2
             print(
                 "Downstream / curl -Z --parallel-max \(limit): wall \(Benchmark.format(wall))x  CPU \(Benchmark.format(cpu))x"
-                    + " (targets wall <= 2x, CPU <= 3x)")
+                    + " (targets wall <= 1.5x, CPU <= 2x)")
         }
         print("targets " + (pass ? "met" : "MISSED"))
         return pass ? 0 : 3
