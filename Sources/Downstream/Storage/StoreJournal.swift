@@ -76,10 +76,7 @@ final class StoreJournal: Sendable {
         let path = POSIXFile.path(fileName, in: directory)
         var issue: RestorationIssue?
         var length = POSIXFile.length(atPath: path) ?? 0
-        var (live, liveBytes) = ([UUID: Latest](), Int64(0))
-        let end = try JournalFrames.scan(path: path, length: length) {
-            Self.count($0, in: &live, liveBytes: &liveBytes)
-        }
+        var (end, live, liveBytes) = try latestFrames(path: path, length: length, verifying: true)
         switch end {
         case .whole(let wholeLength):
             length = wholeLength
@@ -209,17 +206,14 @@ final class StoreJournal: Sendable {
         guard !state.isClosed, state.length > Self.compactionThreshold, state.length > slack * state.liveBytes
         else { return }
         // Which frames are the latest: read from the journal, which the store does not keep.
-        var (current, liveBytes) = ([UUID: Latest](), Int64(0))
-        _ = try JournalFrames.scan(path: path, length: state.length, verifying: false) {
-            Self.count($0, in: &current, liveBytes: &liveBytes)
-        }
+        let (_, current, liveBytes) = try Self.latestFrames(path: path, length: state.length, verifying: false)
         var compacted = JournalFrames.fileHeader
         compacted.reserveCapacity(Int(liveBytes) + compacted.count)
         var moved: [UUID: Int64] = [:]
-        _ = try JournalFrames.scan(path: path, length: state.length, verifying: false) { frame in
-            guard current[frame.id]?.offset == frame.offset else { return }
-            if state.opened != nil { moved[frame.id] = Int64(compacted.count) }
-            compacted.append(contentsOf: frame.bytes)
+        let keepsOffsets = state.opened != nil
+        try Self.forEachFrame(at: current.mapValues(\.offset), path: path, length: state.length, verifying: false) {
+            if keepsOffsets { moved[$0.id] = Int64(compacted.count) }
+            compacted.append(contentsOf: $0.bytes)
         }
         try AtomicFile.write(Data(compacted), to: URL(fileURLWithPath: path), synchronize: synchronizes)
         let descriptor = try POSIXFile.openForWriting(atPath: path)
@@ -236,16 +230,24 @@ final class StoreJournal: Sendable {
         var length: Int
     }
 
-    /// Counts `frame` in `live` (each download's latest frame, read in order) and `liveBytes`.
-    private static func count(_ frame: JournalFrames.Frame, in live: inout [UUID: Latest], liveBytes: inout Int64) {
-        if let old = live[frame.id] { liveBytes -= Int64(old.length) }
-        switch frame.kind {
-        case .put:
-            live[frame.id] = Latest(offset: frame.offset, length: frame.length)
-            liveBytes += Int64(frame.length)
-        case .remove:
-            live[frame.id] = nil
+    /// Reads the journal at `path` up to `length`: each download's latest frame, the sum of
+    /// their lengths, and where the frames ended.
+    private static func latestFrames(
+        path: String, length: Int64, verifying: Bool
+    ) throws(DownloadError) -> (end: JournalFrames.End, live: [UUID: Latest], liveBytes: Int64) {
+        var live: [UUID: Latest] = [:]
+        var liveBytes: Int64 = 0
+        let end = try JournalFrames.scan(path: path, length: length, verifying: verifying) { frame in
+            if let old = live[frame.id] { liveBytes -= Int64(old.length) }
+            switch frame.kind {
+            case .put:
+                live[frame.id] = Latest(offset: frame.offset, length: frame.length)
+                liveBytes += Int64(frame.length)
+            case .remove:
+                live[frame.id] = nil
+            }
         }
+        return (end, live, liveBytes)
     }
 
     /// Hands the latest record of each download the journal holds to `body`, as its JSON (valid
@@ -258,15 +260,10 @@ final class StoreJournal: Sendable {
         }
         var latest = opened ?? [:]
         if opened == nil {
-            var (live, liveBytes) = ([UUID: Latest](), Int64(0))
-            _ = try JournalFrames.scan(path: path, length: length, verifying: false) {
-                Self.count($0, in: &live, liveBytes: &liveBytes)
-            }
-            latest = live.mapValues(\.offset)
+            latest = try Self.latestFrames(path: path, length: length, verifying: false).live.mapValues(\.offset)
         }
         // Checked when the journal was opened; the frames after are this process's own.
-        _ = try JournalFrames.scan(path: path, length: length, verifying: false) { frame in
-            guard latest[frame.id] == frame.offset else { return }
+        try Self.forEachFrame(at: latest, path: path, length: length, verifying: false) { frame in
             body(DownloadID(rawValue: frame.id), frame.payload, frame.length)
         }
     }
@@ -275,14 +272,21 @@ final class StoreJournal: Sendable {
     /// opening it for writing or repairing it (for tests and tools).
     static func forEachRecord(in directory: String, _ body: (DownloadID, UnsafeRawBufferPointer) -> Void) {
         let path = POSIXFile.path(fileName, in: directory)
-        guard let length = POSIXFile.length(atPath: path) else { return }
-        var latest: [UUID: Int64] = [:]
-        _ = try? JournalFrames.scan(path: path, length: length) { frame in
-            latest[frame.id] = frame.kind == .put ? frame.offset : nil
-        }
-        _ = try? JournalFrames.scan(path: path, length: length) { frame in
-            guard latest[frame.id] == frame.offset else { return }
+        guard let length = POSIXFile.length(atPath: path),
+            let latest = try? latestFrames(path: path, length: length, verifying: true).live.mapValues(\.offset)
+        else { return }
+        try? forEachFrame(at: latest, path: path, length: length, verifying: true) { frame in
             body(DownloadID(rawValue: frame.id), frame.payload)
+        }
+    }
+
+    /// Hands `body` the frames that start where `latest` says, in the order they were written.
+    private static func forEachFrame(
+        at latest: [UUID: Int64], path: String, length: Int64, verifying: Bool, _ body: (JournalFrames.Frame) -> Void
+    ) throws(DownloadError) {
+        _ = try JournalFrames.scan(path: path, length: length, verifying: verifying) { frame in
+            guard latest[frame.id] == frame.offset else { return }
+            body(frame)
         }
     }
 
