@@ -66,18 +66,19 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The path of the file or directory the destination names.
-    var path: String {
+    /// The file or directory the destination names.
+    private var namedURL: URL {
         switch location {
-        case .file(let url), .directory(let url): url.path
+        case .file(let url), .directory(let url): url
         }
     }
 
+    /// The path of the file or directory the destination names.
+    var path: String { namedURL.path }
+
     /// The path of the file or directory, through `paths`: the same as ``path``.
     func path(through paths: inout LastPath) -> String {
-        switch location {
-        case .file(let url), .directory(let url): paths.path(of: url)
-        }
+        paths.path(of: namedURL)
     }
 
     /// The exact file, for a destination made with ``file(_:ifExists:)``.
