@@ -16,6 +16,13 @@ struct FilePlacementTests {
         try body(directory, partial)
     }
 
+    /// A file named `file.bin` in `directory`, there before the download: "old".
+    static func oldFile(in directory: URL) throws -> URL {
+        let file = directory.appendingPathComponent("file.bin")
+        try Data("old".utf8).write(to: file)
+        return file
+    }
+
     static func text(_ file: URL) throws -> String {
         String(decoding: try Data(contentsOf: file), as: UTF8.self)
     }
@@ -31,8 +38,7 @@ struct FilePlacementTests {
 
     @Test func aTakenNameGivesAUniqueNameAndTheOtherFileStays() throws {
         try Self.withPartial("new") { directory, partial in
-            let taken = directory.appendingPathComponent("file.bin")
-            try Data("old".utf8).write(to: taken)
+            let taken = try Self.oldFile(in: directory)
             let placed = try FilePlacement.place(partial, at: .directory(directory), suggestedName: "file.bin")
             #expect(placed.lastPathComponent == FileName.numbered("file.bin", 1))
             #expect(try Self.text(placed) == "new")
@@ -43,8 +49,7 @@ struct FilePlacementTests {
 
     @Test func aTakenNameFailsAFailPolicyAndKeepsBothFiles() throws {
         try Self.withPartial("new") { directory, partial in
-            let taken = directory.appendingPathComponent("file.bin")
-            try Data("old".utf8).write(to: taken)
+            let taken = try Self.oldFile(in: directory)
             #expect(throws: DownloadError.self) {
                 try FilePlacement.place(partial, at: .file(taken, ifExists: .fail), suggestedName: "file.bin")
             }
@@ -55,8 +60,7 @@ struct FilePlacementTests {
 
     @Test func aTakenNameIsTheDownloadsFileForUseExisting() throws {
         try Self.withPartial("new") { directory, partial in
-            let taken = directory.appendingPathComponent("file.bin")
-            try Data("old".utf8).write(to: taken)
+            let taken = try Self.oldFile(in: directory)
             let placed = try FilePlacement.place(
                 partial, at: .file(taken, ifExists: .useExisting), suggestedName: "file.bin")
             #expect(placed.path == taken.path)
@@ -67,8 +71,7 @@ struct FilePlacementTests {
 
     @Test func replacingTakesTheNameWhole() throws {
         try Self.withPartial("new") { directory, partial in
-            let taken = directory.appendingPathComponent("file.bin")
-            try Data("old".utf8).write(to: taken)
+            let taken = try Self.oldFile(in: directory)
             let placed = try FilePlacement.place(
                 partial, at: .file(taken, ifExists: .replace), suggestedName: "file.bin")
             #expect(try Self.text(placed) == "new")
