@@ -74,7 +74,7 @@ struct Delivery: Sendable {
         }
         if let modificationTime {
             // Set before the rename: the file appears with its time.
-            try? FileManager.default.setAttributes([.modificationDate: modificationTime], ofItemAtPath: partialURL.path)
+            POSIXFile.setModificationTime(modificationTime, atPath: partialURL.path)
         }
         do {
             let url = try FilePlacement.place(partialURL, at: destination, suggestedName: suggestedName)

@@ -229,6 +229,17 @@ enum POSIXFile {
         return lstat(url.path, &info) == 0
     }
 
+    /// Sets the modification and access times of the file at `path` to `date`, to the
+    /// microsecond (as `curl -R` does); false if they could not be set.
+    @discardableResult
+    static func setModificationTime(_ date: Date, atPath path: String) -> Bool {
+        let interval = date.timeIntervalSince1970
+        let seconds = interval.rounded(.down)
+        let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((interval - seconds) * 1_000_000) * 1000)
+        let times = [time, time]
+        return utimensat(AT_FDCWD, path, times, 0) == 0
+    }
+
     static func remove(_ url: URL) {
         _ = unlink(url.path)
     }

@@ -1,3 +1,4 @@
+@_spi(Testing) import Downstream
 import Foundation
 
 #if canImport(Glibc)
