@@ -8,7 +8,8 @@ import Foundation
 /// Clients: Downstream on its default transport (libcurl on Linux), Downstream over URLSession,
 /// and `curl -Z --parallel-max <limit>` when curl is installed; in a rotating order, `runs`
 /// times. Files (and the stores) go under `--directory` (tmpfs, for figures that are the
-/// clients' and not the file system's).
+/// clients' and not the file system's). Each file comes with an `ETag` and a `Last-Modified`, as a
+/// static file from nginx does.
 struct FilesBenchmark {
     let count: Int
     let size: Int
@@ -33,7 +34,12 @@ struct FilesBenchmark {
         let server = try TestServer()
         defer { server.shutdown() }
         let body = Body.pattern(count: Int64(size), seed: 11)
-        server.setRoute("/small", Route(body: body))
+        // Validators as a real server sends them (nginx sends both for a static file): the
+        // client then keeps them and the server's time, as it would in the field.
+        var route = Route(body: body)
+        route.etag = "\"6745a1b2-\(size)\""
+        route.lastModified = "Tue, 26 Nov 2024 10:00:00 GMT"
+        server.setRoute("/small", route)
         print(
             "Downstream files benchmark: \(count) files of \(size) bytes over loopback, \(limit) at once, each client")
         print("in a child process; medians of \(runs) runs")
