@@ -24,6 +24,18 @@ enum POSIXFile {
         return try ownFile(retryingOnInterrupt { open(path, flags, 0o600) }, path: path)
     }
 
+    /// Creates the file at `path` (owner-only permissions) and opens it for writing, if there is
+    /// nothing at `path`: a file this call made is regular, empty, ours and has one name, so it
+    /// needs none of the checks of ``openForWriting(atPath:exclusive:)``. Nil when something is
+    /// there already (a file, a link, anything): open it the checked way then.
+    static func createNew(atPath path: String) throws(DownloadError) -> Int32? {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        let descriptor = retryingOnInterrupt { open(path, flags, 0o600) }
+        guard descriptor < 0 else { return descriptor }
+        if errno == EEXIST { return nil }
+        throw failure(path, "cannot create")
+    }
+
     /// Opens an existing file of our own with `flags` (`O_NOFOLLOW` and `O_CLOEXEC` added),
     /// checked as ``openForWriting(atPath:exclusive:)`` checks it; nil if there is none.
     static func openExistingOwnFile(atPath path: String, flags: Int32) throws(DownloadError) -> Int32? {

@@ -66,8 +66,16 @@ final class PartialFile: @unchecked Sendable {
     ) throws(DownloadError) {
         self.path = path
         self.disk = disk
-        let descriptor = try POSIXFile.openForWriting(atPath: path)
-        if truncating {
+        // A file that starts empty is most often new: made in one call, it needs no checks and
+        // no truncation.
+        let created = truncating && offset == 0 ? try POSIXFile.createNew(atPath: path) : nil
+        let descriptor: Int32
+        if let created {
+            descriptor = created
+        } else {
+            descriptor = try POSIXFile.openForWriting(atPath: path)
+        }
+        if truncating, created == nil {
             do {
                 try POSIXFile.truncate(descriptor, to: offset, path: path)
             } catch {

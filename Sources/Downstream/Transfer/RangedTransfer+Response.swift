@@ -131,10 +131,11 @@ extension RangedTransfer {
         guard let total = body.totalLength,
             var available = POSIXFile.availableBytes(atPath: setup.partialPath.parentPath)
         else { return nil }
-        let existing = POSIXFile.length(atPath: setup.partialPath) ?? 0
-        // Bytes past what is kept are given back when the file is cut to it.
-        available += max(0, existing - kept)
         let needed = total - kept
+        guard needed > available else { return nil }
+        // Bytes past what is kept are given back when the file is cut to it.
+        let existing = POSIXFile.length(atPath: setup.partialPath) ?? 0
+        available += max(0, existing - kept)
         guard needed > available else { return nil }
         return .insufficientSpace(
             path: setup.partialPath,

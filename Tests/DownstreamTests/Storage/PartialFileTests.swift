@@ -27,6 +27,26 @@ struct PartialFileTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(appended))
     }
 
+    /// A file that starts empty is made in one call when there is none (owner-only), and an
+    /// existing one is cut to nothing, as before.
+    @Test func aFileStartingEmptyIsNewAndOwnerOnlyOrCutToNothing() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("file.partial").path
+        for existing in [nil, Data(repeating: 7, count: 5000)] {
+            if let existing { try existing.write(to: URL(fileURLWithPath: path)) }
+            let file = try PartialFile(path: path, keepingFirst: 0, bufferCapacity: 4096)
+            try [UInt8](repeating: 1, count: 10).withUnsafeBytes { try file.append($0) }
+            try file.flush()
+            file.close()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: 1, count: 10))
+            if existing == nil {
+                let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+                #expect(permissions == 0o600)
+            }
+        }
+    }
+
     @Test func whenEveryBufferWaitsForTheDiskThereIsNoRoomUntilOneIsWritten() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
