@@ -175,7 +175,7 @@ extension DownloadManager {
         for mirror in request.mirrors {
             if let problem = DownloadRequest.problem(with: mirror) { return .invalidRequest(problem) }
         }
-        let method = request.urlRequest.httpMethod?.uppercased() ?? "GET"
+        let method = request.httpMethod
         guard method == "GET" else {
             return .invalidRequest("only GET requests can be resumed, not \(method)")
         }

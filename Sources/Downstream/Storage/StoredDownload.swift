@@ -86,7 +86,7 @@ struct StoredDownload: Codable, Equatable, Sendable {
         created: Date = Date()
     ) {
         self.id = id
-        var headers = request.urlRequest.allHTTPHeaderFields ?? [:]
+        var headers = request.headerFields
         for name in headers.keys where ["range", "if-range"].contains(name.lowercased()) {
             headers[name] = nil
         }
@@ -122,14 +122,21 @@ struct StoredDownload: Codable, Equatable, Sendable {
     /// The request as the app made it, with `target`, the value of its ``destination`` (made once
     /// for the many records of a directory, when a store is restored).
     func downloadRequest(to target: Destination) -> DownloadRequest {
-        var urlRequest = URLRequest(url: request.url)
-        for (name, value) in request.headers {
-            urlRequest.setValue(value, forHTTPHeaderField: name)
+        var downloadRequest: DownloadRequest
+        if request.headers.isEmpty {
+            // Only the URL: its `URLRequest` is made when asked for.
+            downloadRequest = DownloadRequest(
+                url: request.url, to: target, onServerFileChange: .init(code: request.onServerFileChange),
+                priority: .init(value: request.priority), metadata: request.metadata)
+        } else {
+            var urlRequest = URLRequest(url: request.url)
+            for (name, value) in request.headers {
+                urlRequest.setValue(value, forHTTPHeaderField: name)
+            }
+            downloadRequest = DownloadRequest(
+                urlRequest, to: target, onServerFileChange: .init(code: request.onServerFileChange),
+                priority: .init(value: request.priority), metadata: request.metadata)
         }
-        var downloadRequest = DownloadRequest(
-            urlRequest, to: target,
-            onServerFileChange: .init(code: request.onServerFileChange),
-            priority: .init(value: request.priority), metadata: request.metadata)
         if let stored = request.expectedDigest, let colon = stored.firstIndex(of: ":"),
             let code = Digest.Algorithm.Code(rawValue: String(stored[..<colon]))
         {

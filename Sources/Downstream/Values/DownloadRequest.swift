@@ -18,7 +18,14 @@ import Foundation
 /// ```
 public struct DownloadRequest: Sendable {
     /// The request to send. Downstream sets `Range`, `If-Range` and `Accept-Encoding` itself.
-    public var urlRequest: URLRequest
+    public var urlRequest: URLRequest {
+        get { target.urlRequest }
+        set { target = .request(newValue) }
+    }
+    /// The request, or only its URL (a `GET` without headers, as ``init(url:to:)`` makes and a
+    /// store restores): its `URLRequest` is then made when asked for, and 100,000 restored
+    /// downloads do not hold one each (160 bytes on Linux).
+    private var target: Target
     /// Where the file goes.
     public var destination: Destination
     /// What to do when a resumed download finds that the server's file changed.
@@ -141,20 +148,74 @@ public struct DownloadRequest: Sendable {
         onServerFileChange: ServerFileChangePolicy = .restart, priority: Priority = .normal,
         metadata: [String: String] = [:]
     ) {
-        self.urlRequest = urlRequest
+        self.init(
+            .request(urlRequest), to: destination, onServerFileChange: onServerFileChange, priority: priority,
+            metadata: metadata)
+    }
+
+    /// A `GET` request for `url`, saved at `destination`.
+    public init(url: URL, to destination: Destination) {
+        self.init(.url(url), to: destination)
+    }
+
+    /// A `GET` request for `url` without headers, saved at `destination`, with the members a
+    /// store keeps.
+    init(
+        url: URL, to destination: Destination, onServerFileChange: ServerFileChangePolicy, priority: Priority,
+        metadata: [String: String]
+    ) {
+        self.init(
+            .url(url), to: destination, onServerFileChange: onServerFileChange, priority: priority, metadata: metadata)
+    }
+
+    private init(
+        _ target: Target, to destination: Destination, onServerFileChange: ServerFileChangePolicy = .restart,
+        priority: Priority = .normal, metadata: [String: String] = [:]
+    ) {
+        self.target = target
         self.destination = destination
         self.onServerFileChange = onServerFileChange
         self.priority = priority
         self.metadata = metadata
     }
 
-    /// A `GET` request for `url`, saved at `destination`.
-    public init(url: URL, to destination: Destination) {
-        self.init(URLRequest(url: url), to: destination)
+    /// The URL the download asks for.
+    public var url: URL? { target.url }
+
+    /// The request's header fields, without making its `URLRequest`.
+    var headerFields: [String: String] {
+        switch target {
+        case .url: [:]
+        case .request(let request): request.allHTTPHeaderFields ?? [:]
+        }
     }
 
-    /// The URL the download asks for.
-    public var url: URL? { urlRequest.url }
+    /// The request's method (`GET` unless it says otherwise), without making its `URLRequest`.
+    var httpMethod: String {
+        switch target {
+        case .url: "GET"
+        case .request(let request): request.httpMethod?.uppercased() ?? "GET"
+        }
+    }
+
+    private enum Target: Sendable {
+        case url(URL)
+        case request(URLRequest)
+
+        var urlRequest: URLRequest {
+            switch self {
+            case .url(let url): URLRequest(url: url)
+            case .request(let request): request
+            }
+        }
+
+        var url: URL? {
+            switch self {
+            case .url(let url): url
+            case .request(let request): request.url
+            }
+        }
+    }
 
     /// Why `url` cannot be downloaded, if it cannot: only HTTP and HTTPS URLs with a host can.
     static func problem(with url: URL) -> String? {
