@@ -99,7 +99,7 @@ import Foundation
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`, split at spaces.
     private static func imfFixdate(_ parts: [Substring]) -> Fields? {
-        guard parts.count == 6, parts[0].hasSuffix(","), weekdays.contains(String(parts[0].dropLast())),
+        guard parts.count == 6, parts[0].hasSuffix(","), weekdays.contains(where: { $0 == parts[0].dropLast() }),
             parts[1].utf8.count == 2, let day = number(parts[1]), let month = monthNumber(parts[2]),
             parts[3].utf8.count == 4, let year = number(parts[3]), parts[5] == "GMT"
         else { return nil }
@@ -108,7 +108,7 @@ import Foundation
 
     /// `Sunday, 06-Nov-94 08:49:37 GMT`, split at spaces.
     private static func rfc850Date(_ parts: [Substring], currentYear: Int64) -> Fields? {
-        guard parts.count == 4, parts[0].hasSuffix(","), longWeekdays.contains(String(parts[0].dropLast())),
+        guard parts.count == 4, parts[0].hasSuffix(","), longWeekdays.contains(where: { $0 == parts[0].dropLast() }),
             parts[3] == "GMT"
         else { return nil }
         let date = parts[1].split(separator: "-", omittingEmptySubsequences: false)
@@ -122,7 +122,7 @@ import Foundation
 
     /// `Sun Nov  6 08:49:37 1994`, split at spaces.
     private static func asctimeDate(_ parts: [Substring]) -> Fields? {
-        guard parts.count == 5, weekdays.contains(String(parts[0])), let month = monthNumber(parts[1]),
+        guard parts.count == 5, weekdays.contains(where: { $0 == parts[0] }), let month = monthNumber(parts[1]),
             parts[2].utf8.count <= 2, let day = number(parts[2]), parts[4].utf8.count == 4,
             let year = number(parts[4])
         else { return nil }
@@ -142,7 +142,7 @@ import Foundation
 
     /// The month number (1-12) of a three-letter month name.
     private static func monthNumber(_ name: Substring) -> Int64? {
-        months.firstIndex(of: String(name)).map { Int64($0) + 1 }
+        months.firstIndex { $0 == name }.map { Int64($0) + 1 }
     }
 
     private static func daysIn(month: Int64, year: Int64) -> Int64 {

@@ -143,15 +143,17 @@ extension ServerDigest {
     /// `x-amz-checksum-type: COMPOSITE`).
     private static func amazonChecksums(_ fields: [String: String]) -> [ServerDigest] {
         if fields["x-amz-checksum-type"]?.trimmingWhitespace.uppercased() == "COMPOSITE" { return [] }
-        let names: [(String, Digest.Algorithm)] = [
-            ("sha256", .sha256), ("sha1", .sha1), ("crc32c", .crc32c), ("crc32", .crc32),
-        ]
-        return names.compactMap { name, algorithm in
-            let header = "x-amz-checksum-\(name)"
+        return amazonChecksumHeaders.compactMap { header, algorithm in
             guard let bytes = fields[header].flatMap({ base64($0, of: algorithm) }) else { return nil }
             return ServerDigest(algorithm, bytes: bytes, header: header)
         }
     }
+
+    /// Made once: every response is looked at for them.
+    private static let amazonChecksumHeaders: [(String, Digest.Algorithm)] = [
+        ("x-amz-checksum-sha256", .sha256), ("x-amz-checksum-sha1", .sha1), ("x-amz-checksum-crc32c", .crc32c),
+        ("x-amz-checksum-crc32", .crc32),
+    ]
 
     /// The `ETag` of an S3 response (`x-amz-request-id`, or `Server: AmazonS3`) when it is the
     /// object's MD5: 32 hexadecimal digits in quotes (a multipart upload's has `-N`), and the object
