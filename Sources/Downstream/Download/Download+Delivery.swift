@@ -29,7 +29,7 @@ extension Download {
             copyToRemember = (copies, sources.current, validator)
         }
         let delivery = Delivery(
-            partialURL: location.partialURL, destination: request.destination, suggestedName: name,
+            partialPath: location.path, destination: request.destination, suggestedName: name,
             modificationTime: settings.usesServerModificationTime ? serverModificationTime : nil,
             marker: settings.engine.transfer.marker, protection: request.fileProtection,
             copyToRemember: copyToRemember, synchronizesToDisk: settings.engine.transfer.synchronizesToDisk,
@@ -45,7 +45,7 @@ extension Download {
 /// What moves a complete, inspected file into place, taken from the download when the last byte
 /// came.
 struct Delivery: Sendable {
-    var partialURL: URL
+    var partialPath: String
     var destination: Destination
     /// The name of the file in a directory destination.
     var suggestedName: String
@@ -67,17 +67,17 @@ struct Delivery: Sendable {
             if discardsRejectedFile {
                 // The record first: a process killed in between starts over rather than resume.
                 try? recordFile?.update { $0.startOver() }
-                POSIXFile.remove(atPath: partialURL.path)
+                POSIXFile.remove(atPath: partialPath)
                 progress.begin(bytesReceived: 0, expectedBytes: nil)
             }
             return .failure(rejection)
         }
         if let modificationTime {
             // Set before the rename: the file appears with its time.
-            POSIXFile.setModificationTime(modificationTime, atPath: partialURL.path)
+            POSIXFile.setModificationTime(modificationTime, atPath: partialPath)
         }
         do {
-            let url = try FilePlacement.place(partialURL, at: destination, suggestedName: suggestedName)
+            let url = try FilePlacement.place(partialPath, at: destination, suggestedName: suggestedName)
             marker.markDelivered(url.path, protection: protection)
             if let (copies, source, validator) = copyToRemember,
                 let copy = DeliveredCopy(path: url.path, url: source, validator: validator)

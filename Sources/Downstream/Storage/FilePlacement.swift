@@ -24,48 +24,56 @@ enum FilePlacement {
         }
     }
 
-    /// Moves `partial` to `destination`, named `suggestedName` for a directory destination.
-    /// Returns where the file is now.
+    /// Moves the partial file at `partialPath` to `destination`, named `suggestedName` for a
+    /// directory destination. Returns where the file is now. Works on paths: a URL's path is
+    /// decoded each time it is read, and a small file's delivery read them a dozen times.
     static func place(
-        _ partial: URL, at destination: Destination, suggestedName: String
+        _ partialPath: String, at destination: Destination, suggestedName: String
     ) throws(DownloadError) -> URL {
         // The partial file is private to its owner; the delivered file gets the usual mode.
-        _ = chmod(partial.path, mode_t(0o666) & ~processUmask)
+        _ = chmod(partialPath, mode_t(0o666) & ~processUmask)
         do {
-            return try move(partial, to: destination, suggestedName: suggestedName)
+            return try move(partialPath, to: destination, suggestedName: suggestedName)
         } catch {
             // The directory was made when the download started; if it went away since, again.
             guard !POSIXFile.isDirectory(atPath: destination.directoryPath) else { throw error }
             try createDirectory(atPath: destination.directoryPath)
-            return try move(partial, to: destination, suggestedName: suggestedName)
+            return try move(partialPath, to: destination, suggestedName: suggestedName)
         }
     }
 
     private static func move(
-        _ partial: URL, to destination: Destination, suggestedName: String
+        _ partial: String, to destination: Destination, suggestedName: String
     ) throws(DownloadError) -> URL {
-        let name = destination.fileURL?.lastPathComponent ?? suggestedName
-        let target = destination.fileURL ?? destination.directoryURL.appendingPathComponent(name, isDirectory: false)
+        let target: (url: URL, path: String) =
+            destination.fileURL.map { ($0, destination.path) }
+            ?? named(suggestedName, in: destination.directoryPath)
         switch destination.conflictPolicy.code {
         case .replace, .replaceIfChanged:
-            try move(partial, to: target)
-            return target
+            try move(partial, to: target.path)
+            return target.url
         case .useExisting:
             // A file that appeared meanwhile is the download's file.
-            if try !moveIfAbsent(partial, to: target) { POSIXFile.remove(partial) }
-            return target
+            if try !moveIfAbsent(partial, to: target.path) { POSIXFile.remove(atPath: partial) }
+            return target.url
         case .fail:
-            guard try moveIfAbsent(partial, to: target) else { throw .destinationExists(path: target.path) }
-            return target
+            guard try moveIfAbsent(partial, to: target.path) else { throw .destinationExists(path: target.path) }
+            return target.url
         case .uniqueName:
-            if try moveIfAbsent(partial, to: target) { return target }
-            let directory = destination.directoryURL
+            if try moveIfAbsent(partial, to: target.path) { return target.url }
+            let (directory, name) = (target.path.parentPath, target.path.pathName)
             for number in 1..<10_000 {
-                let candidate = directory.appendingPathComponent(FileName.numbered(name, number), isDirectory: false)
-                if try moveIfAbsent(partial, to: candidate) { return candidate }
+                let candidate = named(FileName.numbered(name, number), in: directory)
+                if try moveIfAbsent(partial, to: candidate.path) { return candidate.url }
             }
             throw .destinationExists(path: target.path)
         }
+    }
+
+    /// The file `name` in the directory at `directory`, as a URL and a path.
+    private static func named(_ name: String, in directory: String) -> (url: URL, path: String) {
+        let path = POSIXFile.path(name, in: directory)
+        return (URL(fileURLWithPath: path, isDirectory: false), path)
     }
 
     static func createDirectory(atPath path: String) throws(DownloadError) {
@@ -80,22 +88,27 @@ enum FilePlacement {
 
     /// Renames `source` to `target`, replacing it; copies first across file systems.
     static func move(_ source: URL, to target: URL) throws(DownloadError) {
-        if rename(source.path, target.path) == 0 { return }
+        try move(source.path, to: target.path)
+    }
+
+    /// Renames the file at `source` to `target`, replacing it; copies first across file systems.
+    private static func move(_ source: String, to target: String) throws(DownloadError) {
+        if rename(source, target) == 0 { return }
         guard errno == EXDEV else { throw POSIXFile.failure(target, "cannot move the file into place") }
         let copy = try copyBeside(source, target)
-        guard rename(copy.path, target.path) == 0 else {
+        guard rename(copy, target) == 0 else {
             let failure = POSIXFile.failure(target, "cannot move the file into place")
-            POSIXFile.remove(copy)
+            POSIXFile.remove(atPath: copy)
             throw failure
         }
-        POSIXFile.remove(source)
+        POSIXFile.remove(atPath: source)
     }
 
     /// Moves `source` to `target` unless `target` exists; returns false if it does.
-    private static func moveIfAbsent(_ source: URL, to target: URL) throws(DownloadError) -> Bool {
-        if let renamed = renameUnlessTaken(source.path, target.path) { return renamed }
-        if link(source.path, target.path) == 0 {
-            POSIXFile.remove(source)
+    private static func moveIfAbsent(_ source: String, to target: String) throws(DownloadError) -> Bool {
+        if let renamed = renameUnlessTaken(source, target) { return renamed }
+        if link(source, target) == 0 {
+            POSIXFile.remove(atPath: source)
             return true
         }
         switch errno {
@@ -103,13 +116,14 @@ enum FilePlacement {
             return false
         case EXDEV:
             let copy = try copyBeside(source, target)
-            defer { POSIXFile.remove(copy) }
+            defer { POSIXFile.remove(atPath: copy) }
             guard try moveIfAbsent(copy, to: target) else { return false }
-            POSIXFile.remove(source)
+            POSIXFile.remove(atPath: source)
             return true
         case EPERM, ENOTSUP, EMLINK, ENOSYS:
             // A file system without hard links: check, then rename (not atomic, the best there is).
-            guard !POSIXFile.exists(target) else { return false }
+            var info = stat()
+            guard lstat(target, &info) != 0 else { return false }
             try move(source, to: target)
             return true
         default:
@@ -145,15 +159,14 @@ enum FilePlacement {
         }
     #endif
 
-    private static func copyBeside(_ source: URL, _ target: URL) throws(DownloadError) -> URL {
-        let copy = target.deletingLastPathComponent()
-            .appendingPathComponent(
-                ".\(target.lastPathComponent).\(UInt32.random(in: .min ... .max)).copy", isDirectory: false)
+    private static func copyBeside(_ source: String, _ target: String) throws(DownloadError) -> String {
+        let copy = POSIXFile.path(
+            ".\(target.pathName).\(UInt32.random(in: .min ... .max)).copy", in: target.parentPath)
         do {
-            try FileManager.default.copyItem(at: source, to: copy)
+            try FileManager.default.copyItem(atPath: source, toPath: copy)
         } catch {
-            POSIXFile.remove(copy)
-            throw .fileSystem(path: copy.path, reason: "cannot copy across file systems: \(error.localizedDescription)")
+            POSIXFile.remove(atPath: copy)
+            throw .fileSystem(path: copy, reason: "cannot copy across file systems: \(error.localizedDescription)")
         }
         return copy
     }

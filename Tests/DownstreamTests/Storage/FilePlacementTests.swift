@@ -29,7 +29,7 @@ struct FilePlacementTests {
 
     @Test func aFreeNameTakesTheFileAndThePartialFileIsGone() throws {
         try Self.withPartial("new") { directory, partial in
-            let placed = try FilePlacement.place(partial, at: .directory(directory), suggestedName: "file.bin")
+            let placed = try FilePlacement.place(partial.path, at: .directory(directory), suggestedName: "file.bin")
             #expect(placed.lastPathComponent == "file.bin")
             #expect(try Self.text(placed) == "new")
             #expect(!POSIXFile.exists(partial))
@@ -39,8 +39,21 @@ struct FilePlacementTests {
     @Test func aTakenNameGivesAUniqueNameAndTheOtherFileStays() throws {
         try Self.withPartial("new") { directory, partial in
             let taken = try Self.oldFile(in: directory)
-            let placed = try FilePlacement.place(partial, at: .directory(directory), suggestedName: "file.bin")
+            let placed = try FilePlacement.place(partial.path, at: .directory(directory), suggestedName: "file.bin")
             #expect(placed.lastPathComponent == FileName.numbered("file.bin", 1))
+            #expect(try Self.text(placed) == "new")
+            #expect(try Self.text(taken) == "old")
+            #expect(!POSIXFile.exists(partial))
+        }
+    }
+
+    /// An exact file whose name is taken gets a unique name in its own directory.
+    @Test func aTakenExactFileGivesAUniqueNameBesideIt() throws {
+        try Self.withPartial("new") { directory, partial in
+            let taken = try Self.oldFile(in: directory)
+            let placed = try FilePlacement.place(
+                partial.path, at: .file(taken, ifExists: .uniqueName), suggestedName: "other.bin")
+            #expect(placed.path == directory.appendingPathComponent(FileName.numbered("file.bin", 1)).path)
             #expect(try Self.text(placed) == "new")
             #expect(try Self.text(taken) == "old")
             #expect(!POSIXFile.exists(partial))
@@ -51,7 +64,7 @@ struct FilePlacementTests {
         try Self.withPartial("new") { directory, partial in
             let taken = try Self.oldFile(in: directory)
             #expect(throws: DownloadError.self) {
-                try FilePlacement.place(partial, at: .file(taken, ifExists: .fail), suggestedName: "file.bin")
+                try FilePlacement.place(partial.path, at: .file(taken, ifExists: .fail), suggestedName: "file.bin")
             }
             #expect(try Self.text(taken) == "old")
             #expect(try Self.text(partial) == "new")
@@ -62,7 +75,7 @@ struct FilePlacementTests {
         try Self.withPartial("new") { directory, partial in
             let taken = try Self.oldFile(in: directory)
             let placed = try FilePlacement.place(
-                partial, at: .file(taken, ifExists: .useExisting), suggestedName: "file.bin")
+                partial.path, at: .file(taken, ifExists: .useExisting), suggestedName: "file.bin")
             #expect(placed.path == taken.path)
             #expect(try Self.text(taken) == "old")
             #expect(!POSIXFile.exists(partial))
@@ -73,7 +86,7 @@ struct FilePlacementTests {
         try Self.withPartial("new") { directory, partial in
             let taken = try Self.oldFile(in: directory)
             let placed = try FilePlacement.place(
-                partial, at: .file(taken, ifExists: .replace), suggestedName: "file.bin")
+                partial.path, at: .file(taken, ifExists: .replace), suggestedName: "file.bin")
             #expect(try Self.text(placed) == "new")
             #expect(!POSIXFile.exists(partial))
         }
