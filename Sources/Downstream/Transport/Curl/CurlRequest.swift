@@ -242,11 +242,10 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         // Without its line end ("\r\n" is one Character in Swift: trimmed as bytes).
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
-        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        let line = UnsafeRawBufferPointer(rebasing: bytes[..<end])
+        if line.starts(with: "HTTP/".utf8) {
             // A new response: an interim one (1xx) is followed by the real one.
-            let parts = line.split(separator: " ", maxSplits: 2)
-            head = Head(status: parts.count > 1 ? Int(parts[1]) ?? 0 : 0)
+            head = Head(status: Self.statusCode(ofStatusLine: line))
         } else if line.isEmpty {
             if !(100..<200).contains(head.status) {
                 head.isComplete = true
@@ -255,12 +254,32 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
                 }
                 if !isRedirect { deliverHead() }
             }
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = String(line[..<colon])
-            let value = String(line[line.index(after: colon)...].trimmingWhitespace)
+        } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            // Made from the bytes: no string of the whole line first.
+            let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<colon]), as: UTF8.self)
+            var start = colon + 1
+            var valueEnd = line.endIndex
+            while start < valueEnd, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+            while valueEnd > start, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+            let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<valueEnd]), as: UTF8.self)
             head.headers[name] = head.headers[name].map { "\($0), \(value)" } ?? value
         }
         return bytes.count
+    }
+
+    /// The status code of a status line (`HTTP/1.1 206 Partial Content`): the three digits after
+    /// the first space; 0 if there are none.
+    static func statusCode(ofStatusLine line: UnsafeRawBufferPointer) -> Int {
+        guard let space = line.firstIndex(of: 0x20) else { return 0 }
+        var code = 0
+        var digits = 0
+        for byte in line[(space + 1)...] {
+            guard byte >= 0x30, byte <= 0x39 else { break }
+            code = code * 10 + Int(byte - 0x30)
+            digits += 1
+            guard digits <= 3 else { return 0 }
+        }
+        return digits == 3 ? code : 0
     }
 
     /// Body bytes, straight from libcurl's buffer.
