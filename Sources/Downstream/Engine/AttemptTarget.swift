@@ -51,6 +51,9 @@ struct AttemptTarget: Sendable {
     /// What the manager knows of the files it delivered (for a destination replaced only if the
     /// server's file changed).
     var deliveredCopies: DeliveredCopies? = nil
+    /// The destination's paths, decoded once for the attempt (see ``DownloadEngines``); nil to
+    /// decode them when needed.
+    var destinationPaths: Destination.Paths? = nil
 
     var partialPath: String { location.path }
 
@@ -83,9 +86,10 @@ struct AttemptTarget: Sendable {
 
     /// Makes sure the destination's and the partial file's directories are there.
     func preparePlaces() throws(DownloadError) {
-        try FilePlacement.prepare(request.destination)
+        let paths = destinationPaths ?? request.destination.paths
+        try FilePlacement.prepare(request.destination, paths: paths)
         let partialDirectory = location.path.parentPath
-        if partialDirectory != request.destination.directoryPath {
+        if partialDirectory != paths.directory {
             try FilePlacement.createDirectory(atPath: partialDirectory)
         }
     }

@@ -18,6 +18,8 @@ struct DestinationCheck: Sendable {
     var partialPath: String
     /// What the manager knows of the files it delivered (for `replaceIfChanged`).
     var deliveredCopies: DeliveredCopies?
+    /// `request.destination.paths`, when the caller has them.
+    var destinationPaths: Destination.Paths? = nil
 
     /// What the file at the destination means; nil when there is nothing there that matters (or
     /// the conflict policy decides only at the end). An expected digest is checked here: a file
@@ -32,12 +34,14 @@ struct DestinationCheck: Sendable {
         let record = recordFile.record
         // A directory destination takes its name from the response: the one a previous response
         // gave, else the URL's.
-        let existing =
-            fileURL
-            ?? request.destination.directoryURL.appendingPathComponent(
-                record.resume.suggestedFileName ?? FileName.suggested(contentDisposition: nil, url: request.url),
-                isDirectory: false)
-        guard POSIXFile.length(of: existing) != nil else { return nil }
+        let paths = destinationPaths ?? request.destination.paths
+        let name =
+            paths.file == nil
+            ? record.resume.suggestedFileName ?? FileName.suggested(contentDisposition: nil, url: request.url) : ""
+        guard POSIXFile.length(atPath: paths.file ?? POSIXFile.path(name, in: paths.directory)) != nil else {
+            return nil
+        }
+        let existing = fileURL ?? request.destination.directoryURL.appendingPathComponent(name, isDirectory: false)
         if let expected = request.expectedDigest {
             let actual = try? Digest(expected.algorithm, ofFileAt: existing)
             if actual == expected { return .current(existing) }

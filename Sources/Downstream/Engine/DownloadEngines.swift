@@ -36,6 +36,8 @@ struct DownloadEngines: Sendable {
     ) -> RunningAttempt {
         let running = RunningAttempt()
         FileWork.run {
+            var target = target
+            target.destinationPaths = target.request.destination.paths
             guard attempt.kind == .run else { return step(attempt, of: target, in: running, end: end) }
             checkDestination(attempt, of: target, in: running, end: end)
         }
@@ -50,7 +52,7 @@ struct DownloadEngines: Sendable {
     ) {
         let check = DestinationCheck(
             request: target.request, recordFile: target.recordFile, partialPath: target.partialPath,
-            deliveredCopies: target.deliveredCopies)
+            deliveredCopies: target.deliveredCopies, destinationPaths: target.destinationPaths)
         switch check.run() {
         case nil:
             step(attempt, of: target, in: running, end: end)

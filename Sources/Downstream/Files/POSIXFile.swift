@@ -237,8 +237,13 @@ enum POSIXFile {
     }
 
     static func exists(_ url: URL) -> Bool {
+        exists(atPath: url.path)
+    }
+
+    /// Whether anything (a link included) is at `path`.
+    static func exists(atPath path: String) -> Bool {
         var info = stat()
-        return lstat(url.path, &info) == 0
+        return lstat(path, &info) == 0
     }
 
     /// Sets the modification and access times of the file at `path` to `date`, to the

@@ -17,10 +17,12 @@ import Foundation
 enum FilePlacement {
     /// Creates the destination's directory and fails early when an exact destination file exists
     /// and may not be replaced.
-    static func prepare(_ destination: Destination) throws(DownloadError) {
-        try createDirectory(atPath: destination.directoryPath)
-        if let file = destination.fileURL, destination.conflictPolicy == .fail, POSIXFile.exists(file) {
-            throw .destinationExists(path: file.path)
+    /// - Parameter paths: `destination.paths`, when the caller has them.
+    static func prepare(_ destination: Destination, paths: Destination.Paths? = nil) throws(DownloadError) {
+        let paths = paths ?? destination.paths
+        try createDirectory(atPath: paths.directory)
+        if let file = paths.file, destination.conflictPolicy == .fail, POSIXFile.exists(atPath: file) {
+            throw .destinationExists(path: file)
         }
     }
 

@@ -76,6 +76,24 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
     /// The path of the file or directory the destination names.
     var path: String { namedURL.path }
 
+    /// The paths of a destination, decoded once: its exact file's (for a file destination) and
+    /// its directory's.
+    struct Paths: Sendable {
+        var file: String?
+        var directory: String
+    }
+
+    /// The destination's paths (a URL's path is decoded each time it is read).
+    var paths: Paths {
+        switch location {
+        case .file(let url):
+            let path = url.path
+            return Paths(file: path, directory: path.parentPath)
+        case .directory(let url):
+            return Paths(file: nil, directory: url.path)
+        }
+    }
+
     /// The path of the file or directory, through `paths`: the same as ``path``.
     func path(through paths: inout LastPath) -> String {
         paths.path(of: namedURL)
