@@ -43,11 +43,34 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
     /// `url` as an absolute file URL without `.` or `..` components; itself when it is one
     /// already (standardizing makes a new URL, and apps make thousands of destinations).
     private static func standardized(_ url: URL) -> URL {
-        let path = url.path
-        let isStandard =
-            url.isFileURL && url.baseURL == nil && path.hasPrefix("/") && !path.contains("//")
-            && !path.split(separator: "/").contains { $0 == "." || $0 == ".." }
+        let isStandard = url.isFileURL && url.baseURL == nil && isStandardPath(url.path)
         return isStandard ? url : url.standardizedFileURL
+    }
+
+    /// Whether `path` is absolute, without empty (`//`), `.` or `..` components: read in one pass
+    /// over its bytes.
+    static func isStandardPath(_ path: String) -> Bool {
+        var bytes = path.utf8.makeIterator()
+        guard bytes.next() == UInt8(ascii: "/") else { return false }
+        // The component being read: its length, and whether it is only dots.
+        var length = 0
+        var onlyDots = true
+        while true {
+            let byte = bytes.next()
+            guard byte == nil || byte == UInt8(ascii: "/") else {
+                length += 1
+                onlyDots = onlyDots && byte == UInt8(ascii: ".")
+                continue
+            }
+            if length == 0 {
+                // A slash after a slash; a slash at the end is fine.
+                if byte != nil { return false }
+            } else if length <= 2, onlyDots {
+                return false
+            }
+            if byte == nil { return true }
+            (length, onlyDots) = (0, true)
+        }
     }
 
     /// The directory the file goes into.

@@ -21,6 +21,17 @@ struct DestinationTests {
         #expect(Destination.directory(URL(fileURLWithPath: "/")).directoryPath == "/")
     }
 
+    /// A path is taken as it is only when it is absolute and has no empty, `.` or `..` part.
+    @Test(arguments: [
+        ("/", true), ("/tmp/a.bin", true), ("/tmp/dir/", true), ("/tmp/.hidden", true), ("/tmp/...", true),
+        ("/tmp/a..b", true), ("", false), ("tmp/a", false), ("//tmp", false), ("/tmp//a", false),
+        ("/tmp/./a", false), ("/tmp/../a", false), ("/tmp/.", false), ("/tmp/..", false), ("/.", false),
+        ("/tmp/a//", false),
+    ])
+    func aStandardPathIsAbsoluteWithoutEmptyOrDotParts(path: String, isStandard: Bool) {
+        #expect(Destination.isStandardPath(path) == isStandard)
+    }
+
     @Test func anExistingFileIsNotReplacedByDefaultAndNothingIsRequested() async throws {
         try await withFixture { fixture in
             let url = fixture.serve("/a", .pattern(count: 1000))
