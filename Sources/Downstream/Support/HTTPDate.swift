@@ -61,10 +61,13 @@ import Foundation
     ///
     /// A two-digit RFC 850 year is taken in the century that puts it at most 50 years after
     /// `currentYear`.
-    @_spi(Testing) public static func secondsSince1970(
-        _ text: some StringProtocol, currentYear: Int64 = currentYear()
-    ) -> Int64? {
-        let parts = Substring(text).split(separator: " ")
+    @_spi(Testing) public static func secondsSince1970(_ text: String, currentYear: Int64 = currentYear()) -> Int64? {
+        secondsSince1970(text[...], currentYear: currentYear)
+    }
+
+    /// The seconds since 1970 of the HTTP-date `text`, as the `String` form above reads it.
+    static func secondsSince1970(_ text: Substring, currentYear: Int64 = currentYear()) -> Int64? {
+        let parts = text.split(separator: " ")
         let fields = imfFixdate(parts) ?? rfc850Date(parts, currentYear: currentYear) ?? asctimeDate(parts)
         return fields?.secondsSince1970
     }
@@ -87,9 +90,12 @@ import Foundation
 
         /// The seconds since 1970, or nil if the date or the time is impossible.
         var secondsSince1970: Int64? {
-            let clock = time.split(separator: ":", omittingEmptySubsequences: false)
-            guard clock.count == 3, clock.allSatisfy({ $0.utf8.count == 2 }),
-                let hour = number(clock[0]), let minute = number(clock[1]), let second = number(clock[2]),
+            // `HH:MM:SS`, read in place.
+            let utf8 = time.utf8
+            guard utf8.count == 8, utf8[utf8.index(utf8.startIndex, offsetBy: 2)] == UInt8(ascii: ":"),
+                utf8[utf8.index(utf8.startIndex, offsetBy: 5)] == UInt8(ascii: ":"),
+                let hour = number(time.prefix(2)), let minute = number(time.dropFirst(3).prefix(2)),
+                let second = number(time.suffix(2)),
                 hour < 24, minute < 60, second <= 60, (1...HTTPDate.daysIn(month: month, year: year)).contains(day)
             else { return nil }
             return HTTPDate.daysSince1970(year: year, month: month, day: day) * 86400 + hour * 3600 + minute * 60
