@@ -8,7 +8,7 @@ extension Download {
     /// Records what should become of the download, so that a relaunch knows. A record that cannot
     /// be written does not stop the download; it only will not survive the process as it is now.
     func saveIntent(_ intent: StoredDownload.Intent) {
-        try? recordFile?.update { $0.intent = intent }
+        try? recordFile?.update(intent: intent)
     }
 
     func startAttempt(_ attempt: Int, _ kind: AttemptKind) {

@@ -31,13 +31,12 @@ struct DestinationCheck: Sendable {
             request.expectedDigest != nil || policy == .useExisting || policy == .replaceIfChanged
                 || (policy == .fail && fileURL != nil)
         else { return nil }
-        let record = recordFile.record
         // A directory destination takes its name from the response: the one a previous response
         // gave, else the URL's.
         let paths = destinationPaths ?? request.destination.paths
         let name =
             paths.file == nil
-            ? record.resume.suggestedFileName ?? FileName.suggested(contentDisposition: nil, url: request.url) : ""
+            ? recordFile.resume.suggestedFileName ?? FileName.suggested(contentDisposition: nil, url: request.url) : ""
         guard POSIXFile.length(atPath: paths.file ?? POSIXFile.path(name, in: paths.directory)) != nil else {
             return nil
         }
@@ -76,8 +75,8 @@ struct DestinationCheck: Sendable {
 
     /// Whether the download has bytes to continue from: in its partial file, or with the system.
     private var hasBytesToContinue: Bool {
-        let record = recordFile.record
-        return record.systemResumeData != nil
-            || (record.resume.isResumable && AttemptTarget.bytesOnDisk(record.resume, partialPath: partialPath) > 0)
+        let resume = recordFile.resume
+        return recordFile.hasSystemResumeData
+            || (resume.isResumable && AttemptTarget.bytesOnDisk(resume, partialPath: partialPath) > 0)
     }
 }

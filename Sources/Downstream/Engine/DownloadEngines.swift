@@ -83,13 +83,14 @@ struct DownloadEngines: Sendable {
     /// choice depends on it (a record that may be continued, with a known length or a system
     /// session to choose).
     func facts(for attempt: Attempt, of target: AttemptTarget) -> EngineChoice.Facts {
-        let record = target.recordFile.record
+        // The resume record alone: a queued download's record is not made whole for it.
+        let resume = target.recordFile.resume
         let (connections, minimumSegmentSize) = target.segmentation
         let session = system?.router.session
-        let needsLength = record.resume.isResumable && (record.resume.expectedLength != nil || session != nil)
+        let needsLength = resume.isResumable && (resume.expectedLength != nil || session != nil)
         return EngineChoice.Facts(
-            kind: attempt.kind, url: attempt.url, record: record.resume,
-            hasSystemResumeData: record.systemResumeData != nil,
+            kind: attempt.kind, url: attempt.url, record: resume,
+            hasSystemResumeData: target.recordFile.hasSystemResumeData,
             fileLength: needsLength ? POSIXFile.length(atPath: target.partialPath) ?? 0 : 0,
             systemSession: session.map { .init(supportsResumeData: $0.supportsResumeData) },
             connections: connections, minimumSegmentSize: minimumSegmentSize, rangesRefused: attempt.rangesRefused)

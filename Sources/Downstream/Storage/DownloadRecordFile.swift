@@ -137,6 +137,12 @@ final class DownloadRecordFile: Sendable {
         }
     }
 
+    /// Whether the record keeps a system task's resume data, without making a whole record of an
+    /// origin (which has none).
+    var hasSystemResumeData: Bool {
+        state.withLock { $0.whole?.record.systemResumeData != nil }
+    }
+
     private func record(of state: State) -> StoredDownload {
         if let whole = state.whole { return whole.record }
         // A record without a whole copy has an origin.
@@ -168,6 +174,14 @@ final class DownloadRecordFile: Sendable {
             return nil
         }
         if let failure { throw failure }
+    }
+
+    /// Sets the record's intent and writes it, if it changed. A record that is its origin's is
+    /// made whole only to be written: a download that starts as it was queued changes nothing.
+    func update(intent: StoredDownload.Intent) throws(DownloadError) {
+        let isUnchanged = state.withLock { $0.whole == nil && !$0.isRemoved && $0.intent == intent }
+        guard !isUnchanged else { return }
+        try update { $0.intent = intent }
     }
 
     /// Deletes the record; later updates do nothing.

@@ -58,6 +58,39 @@ struct DownloadRecordFileTests {
         }
     }
 
+    /// The frames in the journal of the store in `directory`, in order.
+    static func frameKinds(in directory: URL) throws -> [JournalFrames.Kind] {
+        let journal = POSIXFile.path(StoreJournal.fileName, in: directory.path)
+        var kinds: [JournalFrames.Kind] = []
+        _ = try JournalFrames.scan(path: journal, length: POSIXFile.length(atPath: journal) ?? 0) {
+            kinds.append($0.kind)
+        }
+        return kinds
+    }
+
+    /// An intent that does not change writes nothing (a queued download that starts); one that
+    /// changes is written and read back.
+    @Test func anUnchangedIntentWritesNothingAndAChangedOneIsWritten() throws {
+        try Self.withStore { store, directory in
+            let request = DownloadRequest(url: url, to: .directory(URL(fileURLWithPath: "/tmp/podcasts")))
+            let location = PartialLocation(url: url, destination: request.destination, partialsDirectory: nil)
+            let id = DownloadID()
+            let record = StoredDownload(id: id, request: request, url: url, location: location)
+            let recordFile = DownloadRecordFile(
+                store: store, record: record, place: try store.create(record),
+                origin: .request(id: id, request: request, location: location, created: record.created))
+            try recordFile.update(intent: record.intent)
+            #expect(try Self.frameKinds(in: directory) == [.put])
+            let other: StoredDownload.Intent = record.intent == .paused ? .active : .paused
+            try recordFile.update(intent: other)
+            #expect(try Self.frameKinds(in: directory) == [.put, .put])
+            #expect(recordFile.record.intent == other)
+            #expect(DownloadStore.records(in: directory).first { $0.id == id }?.intent == other)
+            try recordFile.update(intent: other)
+            #expect(try Self.frameKinds(in: directory) == [.put, .put])
+        }
+    }
+
     /// A record is removed once: a second removal writes nothing (the journal counts each removal
     /// frame against the frames in use).
     @Test func aRecordRemovedTwiceWritesOneRemovalFrame() throws {
@@ -68,12 +101,7 @@ struct DownloadRecordFileTests {
             let recordFile = DownloadRecordFile(store: store, record: record, place: try store.create(record))
             recordFile.remove()
             recordFile.remove()
-            let journal = POSIXFile.path(StoreJournal.fileName, in: directory.path)
-            var kinds: [JournalFrames.Kind] = []
-            _ = try JournalFrames.scan(path: journal, length: POSIXFile.length(atPath: journal) ?? 0) {
-                kinds.append($0.kind)
-            }
-            #expect(kinds == [.put, .remove])
+            #expect(try Self.frameKinds(in: directory) == [.put, .remove])
         }
     }
 }
