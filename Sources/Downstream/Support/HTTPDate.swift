@@ -67,6 +67,10 @@ import Foundation
 
     /// The seconds since 1970 of the HTTP-date `text`, as the `String` form above reads it.
     static func secondsSince1970(_ text: Substring, currentYear: Int64 = currentYear()) -> Int64? {
+        // The preferred form, which servers send, is read from its bytes at their places.
+        if let seconds = text.utf8.withContiguousStorageIfAvailable({ imfFixdateSeconds($0) }), let seconds {
+            return seconds
+        }
         let parts = text.split(separator: " ")
         let fields = imfFixdate(parts) ?? rfc850Date(parts, currentYear: currentYear) ?? asctimeDate(parts)
         return fields?.secondsSince1970
@@ -95,12 +99,46 @@ import Foundation
             guard utf8.count == 8, utf8[utf8.index(utf8.startIndex, offsetBy: 2)] == UInt8(ascii: ":"),
                 utf8[utf8.index(utf8.startIndex, offsetBy: 5)] == UInt8(ascii: ":"),
                 let hour = number(time.prefix(2)), let minute = number(time.dropFirst(3).prefix(2)),
-                let second = number(time.suffix(2)),
-                hour < 24, minute < 60, second <= 60, (1...HTTPDate.daysIn(month: month, year: year)).contains(day)
+                let second = number(time.suffix(2))
+            else { return nil }
+            return Self.seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        }
+
+        /// The seconds since 1970 of a date and time, or nil if they are impossible.
+        static func seconds(
+            year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64
+        ) -> Int64? {
+            guard hour < 24, minute < 60, second <= 60, (1...12).contains(month),
+                (1...HTTPDate.daysIn(month: month, year: year)).contains(day)
             else { return nil }
             return HTTPDate.daysSince1970(year: year, month: month, day: day) * 86400 + hour * 3600 + minute * 60
                 + second
         }
+    }
+
+    /// The seconds of `Sun, 06 Nov 1994 08:49:37 GMT` read from its 29 bytes; nil if they are
+    /// not in that form (the parts' checks are then the general reading's).
+    private static func imfFixdateSeconds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        func digits(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for index in range {
+                guard bytes[index] >= 0x30, bytes[index] <= 0x39 else { return nil }
+                value = value * 10 + Int64(bytes[index] - 0x30)
+            }
+            return value
+        }
+        func matches(_ name: String, at start: Int) -> Bool {
+            name.utf8.elementsEqual(bytes[start..<(start + 3)])
+        }
+        guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[4] == 0x20, bytes[7] == 0x20,
+            bytes[11] == 0x20, bytes[16] == 0x20, bytes[19] == UInt8(ascii: ":"), bytes[22] == UInt8(ascii: ":"),
+            bytes[25] == 0x20, matches("GMT", at: 26), weekdays.contains(where: { matches($0, at: 0) }),
+            let monthIndex = months.firstIndex(where: { matches($0, at: 8) }),
+            let day = digits(5..<7), let year = digits(12..<16), let hour = digits(17..<19),
+            let minute = digits(20..<22), let second = digits(23..<25)
+        else { return nil }
+        return Fields.seconds(
+            year: year, month: Int64(monthIndex) + 1, day: day, hour: hour, minute: minute, second: second)
     }
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`, split at spaces.
