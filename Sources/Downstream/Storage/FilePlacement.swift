@@ -124,8 +124,7 @@ enum FilePlacement {
             return true
         case EPERM, ENOTSUP, EMLINK, ENOSYS:
             // A file system without hard links: check, then rename (not atomic, the best there is).
-            var info = stat()
-            guard lstat(target, &info) != 0 else { return false }
+            guard !POSIXFile.exists(atPath: target) else { return false }
             try move(source, to: target)
             return true
         default:
