@@ -69,6 +69,11 @@ extension DownloadManager {
             }
         }
 
+        /// Returns once the monitors were told everything that happened so far.
+        func drainMonitors() async {
+            await monitors?.drain()
+        }
+
         /// Tells the monitors, once, that the manager uses `transport` instead of the one it would.
         func transportFellBack(to transport: String, reason: String) {
             monitors?.send { $0.transportFellBack(to: transport, reason: reason) }

@@ -187,7 +187,9 @@ public actor DownloadManager {
     ///
     /// Running downloads stop (their bytes and records are kept, with the intent they had, so that
     /// interrupted ones count as interrupted); tasks of a background session go on in the system,
-    /// for the next manager to adopt. The manager and its downloads do nothing afterwards. A
+    /// for the next manager to adopt. Event monitors have been told everything that happened
+    /// before it returns (a command-line tool that exits then loses no line a monitor prints).
+    /// The manager and its downloads do nothing afterwards. A
     /// manager that is simply released does the same, once every reference to it and to its
     /// downloads is gone; this makes it happen now.
     public func invalidate() async {
@@ -199,6 +201,7 @@ public actor DownloadManager {
                 group.addTask { await download.shutDown() }
             }
         }
+        await observer.drainMonitors()
         systemRouter?.detach()
         engines.ranged.invalidate()
         for download in ordered {

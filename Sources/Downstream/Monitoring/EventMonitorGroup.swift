@@ -41,6 +41,15 @@ final class EventMonitorGroup: Sendable {
         }
     }
 
+    /// Returns once every call queued before this one has been made, by every monitor.
+    func drain() async {
+        for entry in entries {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                entry.queue.async { continuation.resume() }
+            }
+        }
+    }
+
     private func enqueue(_ body: @escaping @Sendable (any DownloadEventMonitor) -> Void, on entry: Entry) {
         entry.backlog.withLock { $0 += 1 }
         entry.queue.async {

@@ -128,6 +128,26 @@ struct EventMonitorTests {
         }
     }
 
+    /// A manager's invalidation returns once its monitors were told everything that happened
+    /// before it: a tool that exits then loses no line a monitor prints (dl's `-v` did, under load).
+    @Test func invalidatingWaitsForTheMonitorsToCatchUp() async throws {
+        let stuck = Stuck()
+        try await withFixture({ $0.eventMonitors = [stuck] }) { fixture in
+            let body = Body.pattern(count: 100_000, seed: 763)
+            let url = fixture.serve("/told.bin", body)
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("told.bin")))
+            try body.expectMatches(try await download.fileURL)
+            // The monitor has not got past its first call: the invalidation waits for it.
+            let manager: DownloadManager = fixture.manager
+            let invalidation = Task {
+                await manager.invalidate()
+                return stuck.recorder.lines.withLock { $0 }
+            }
+            stuck.release.signal()
+            #expect(await invalidation.value == ["completed"])
+        }
+    }
+
     @Test func theConsoleLoggerWritesOneLinePerStep() async throws {
         let lines = Locked<[String]>([])
         let (lastLine, wroteLastLine) = AsyncStream<Void>.makeStream()
