@@ -12,6 +12,7 @@ import Foundation
 /// need; the others do nothing. Each monitor is called on a serial queue of its own, in the
 /// order things happened, and never holds a download up: a slow monitor only falls behind, and
 /// one that falls far behind misses progress values (never other calls).
+/// ``DownloadManager/invalidate()`` returns once every monitor has caught up.
 ///
 /// ```swift
 /// struct Metrics: DownloadEventMonitor {
