@@ -112,14 +112,23 @@ struct EventMonitorTests {
         }
     }
 
-    @Test func aStuckMonitorHoldsNothingUp() async throws {
+    /// Downloads `body` to completion through a manager whose one monitor is stuck at its first
+    /// call, then runs `then`.
+    static func withStuckMonitor(
+        downloading body: Body, _ then: (Fixture, Stuck) async throws -> Void
+    ) async throws {
         let stuck = Stuck()
         try await withFixture({ $0.eventMonitors = [stuck] }) { fixture in
-            let body = Body.pattern(count: 2_000_000, seed: 762)
-            let url = fixture.serve("/unhindered.bin", body)
-            let download = await fixture.manager.download(from: url, to: .file(fixture.file("unhindered.bin")))
+            let url = fixture.serve("/watched.bin", body)
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("watched.bin")))
             // The download completes while its monitor has not got past its first call.
             try body.expectMatches(try await download.fileURL)
+            try await then(fixture, stuck)
+        }
+    }
+
+    @Test func aStuckMonitorHoldsNothingUp() async throws {
+        try await Self.withStuckMonitor(downloading: Body.pattern(count: 2_000_000, seed: 762)) { _, stuck in
             #expect(stuck.calls.withLock { $0 } <= 1)
             stuck.release.signal()
             // Then the monitor catches up, in order, with nothing lost but progress.
@@ -131,12 +140,7 @@ struct EventMonitorTests {
     /// A manager's invalidation returns once its monitors were told everything that happened
     /// before it: a tool that exits then loses no line a monitor prints (dl's `-v` did, under load).
     @Test func invalidatingWaitsForTheMonitorsToCatchUp() async throws {
-        let stuck = Stuck()
-        try await withFixture({ $0.eventMonitors = [stuck] }) { fixture in
-            let body = Body.pattern(count: 100_000, seed: 763)
-            let url = fixture.serve("/told.bin", body)
-            let download = await fixture.manager.download(from: url, to: .file(fixture.file("told.bin")))
-            try body.expectMatches(try await download.fileURL)
+        try await Self.withStuckMonitor(downloading: Body.pattern(count: 100_000, seed: 763)) { fixture, stuck in
             // The monitor has not got past its first call: the invalidation waits for it.
             let manager: DownloadManager = fixture.manager
             let invalidation = Task {
