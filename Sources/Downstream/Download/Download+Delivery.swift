@@ -125,10 +125,13 @@ struct Inspection: Sendable {
         let keptPath = keepsRejectedFile ? path : nil
         if let expectedDigest {
             do {
-                // Bytes not hashed while written (a system download, a relaunch) are read now.
-                let length = POSIXFile.length(atPath: path) ?? 0
-                let actual = try RunningDigest.resuming(digest, expectedDigest.algorithm, fileAt: path, length: length)
-                    .finalized()
+                // Bytes not hashed while written (a system download, a relaunch, several
+                // connections) are read now, on a file-work thread: a whole file may be read.
+                let (path, digest, algorithm) = (path, digest, expectedDigest.algorithm)
+                let actual = try await FileWork.value { () throws(DownloadError) -> [UInt8] in
+                    let length = POSIXFile.length(atPath: path) ?? 0
+                    return try RunningDigest.resuming(digest, algorithm, fileAt: path, length: length).finalized()
+                }
                 if actual != expectedDigest.bytes {
                     return .integrityCheckFailed(
                         expected: expectedDigest, actual: actual.hexString, path: keptPath, source: digestSource)

@@ -3,10 +3,29 @@ import Dispatch
 /// Where blocking file work runs (lengths, truncations, records, digests read again from the
 /// disk): on threads of our own, never on an actor's executor or the caller's thread.
 enum FileWork {
-    private static let queue = DispatchQueue(label: "Downstream.file-work", attributes: .concurrent)
+    /// The file-work threads' queue (concurrent). Only ``run(_:)`` and ``value(_:)`` put work on it.
+    static let queue = DispatchQueue(label: "Downstream.file-work", attributes: .concurrent)
 
     /// Runs `work` on a file-work thread.
     static func run(_ work: @escaping @Sendable () -> Void) {
         queue.async(execute: work)
+    }
+
+    /// Runs `work` on a file-work thread and returns what it returns: a task that must read a
+    /// whole file waits for it without holding one of Swift's few pool threads meanwhile.
+    static func value<Value: Sendable, Failure: Error>(
+        _ work: @escaping @Sendable () throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
+            queue.async {
+                do throws(Failure) {
+                    continuation.resume(returning: .success(try work()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
     }
 }
