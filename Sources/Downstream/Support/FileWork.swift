@@ -26,6 +26,10 @@ enum FileWork {
                 }
             }
         }
-        return try result.get()
+        // Not `result.get()`: it throws `any Error` in the iOS 16 SDK's standard library.
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        }
     }
 }
