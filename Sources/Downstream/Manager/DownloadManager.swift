@@ -189,9 +189,9 @@ public actor DownloadManager {
     /// interrupted ones count as interrupted); tasks of a background session go on in the system,
     /// for the next manager to adopt. Event monitors have been told everything that happened
     /// before it returns (a command-line tool that exits then loses no line a monitor prints).
-    /// The manager and its downloads do nothing afterwards. A
-    /// manager that is simply released does the same, once every reference to it and to its
-    /// downloads is gone; this makes it happen now.
+    /// The manager and its downloads do nothing afterwards. A manager that is simply released
+    /// does the same, once every reference to it and to its downloads is gone; this makes it
+    /// happen now.
     public func invalidate() async {
         guard !isInvalidated else { return }
         isInvalidated = true
