@@ -67,12 +67,14 @@ import Foundation
 
     /// The seconds since 1970 of the HTTP-date `text`, as the `String` form above reads it.
     static func secondsSince1970(_ text: Substring, currentYear: Int64 = currentYear()) -> Int64? {
-        // The preferred form, which servers send, is read from its bytes at their places.
-        if let seconds = text.utf8.withContiguousStorageIfAvailable({ imfFixdateSeconds($0) }), let seconds {
+        // The preferred form, which servers send, is read from its bytes at their places (made
+        // contiguous first: a bridged string may not be); the obsolete two split at spaces.
+        var text = text
+        if let seconds = text.withUTF8({ imfFixdateSeconds($0) }) {
             return seconds
         }
         let parts = text.split(separator: " ")
-        let fields = imfFixdate(parts) ?? rfc850Date(parts, currentYear: currentYear) ?? asctimeDate(parts)
+        let fields = rfc850Date(parts, currentYear: currentYear) ?? asctimeDate(parts)
         return fields?.secondsSince1970
     }
 
@@ -116,8 +118,8 @@ import Foundation
         }
     }
 
-    /// The seconds of `Sun, 06 Nov 1994 08:49:37 GMT` read from its 29 bytes; nil if they are
-    /// not in that form (the parts' checks are then the general reading's).
+    /// The seconds of `Sun, 06 Nov 1994 08:49:37 GMT` (IMF-fixdate) read from its 29 bytes; nil
+    /// if they are not in that form or the date is impossible.
     private static func imfFixdateSeconds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         func digits(_ range: Range<Int>) -> Int64? {
             var value: Int64 = 0
@@ -139,15 +141,6 @@ import Foundation
         else { return nil }
         return Fields.seconds(
             year: year, month: Int64(monthIndex) + 1, day: day, hour: hour, minute: minute, second: second)
-    }
-
-    /// `Sun, 06 Nov 1994 08:49:37 GMT`, split at spaces.
-    private static func imfFixdate(_ parts: [Substring]) -> Fields? {
-        guard parts.count == 6, parts[0].hasSuffix(","), weekdays.contains(where: { $0 == parts[0].dropLast() }),
-            parts[1].utf8.count == 2, let day = number(parts[1]), let month = monthNumber(parts[2]),
-            parts[3].utf8.count == 4, let year = number(parts[3]), parts[5] == "GMT"
-        else { return nil }
-        return Fields(year: year, month: month, day: day, time: parts[4])
     }
 
     /// `Sunday, 06-Nov-94 08:49:37 GMT`, split at spaces.
