@@ -57,6 +57,9 @@ struct AttemptTarget: Sendable {
 
     var partialPath: String { location.path }
 
+    /// The destination's paths: the attempt's, else decoded now.
+    var paths: Destination.Paths { destinationPaths ?? request.destination.paths }
+
     /// How many connections the file may come over, and the smallest segment worth one.
     var segmentation: (connections: Int, minimumSize: Int64) {
         let asked = request.maximumConnections ?? settings.connectionsPerFile
@@ -86,7 +89,7 @@ struct AttemptTarget: Sendable {
 
     /// Makes sure the destination's and the partial file's directories are there.
     func preparePlaces() throws(DownloadError) {
-        let paths = destinationPaths ?? request.destination.paths
+        let paths = self.paths
         try FilePlacement.prepare(request.destination, paths: paths)
         let partialDirectory = location.path.parentPath
         if partialDirectory != paths.directory {

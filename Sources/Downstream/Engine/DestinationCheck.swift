@@ -18,8 +18,8 @@ struct DestinationCheck: Sendable {
     var partialPath: String
     /// What the manager knows of the files it delivered (for `replaceIfChanged`).
     var deliveredCopies: DeliveredCopies?
-    /// `request.destination.paths`, when the caller has them.
-    var destinationPaths: Destination.Paths? = nil
+    /// `request.destination.paths`.
+    var destinationPaths: Destination.Paths
 
     /// What the file at the destination means; nil when there is nothing there that matters (or
     /// the conflict policy decides only at the end). An expected digest is checked here: a file
@@ -33,7 +33,7 @@ struct DestinationCheck: Sendable {
         else { return nil }
         // A directory destination takes its name from the response: the one a previous response
         // gave, else the URL's.
-        let paths = destinationPaths ?? request.destination.paths
+        let paths = destinationPaths
         let name =
             paths.file == nil
             ? recordFile.resume.suggestedFileName ?? FileName.suggested(contentDisposition: nil, url: request.url) : ""

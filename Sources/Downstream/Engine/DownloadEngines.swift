@@ -52,7 +52,7 @@ struct DownloadEngines: Sendable {
     ) {
         let check = DestinationCheck(
             request: target.request, recordFile: target.recordFile, partialPath: target.partialPath,
-            deliveredCopies: target.deliveredCopies, destinationPaths: target.destinationPaths)
+            deliveredCopies: target.deliveredCopies, destinationPaths: target.paths)
         switch check.run() {
         case nil:
             step(attempt, of: target, in: running, end: end)

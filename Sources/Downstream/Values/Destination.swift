@@ -82,12 +82,7 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The path of ``directoryURL``, without making a URL.
-    var directoryPath: String {
-        switch location {
-        case .file(let url): url.path.parentPath
-        case .directory(let url): url.path
-        }
-    }
+    var directoryPath: String { paths.directory }
 
     /// The file or directory the destination names.
     private var namedURL: URL {
