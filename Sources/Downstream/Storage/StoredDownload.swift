@@ -122,20 +122,16 @@ struct StoredDownload: Codable, Equatable, Sendable {
     /// The request as the app made it, with `target`, the value of its ``destination`` (made once
     /// for the many records of a directory, when a store is restored).
     func downloadRequest(to target: Destination) -> DownloadRequest {
-        var downloadRequest: DownloadRequest
-        if request.headers.isEmpty {
-            // Only the URL: its `URLRequest` is made when asked for.
-            downloadRequest = DownloadRequest(
-                url: request.url, to: target, onServerFileChange: .init(code: request.onServerFileChange),
-                priority: .init(value: request.priority), metadata: request.metadata)
-        } else {
+        // Only the URL unless there are headers: its `URLRequest` is made when asked for.
+        var downloadRequest = DownloadRequest(
+            url: request.url, to: target, onServerFileChange: .init(code: request.onServerFileChange),
+            priority: .init(value: request.priority), metadata: request.metadata)
+        if !request.headers.isEmpty {
             var urlRequest = URLRequest(url: request.url)
             for (name, value) in request.headers {
                 urlRequest.setValue(value, forHTTPHeaderField: name)
             }
-            downloadRequest = DownloadRequest(
-                urlRequest, to: target, onServerFileChange: .init(code: request.onServerFileChange),
-                priority: .init(value: request.priority), metadata: request.metadata)
+            downloadRequest.urlRequest = urlRequest
         }
         if let stored = request.expectedDigest, let colon = stored.firstIndex(of: ":"),
             let code = Digest.Algorithm.Code(rawValue: String(stored[..<colon]))
