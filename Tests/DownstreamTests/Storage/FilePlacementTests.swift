@@ -40,11 +40,18 @@ struct FilePlacementTests {
         try Self.withPartial("new") { directory, partial in
             let taken = try Self.oldFile(in: directory)
             let placed = try FilePlacement.place(partial.path, at: .directory(directory), suggestedName: "file.bin")
-            #expect(placed.lastPathComponent == FileName.numbered("file.bin", 1))
-            #expect(try Self.text(placed) == "new")
-            #expect(try Self.text(taken) == "old")
-            #expect(!POSIXFile.exists(partial))
+            try Self.expectNumbered(placed, beside: taken, partial: partial)
         }
+    }
+
+    /// The new file is `file (1).bin` beside the old one, which stays; the partial file is gone.
+    static func expectNumbered(_ placed: URL, beside taken: URL, partial: URL) throws {
+        #expect(
+            placed.path
+                == taken.deletingLastPathComponent().appendingPathComponent(FileName.numbered("file.bin", 1)).path)
+        #expect(try text(placed) == "new")
+        #expect(try text(taken) == "old")
+        #expect(!POSIXFile.exists(partial))
     }
 
     /// An exact file whose name is taken gets a unique name in its own directory.
@@ -53,10 +60,7 @@ struct FilePlacementTests {
             let taken = try Self.oldFile(in: directory)
             let placed = try FilePlacement.place(
                 partial.path, at: .file(taken, ifExists: .uniqueName), suggestedName: "other.bin")
-            #expect(placed.path == directory.appendingPathComponent(FileName.numbered("file.bin", 1)).path)
-            #expect(try Self.text(placed) == "new")
-            #expect(try Self.text(taken) == "old")
-            #expect(!POSIXFile.exists(partial))
+            try Self.expectNumbered(placed, beside: taken, partial: partial)
         }
     }
 
