@@ -151,7 +151,7 @@ extension Download {
         // already reads the new state.
         let state = machine.publicState
         let need = machine.slotNeed
-        let (stateChanged, needChanged) = snapshot.withLock { snapshot in
+        let (stateChanged, needChanged) = withSnapshot { snapshot in
             defer { (snapshot.state, snapshot.slotNeed) = (state, need) }
             return (snapshot.state != state, snapshot.slotNeed != need)
         }

@@ -21,7 +21,7 @@ extension Download {
 
     /// The download's parts, made now if they were not.
     nonisolated var parts: Parts {
-        snapshot.withLock { snapshot in
+        withSnapshot { snapshot in
             if let parts = snapshot.parts { return parts }
             let context = context
             let reporter = ProgressReporter(
@@ -40,7 +40,7 @@ extension Download {
 
     /// The download's parts if they were made.
     nonisolated var madeParts: Parts? {
-        snapshot.withLock { $0.parts }
+        withSnapshot { $0.parts }
     }
 
     nonisolated var progressReporter: ProgressReporter { parts.progressReporter }

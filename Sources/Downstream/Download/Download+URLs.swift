@@ -30,7 +30,7 @@ extension Download {
         let url = sources.current
         let sources = sources
         try? recordFile?.update { $0.sources = sources }
-        snapshot.withLock { $0.url = url }
+        withSnapshot { $0.url = url }
         publishEvent(.switchedURL(to: url))
     }
 }

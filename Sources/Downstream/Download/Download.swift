@@ -78,8 +78,10 @@ public actor Download {
     /// -1 when unknown: an optional takes a byte more, and its padding 7 (100,000 downloads may be
     /// queued).
     private nonisolated let initialExpectedLength: Int64
-    /// What other threads read without waiting for the actor, under one lock.
-    let snapshot: Locked<Snapshot>
+    /// What other threads read without waiting for the actor, under the download's lock of
+    /// ``SharedLocks/downloads`` (read and written only in ``withSnapshot(_:)``).
+    // Safe: only touched in `withSnapshot`, which holds the lock.
+    private nonisolated(unsafe) var snapshot: Snapshot
 
     /// (The one-byte members come last, together: 100,000 downloads may be queued.)
     struct Snapshot {
@@ -166,10 +168,9 @@ public actor Download {
             challengeLimit: authentication.handler == nil ? 0 : authentication.maximumAttempts)
         let stored = recordFile?.sourcesAndResume
         sources = stored?.sources ?? SourceList([request.url ?? PartialLocation.noURL] + request.mirrors)
-        snapshot = Locked(
-            Snapshot(
-                url: request.url == nil ? nil : sources.current, priority: request.priority,
-                state: machine.publicState, slotNeed: machine.slotNeed, startedPaused: startsPaused))
+        snapshot = Snapshot(
+            url: request.url == nil ? nil : sources.current, priority: request.priority,
+            state: machine.publicState, slotNeed: machine.slotNeed, startedPaused: startsPaused)
 
         var initialBytes: Int64 = 0
         let resume = stored?.resume
@@ -182,11 +183,17 @@ public actor Download {
         context.observer.download(self, didPublish: startsPaused ? .paused : .queued)
     }
 
+    /// Runs `body` on the snapshot, holding its lock. Takes no other lock of
+    /// ``SharedLocks/downloads`` (another download's may be the same).
+    nonisolated func withSnapshot<Result>(_ body: (inout Snapshot) -> Result) -> Result {
+        SharedLocks.downloads.withLock(for: self) { body(&snapshot) }
+    }
+
     // MARK: - Observing
 
     /// Where the download is in its life. Readable without waiting for the actor.
     public nonisolated var state: DownloadState {
-        snapshot.withLock { $0.state }
+        withSnapshot { $0.state }
     }
 
     /// The URL the download takes its file from now: the request's, a mirror, or a fresh URL
@@ -194,7 +201,7 @@ public actor Download {
     /// actor. (``request`` keeps the URL the download was asked for: it is how the manager finds
     /// the download again.)
     public nonisolated var url: URL? {
-        snapshot.withLock { $0.url }
+        withSnapshot { $0.url }
     }
 
     /// The latest progress. Readable without waiting for the actor.
@@ -288,12 +295,12 @@ public actor Download {
 
     /// How urgent the download is among its manager's; ``setPriority(_:)`` changes it.
     public nonisolated var priority: DownloadRequest.Priority {
-        snapshot.withLock { $0.priority }
+        withSnapshot { $0.priority }
     }
 
     /// Changes how urgent the download is, queued or running; kept across relaunches.
     public func setPriority(_ priority: DownloadRequest.Priority) {
-        let changed = snapshot.withLock { snapshot in
+        let changed = withSnapshot { snapshot in
             defer { snapshot.priority = priority }
             return snapshot.priority != priority
         }

@@ -106,7 +106,10 @@ final class DownloadRecordFile: Sendable {
 
     private let store: DownloadStore
     private let origin: Origin?
-    private let state: Locked<State>
+    /// Read and written only in ``withState(_:)``, under the record's lock of
+    /// ``SharedLocks/records``.
+    // Safe: only touched in `withState`, which holds the lock.
+    private nonisolated(unsafe) var state: State
 
     /// A record whose latest copy is at `place`.
     /// - Parameter origin: what `record` was made from, when it was made from a new download's
@@ -116,11 +119,17 @@ final class DownloadRecordFile: Sendable {
         let origin = Origin.isNew(record) ? origin ?? Origin(record) : nil
         assert(origin.map { $0.record(intent: record.intent) == record } ?? true, "the origin makes another record")
         self.origin = origin
-        self.state = Locked(State(whole: origin == nil ? Whole(record) : nil, place: place, intent: record.intent))
+        self.state = State(whole: origin == nil ? Whole(record) : nil, place: place, intent: record.intent)
+    }
+
+    /// Runs `body` on the state, holding its lock. The store's calls in it take the store's
+    /// own lock, never one of ``SharedLocks/records`` (another record's may be the same).
+    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        SharedLocks.records.withLock(for: self) { body(&state) }
     }
 
     var record: StoredDownload {
-        state.withLock { record(of: $0) }
+        withState { record(of: $0) }
     }
 
     /// The record's resume record, without making a whole record of an origin.
@@ -130,7 +139,7 @@ final class DownloadRecordFile: Sendable {
 
     /// The record's sources and resume record, without making a whole record of an origin.
     var sourcesAndResume: (sources: SourceList?, resume: ResumeRecord) {
-        state.withLock { state in
+        withState { state in
             if let whole = state.whole { return (whole.record.sources, whole.record.resume) }
             // An origin's record has no sources, and starts over.
             return (nil, .startingOver(url: origin!.url))
@@ -140,7 +149,7 @@ final class DownloadRecordFile: Sendable {
     /// Whether the record keeps a system task's resume data, without making a whole record of an
     /// origin (which has none).
     var hasSystemResumeData: Bool {
-        state.withLock { $0.whole?.record.systemResumeData != nil }
+        withState { $0.whole?.record.systemResumeData != nil }
     }
 
     private func record(of state: State) -> StoredDownload {
@@ -152,7 +161,7 @@ final class DownloadRecordFile: Sendable {
     /// Changes the record and writes it, if the change changed anything. Does nothing once the
     /// record was removed.
     func update(_ change: (inout StoredDownload) -> Void) throws(DownloadError) {
-        let failure: DownloadError? = state.withLock { state in
+        let failure: DownloadError? = withState { state in
             guard !state.isRemoved else { return nil }
             let before = record(of: state)
             var after = before
@@ -179,14 +188,14 @@ final class DownloadRecordFile: Sendable {
     /// Sets the record's intent and writes it, if it changed. A record that is its origin's is
     /// made whole only to be written: a download that starts as it was queued changes nothing.
     func update(intent: StoredDownload.Intent) throws(DownloadError) {
-        let isUnchanged = state.withLock { $0.whole == nil && !$0.isRemoved && $0.intent == intent }
+        let isUnchanged = withState { $0.whole == nil && !$0.isRemoved && $0.intent == intent }
         guard !isUnchanged else { return }
         try update { $0.intent = intent }
     }
 
     /// Deletes the record; later updates do nothing.
     func remove() {
-        state.withLock { state in
+        withState { state in
             // Once: the journal counts a removal's frame against the live ones.
             guard !state.isRemoved else { return }
             state.isRemoved = true
