@@ -34,6 +34,9 @@ extension Download {
             handle(machine.attemptEnded(attempt, .failed(.invalidRequest("the request has no URL"))))
             return
         }
+        // Made once for the download's attempts (a restored request parses its URL's text).
+        let sources = madeSources ?? sources
+        madeSources = sources
         let description = Attempt(
             number: attempt, kind: kind, url: sources.current, credentials: credentials,
             answersChallenges: machine.answersChallenges, previousChallenges: Int(machine.answeredChallenges),

@@ -45,7 +45,8 @@ final class DownloadRecordFile: Sendable {
         ) -> Origin? {
             guard isNew(record) else { return nil }
             let origin = Origin.request(id: record.id, request: request, location: location, created: record.created)
-            return origin.record(intent: record.intent) == record ? origin : nil
+            // With the record's URL: the request's may be its text, made from it.
+            return origin.record(intent: record.intent, url: record.request.url) == record ? origin : nil
         }
 
         /// Whether `record` says nothing but what its request and intent say.
@@ -70,10 +71,13 @@ final class DownloadRecordFile: Sendable {
             }
         }
 
-        func record(intent: StoredDownload.Intent) -> StoredDownload {
+        /// - Parameter url: the request's URL, if the caller has it (a request restored from a
+        ///   store parses its URL's text when asked for it).
+        func record(intent: StoredDownload.Intent, url: URL? = nil) -> StoredDownload {
             switch self {
             case .request(let id, let request, let location, let created):
-                var record = StoredDownload(id: id, request: request, url: url, location: location, created: created)
+                var record = StoredDownload(
+                    id: id, request: request, url: url ?? self.url, location: location, created: created)
                 record.intent = intent
                 return record
             case .stored(let parts):
@@ -134,16 +138,14 @@ final class DownloadRecordFile: Sendable {
 
     /// The record's resume record, without making a whole record of an origin.
     var resume: ResumeRecord {
-        sourcesAndResume.resume
+        // An origin's record starts over.
+        sourcesAndResume?.resume ?? .startingOver(url: origin!.url)
     }
 
-    /// The record's sources and resume record, without making a whole record of an origin.
-    var sourcesAndResume: (sources: SourceList?, resume: ResumeRecord) {
-        withState { state in
-            if let whole = state.whole { return (whole.record.sources, whole.record.resume) }
-            // An origin's record has no sources, and starts over.
-            return (nil, .startingOver(url: origin!.url))
-        }
+    /// The record's sources and resume record; nil while the record is its origin's (no sources,
+    /// no bytes: it starts over). Makes no whole record, and parses no URL.
+    var sourcesAndResume: (sources: SourceList?, resume: ResumeRecord)? {
+        withState { state in state.whole.map { ($0.record.sources, $0.record.resume) } }
     }
 
     /// Whether the record keeps a system task's resume data, without making a whole record of an

@@ -122,9 +122,11 @@ struct StoredDownload: Codable, Equatable, Sendable {
     /// The request as the app made it, with `target`, the value of its ``destination`` (made once
     /// for the many records of a directory, when a store is restored).
     func downloadRequest(to target: Destination) -> DownloadRequest {
-        // Only the URL unless there are headers: its `URLRequest` is made when asked for.
+        // Only the URL's text unless there are headers: its `URL` and `URLRequest` are made when
+        // asked for.
         var downloadRequest = DownloadRequest(
-            url: request.url, to: target, onServerFileChange: .init(code: request.onServerFileChange),
+            urlText: request.url.absoluteString, to: target,
+            onServerFileChange: .init(code: request.onServerFileChange),
             priority: .init(value: request.priority), metadata: request.metadata)
         if !request.headers.isEmpty {
             var urlRequest = URLRequest(url: request.url)

@@ -96,6 +96,29 @@ struct RestorationTests {
         }
     }
 
+    /// A download queued and never started comes back with its URL (kept as text until it is
+    /// needed), asks the server for it, and reports the URL it uses.
+    @Test func aQueuedDownloadComesBackWithItsURLAndDownloadsFromIt() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 300_000, seed: 104)
+            let served = fixture.serve("/queued.bin", body)
+            let url = try #require(URL(string: served.absoluteString + "?token=a%2Fb&n=1"))
+            let first = try fixture.makeManager()
+            _ = await first.download(DownloadRequest(url: url, to: .directory(fixture.directory)), startsPaused: true)
+            await first.invalidate()
+
+            let manager = try fixture.makeManager()
+            let restored = try #require(await manager.downloads.first)
+            #expect(restored.url == url)
+            #expect(restored.request.url == url)
+            #expect(restored.request.urlRequest.url == url)
+            await restored.resume()
+            try body.expectMatches(try await restored.fileURL)
+            #expect(restored.url == url)
+            #expect(fixture.server.requests("/queued.bin").map(\.target) == ["/queued.bin?token=a%2Fb&n=1"])
+        }
+    }
+
     @Test func invalidatingStopsLikeTheEndOfTheProcess() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 1_500_000, seed: 114)

@@ -30,6 +30,9 @@ struct DownloadRecordFileTests {
             let stored = { DownloadStore.records(in: directory).first { $0.id == id } }
             #expect(recordFile.record == expected)
             #expect(stored() == expected)
+            // Its origin's: no sources, and it starts over.
+            #expect(recordFile.sourcesAndResume == nil)
+            #expect(recordFile.resume == .startingOver(url: url))
 
             // An intent, then a priority, then bytes to protect: each read back and on disk.
             try recordFile.update { $0.intent = .active }
@@ -51,7 +54,8 @@ struct DownloadRecordFileTests {
             #expect(recordFile.record == expected)
             #expect(stored() == expected)
             #expect(POSIXFile.exists(URL(fileURLWithPath: store.path(for: id))))
-            #expect(recordFile.sourcesAndResume.resume == expected.resume)
+            #expect(recordFile.sourcesAndResume?.resume == expected.resume)
+            #expect(recordFile.resume == expected.resume)
 
             recordFile.remove()
             #expect(stored() == nil)

@@ -7,8 +7,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// A request made from a URL, or restored without headers, keeps only its URL and makes its
-/// `URLRequest` when asked: it is the same request as one made from a `URLRequest`.
+/// A request made from a URL keeps only its URL, and one restored without headers only its
+/// URL's text; each makes what it lacks when asked: it is the same request as one made from a
+/// `URLRequest`.
 struct DownloadRequestTests {
     static let url = URL(string: "https://example.com/files/a.bin")!
     static let destination = Destination.directory(URL(fileURLWithPath: "/tmp/downloads"))
@@ -53,9 +54,32 @@ struct DownloadRequestTests {
         #expect(restored.headerFields == headers)
         #expect(restored.urlRequest.allHTTPHeaderFields ?? [:] == headers)
         #expect(restored.metadata == ["title": "A"])
+        #expect(restored.httpMethod == "GET")
         // Stored again, it is the same record.
         #expect(
             StoredDownload(id: record.id, request: restored, url: Self.url, location: location, created: record.created)
                 == record)
+    }
+
+    /// A URL restored from its text is the URL stored, whatever its parts and escapes.
+    @Test(arguments: [
+        "https://example.com/a%20b.bin?x=1&y=%2F#part",
+        "http://user:p%40ss@[::1]:8080/files/%E2%82%AC.bin",
+        "https://xn--bcher-kva.example/b%C3%BCcher/?",
+        "http://127.0.0.1:9/file-1.bin",
+    ])
+    func aURLRestoredFromItsTextIsTheURLStored(text: String) throws {
+        let url = try #require(URL(string: text))
+        let request = DownloadRequest(url: url, to: Self.destination)
+        let location = PartialLocation(url: url, destination: Self.destination, partialsDirectory: nil)
+        let record = StoredDownload(id: Download.ID(), request: request, url: url, location: location)
+        let restored = record.downloadRequest(to: Self.destination)
+        #expect(restored.url == url)
+        #expect(restored.url?.absoluteString == text)
+        #expect(restored.url?.host == url.host)
+        #expect(restored.url?.port == url.port)
+        #expect(restored.url?.path == url.path)
+        #expect(restored.url?.query == url.query)
+        #expect(restored.urlRequest.url == url)
     }
 }
