@@ -202,7 +202,14 @@ public final class BackgroundSessionReplay: Sendable {
         task.system.respond(status: statusCode, headers: headers)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("CFNetworkDownload_\(UUID().uuidString).tmp")
-        try body.write(to: file)
+        // Not `Data.write(to:)`: on Linux it ends with an `fsync`, which on a busy disk holds the
+        // calling thread (often one of Swift's pool) for seconds. The system's file is no more
+        // durable than this.
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path]) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        try handle.write(contentsOf: body)
+        try handle.close()
         router.finishedDownloading(task.system, to: file)
         let isLeft = FileManager.default.fileExists(atPath: file.path)
         if isLeft {

@@ -94,7 +94,7 @@ enum ServerProbe {
     static func temporaryFile(_ data: Data) throws -> URL {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("TestServerTests-\(UUID().uuidString)")
-        try data.write(to: url)
+        try data.writeWithoutSync(to: url)
         return url
     }
 }

@@ -108,7 +108,7 @@ import Testing
         let bench = try TransferBench()
         // The destination's directory would be where a file is.
         let blocker = bench.directory.appendingPathComponent("blocker")
-        try Data("x".utf8).write(to: blocker)
+        try Data("x".utf8).writeWithoutSync(to: blocker)
         let target = bench.target(destination: blocker.appendingPathComponent("file.bin"))
         let (_, ends) = Self.run(
             DownloadEngines(ranged: bench.transport), Attempt(number: 1, kind: .run, url: bench.url), of: target)

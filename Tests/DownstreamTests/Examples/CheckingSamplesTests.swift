@@ -152,7 +152,7 @@ struct CheckingSamplesTests {
     }
 
     static func write(_ body: Body, to url: URL) throws -> URL {
-        try body.bytes(0..<body.count).write(to: url)
+        try body.bytes(0..<body.count).writeWithoutSync(to: url)
         return url
     }
 }

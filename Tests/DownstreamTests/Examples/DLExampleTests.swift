@@ -159,20 +159,21 @@ struct DLExampleTests {
             let mirror = fixture.serve("/mirror/c.bin", third)
             let sample = fixture.storeDirectory.appendingPathComponent("a.sample")
             try FileManager.default.createDirectory(at: fixture.storeDirectory, withIntermediateDirectories: true)
-            try first.bytes(0..<first.count).write(to: sample)
+            try first.bytes(0..<first.count).writeWithoutSync(to: sample)
             let digest = try Digest(.sha256, ofFileAt: sample)
             let list = fixture.storeDirectory.appendingPathComponent("urls.txt")
-            try """
-            # two files and a mirror
-            \(a.absoluteString)
-              out=renamed.bin
-              checksum=sha-256=\(digest.hexValue)
+            let listText = """
+                # two files and a mirror
+                \(a.absoluteString)
+                  out=renamed.bin
+                  checksum=sha-256=\(digest.hexValue)
 
-            \(b.absoluteString)
-              checksum=md5=00000000000000000000000000000000
-            \(fixture.server.url("/i/c.bin").absoluteString)
-              mirror=\(mirror.absoluteString)
-            """.write(to: list, atomically: true, encoding: .utf8)
+                \(b.absoluteString)
+                  checksum=md5=00000000000000000000000000000000
+                \(fixture.server.url("/i/c.bin").absoluteString)
+                  mirror=\(mirror.absoluteString)
+                """
+            try Data(listText.utf8).writeWithoutSync(to: list)
 
             let (status, output, errors) = try await DLChild.run(["-i", list.path], in: fixture)
             #expect(status == 9, "the wrong checksum: \(output)\(errors)")
@@ -259,7 +260,7 @@ struct DLExampleTests {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/w/a.bin", Body.pattern(count: 1_000, seed: 2306))
             let notAFolder = fixture.file("plain")
-            try Data("a file".utf8).write(to: notAFolder)
+            try Data("a file".utf8).writeWithoutSync(to: notAFolder)
             let underAFile = try await DLChild.run(["-o", notAFolder.path + "/a.bin", url.absoluteString], in: fixture)
             #expect(underAFile.status == 3, "\(underAFile.output)\(underAFile.errors)")
             #expect(
@@ -281,7 +282,7 @@ struct DLExampleTests {
             let data = DLChild.dataDirectory(fixture)
             try FileManager.default.createDirectory(
                 at: data.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data("not a folder".utf8).write(to: data)
+            try Data("not a folder".utf8).writeWithoutSync(to: data)
             let (status, output, errors) = try await DLChild.run([url.absoluteString], in: fixture)
             #expect(status == 1, "\(output)\(errors)")
             #expect(!errors.contains("another dl is running"), "\(errors)")
@@ -337,7 +338,7 @@ struct DLExampleTests {
             let outside = fixture.directory.deletingLastPathComponent()
             for name in ["../escaped.bin", outside.appendingPathComponent("absolute.bin").path] {
                 let list = fixture.file("urls.txt")
-                try "\(url.absoluteString)\n  out=\(name)\n".write(to: list, atomically: true, encoding: .utf8)
+                try Data("\(url.absoluteString)\n  out=\(name)\n".utf8).writeWithoutSync(to: list)
                 let (status, output, errors) = try await DLChild.run(["-i", list.path, "-o", "out"], in: fixture)
                 #expect(status == 2, "\(output)\(errors)")
                 #expect(errors.contains("urls.txt:2: out=\(name) "), "\(errors)")
@@ -348,7 +349,7 @@ struct DLExampleTests {
             #expect(!FileManager.default.fileExists(atPath: outside.appendingPathComponent("absolute.bin").path))
 
             let list = fixture.file("urls.txt")
-            try "\(url.absoluteString)\n  out=sub/inside.bin\n".write(to: list, atomically: true, encoding: .utf8)
+            try Data("\(url.absoluteString)\n  out=sub/inside.bin\n".utf8).writeWithoutSync(to: list)
             let (status, output, errors) = try await DLChild.run(["-i", list.path, "-o", "out"], in: fixture)
             #expect(status == 0, "\(output)\(errors)")
             try body.expectMatches(fixture.file("out/sub/inside.bin"))

@@ -12,7 +12,7 @@ struct DLExistingFileTests {
     @Test func byDefaultAnExistingFileFailsNamingTheFlagsAndIsNotTouched() async throws {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/e/data.bin", Body.pattern(count: 100_000, seed: 20))
-            try Self.mine.write(to: fixture.file("data.bin"))
+            try Self.mine.writeWithoutSync(to: fixture.file("data.bin"))
             let (status, output, errors) = try await DLChild.run([url.absoluteString], in: fixture)
             #expect(status == 3)
             #expect(
@@ -30,7 +30,7 @@ struct DLExistingFileTests {
     @Test func noClobberKeepsTheFileWithoutARequest() async throws {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/e/data.bin", Body.pattern(count: 100_000, seed: 21))
-            try Self.mine.write(to: fixture.file("data.bin"))
+            try Self.mine.writeWithoutSync(to: fixture.file("data.bin"))
             let (status, output, _) = try await DLChild.run(["-nc", url.absoluteString], in: fixture)
             #expect(status == 0)
             #expect(
@@ -99,7 +99,7 @@ struct DLExistingFileTests {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 100_000, seed: 24)
             let url = fixture.serve("/e/data.bin", body)
-            try Self.mine.write(to: fixture.file("data.bin"))
+            try Self.mine.writeWithoutSync(to: fixture.file("data.bin"))
             let unique = try await DLChild.run(["--unique", url.absoluteString], in: fixture)
             #expect(unique.status == 0)
             #expect(unique.output.contains("saved \(fixture.file("data (1).bin").path) ("))

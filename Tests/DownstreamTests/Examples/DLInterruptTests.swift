@@ -84,7 +84,7 @@ struct DLInterruptTests {
             try later.expectMatches(fixture.file("later.bin"))
 
             // A file changed since dl saved it is the user's: the usual rule (it exists) applies.
-            try Data("changed by the user".utf8).write(to: fixture.file("saved.bin"))
+            try Data("changed by the user".utf8).writeWithoutSync(to: fixture.file("saved.bin"))
             let (changed, output, changedErrors) = try await DLChild.run([urls[0].absoluteString], in: fixture)
             #expect(changed == 3, "\(output)\(changedErrors)")
             #expect(changedErrors.contains("exists"), "\(changedErrors)")

@@ -95,7 +95,7 @@ struct Fixture {
         if let body {
             try FileManager.default.createDirectory(
                 at: location.partialURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try body.bytes(0..<length).write(to: location.partialURL)
+            try body.bytes(0..<length).writeWithoutSync(to: location.partialURL)
             record.resume.isResumable = true
             record.resume.validator = Validator(etag: "\"\(StableHash.hex(url.path))\"")
             record.resume.expectedLength = body.count

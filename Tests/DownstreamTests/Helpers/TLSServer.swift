@@ -80,7 +80,7 @@ final class TLSServer: Sendable {
         let directory = try await makeCertificates(clientCertificate: requiresClientCertificate)
         let www = directory.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
-        for (name, data) in files { try data.write(to: www.appendingPathComponent(name)) }
+        for (name, data) in files { try data.writeWithoutSync(to: www.appendingPathComponent(name)) }
         let verify = requiresClientCertificate ? ["-Verify", "1", "-CAfile", "../ca.pem"] : []
         let pipe = try SpawnedProcess.pipe()
         let server = try SpawnedProcess(

@@ -27,7 +27,7 @@ final class TransferBench {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         partialPath = directory.appendingPathComponent("file.bin.partial").path
         if let partial {
-            try Data(partial).write(to: URL(fileURLWithPath: partialPath))
+            try Data(partial).writeWithoutSync(to: URL(fileURLWithPath: partialPath))
         }
         store = try DownloadStore(
             identifier: "bench-\(UUID().uuidString)", directory: directory.appendingPathComponent("store"))

@@ -36,7 +36,7 @@ struct ExpectedDigestTests {
             let body = Body.pattern(count: 800_000, seed: 601)
             let url = fixture.serve("/wrong.bin", body)
             let destination = fixture.file("wrong.bin")
-            try Data("the file the user already has".utf8).write(to: destination)
+            try Data("the file the user already has".utf8).writeWithoutSync(to: destination)
             var request = DownloadRequest(url: url, to: .file(destination, ifExists: .replace))
             request.expectedDigest = Self.wrongDigest()
             let download = await fixture.manager.download(request)

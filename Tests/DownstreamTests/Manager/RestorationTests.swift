@@ -171,7 +171,7 @@ struct RestorationTests {
             let valid = try Data(contentsOf: fixture.recordFile(good.id))
             func record(_ contents: Data) throws -> URL {
                 let file = fixture.recordFile(Download.ID())
-                try contents.write(to: file)
+                try contents.writeWithoutSync(to: file)
                 return file
             }
             // Cut inside the first copy's payload.
@@ -246,7 +246,7 @@ struct RestorationTests {
     @Test func setAsideRecordsAreReportedOnce() async throws {
         try await withFixture(startsManager: false) { fixture in
             try FileManager.default.createDirectory(at: fixture.storeDirectory, withIntermediateDirectories: true)
-            try Data("{".utf8).write(to: fixture.recordFile(Download.ID()))
+            try Data("{".utf8).writeWithoutSync(to: fixture.recordFile(Download.ID()))
             let first = try fixture.makeManager()
             #expect(first.restorationIssues.count == 1)
             await first.invalidate()
@@ -260,7 +260,7 @@ struct RestorationTests {
             try FileManager.default.createDirectory(at: fixture.storeDirectory, withIntermediateDirectories: true)
             let leftover = fixture.storeDirectory.appendingPathComponent(
                 ".\(UUID().uuidString).\(DownloadStore.recordExtension).12345.downstream-tmp")
-            try Data("{\"version\":".utf8).write(to: leftover)
+            try Data("{\"version\":".utf8).writeWithoutSync(to: leftover)
             let manager = try fixture.makeManager()
             #expect(!FileManager.default.fileExists(atPath: leftover.path))
             #expect(manager.restorationIssues.isEmpty)
@@ -355,7 +355,8 @@ struct RestorationTests {
             let url = fixture.serve("/orphan.bin", body) { $0.faults = [.holdAfter(0)] }
             let destination = fixture.file("orphan.bin")
             // Bytes of unknown origin where the partial file would go.
-            try Data(repeating: 0xAA, count: 200_000).write(to: destination.appendingPathExtension("partial"))
+            try Data(repeating: 0xAA, count: 200_000).writeWithoutSync(
+                to: destination.appendingPathExtension("partial"))
 
             let download = await fixture.manager.download(from: url, to: .file(destination))
             #expect(download.currentProgress.bytesReceived == 0)
@@ -374,9 +375,9 @@ struct RestorationTests {
             let known = try fixture.leaveInterruptedDownload(
                 of: url, to: .directory(fixture.directory), partial: body, length: 1000)
             let orphan = partials.appendingPathComponent("lost.bin.0123456789abcdef.partial")
-            try Data(count: 10).write(to: orphan)
+            try Data(count: 10).writeWithoutSync(to: orphan)
             let unrelated = partials.appendingPathComponent("notes.txt")
-            try Data(count: 10).write(to: unrelated)
+            try Data(count: 10).writeWithoutSync(to: unrelated)
 
             let manager = try fixture.makeManager()
             #expect(await manager.downloads.count == 1)

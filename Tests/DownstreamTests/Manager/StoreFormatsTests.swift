@@ -33,7 +33,7 @@ struct StoreFormatsTests {
             moved.request.metadata = ["note": "in its file"]
             for stored in [legacy, moved] {
                 let file = RecordSlots.file(stored.json, at: RecordSlots.firstPosition(for: stored.json.count))
-                try Data(file).write(to: fixture.recordFile(stored.id))
+                try Data(file).writeWithoutSync(to: fixture.recordFile(stored.id))
             }
 
             let manager = try fixture.makeManager()

@@ -12,14 +12,14 @@ struct FilePlacementTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let partial = directory.appendingPathComponent("file.bin.partial")
-        try Data(bytes.utf8).write(to: partial)
+        try Data(bytes.utf8).writeWithoutSync(to: partial)
         try body(directory, partial)
     }
 
     /// A file named `file.bin` in `directory`, there before the download: "old".
     static func oldFile(in directory: URL) throws -> URL {
         let file = directory.appendingPathComponent("file.bin")
-        try Data("old".utf8).write(to: file)
+        try Data("old".utf8).writeWithoutSync(to: file)
         return file
     }
 

@@ -24,7 +24,7 @@ struct OwnFilesTests {
         let url = fixture.serve("/a.bin", body)
         let partial = fixture.file("a.bin.partial")
         let victim = fixture.file("victim.txt")
-        try Self.precious.write(to: victim)
+        try Self.precious.writeWithoutSync(to: victim)
         try plant(partial, victim)
         let download = await fixture.manager.download(from: url, to: .file(fixture.file("a.bin")))
         let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
@@ -62,7 +62,7 @@ struct OwnFilesTests {
     func aPartialOfAnotherUserIsNotWritten() async throws {
         try await withFixture { fixture in
             let (error, partial, _) = try await downloadOverPlanted(fixture) { partial, _ in
-                try Self.precious.write(to: partial)
+                try Self.precious.writeWithoutSync(to: partial)
                 #expect(chown(partial.path, 65_534, 65_534) == 0)
             }
             #expect(error.kind == .fileSystem, "\(error)")

@@ -34,7 +34,7 @@ struct PartialFileTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("file.partial").path
         for existing in [nil, Data(repeating: 7, count: 5000)] {
-            if let existing { try existing.write(to: URL(fileURLWithPath: path)) }
+            if let existing { try existing.writeWithoutSync(to: URL(fileURLWithPath: path)) }
             let file = try PartialFile(path: path, keepingFirst: 0, bufferCapacity: 4096)
             try [UInt8](repeating: 1, count: 10).withUnsafeBytes { try file.append($0) }
             try file.flush()
@@ -87,7 +87,7 @@ struct PartialFileTests {
         let path = directory.appendingPathComponent("file.partial").path
         let whole = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
         // The first third is on disk already, from an earlier run.
-        try Data(whole[0..<100_000]).write(to: URL(fileURLWithPath: path))
+        try Data(whole[0..<100_000]).writeWithoutSync(to: URL(fileURLWithPath: path))
         let second = try PartialFile(path: path, segmentFrom: 100_000, bufferCapacity: 4096)
         let third = try PartialFile(path: path, segmentFrom: 200_000, bufferCapacity: 4096)
         // Chunks of both segments, interleaved, as two connections deliver them.

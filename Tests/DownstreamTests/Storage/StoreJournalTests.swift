@@ -63,21 +63,22 @@ struct StoreJournalTests {
             let whole = try Data(contentsOf: URL(fileURLWithPath: path))
             let frame = JournalFrames.frame(.put, torn, payload: Array("torn".utf8))
             for cut in 1..<frame.count {
-                try (whole + frame[..<cut]).write(to: URL(fileURLWithPath: path))
+                try (whole + frame[..<cut]).writeWithoutSync(to: URL(fileURLWithPath: path))
                 let opening = try StoreJournal.open(in: directory, synchronizes: false)
                 // An interrupted write, not damage: nothing to report.
                 #expect(opening.issue == nil, "cut at \(cut)")
                 try opening.journal.put(later, payload: Array("later".utf8), replacing: nil)
                 opening.journal.close()
                 #expect(Self.contents(directory) == [kept: "kept", later: "later"], "cut at \(cut)")
-                try whole.write(to: URL(fileURLWithPath: path))
+                try whole.writeWithoutSync(to: URL(fileURLWithPath: path))
             }
         }
     }
 
     @Test func aFileHeaderCutShortIsAnEmptyJournal() throws {
         try Self.withDirectory { directory in
-            try Data(JournalFrames.fileHeader.prefix(5)).write(to: URL(fileURLWithPath: Self.journalPath(directory)))
+            try Data(JournalFrames.fileHeader.prefix(5)).writeWithoutSync(
+                to: URL(fileURLWithPath: Self.journalPath(directory)))
             let opening = try StoreJournal.open(in: directory, synchronizes: false)
             let id = DownloadID()
             try opening.journal.put(id, payload: Array("first".utf8), replacing: nil)
@@ -99,7 +100,7 @@ struct StoreJournalTests {
             }
             var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             bytes[bytes.count - 2] ^= 0xFF
-            try bytes.write(to: URL(fileURLWithPath: path))
+            try bytes.writeWithoutSync(to: URL(fileURLWithPath: path))
             let opening = try StoreJournal.open(in: directory, synchronizes: false)
             opening.journal.close()
             let issue = try #require(opening.issue)
@@ -115,7 +116,7 @@ struct StoreJournalTests {
             let path = Self.journalPath(directory)
             var header = JournalFrames.fileHeader
             header[3] = JournalFrames.formatVersion + 1
-            try Data(header + [1, 2, 3]).write(to: URL(fileURLWithPath: path))
+            try Data(header + [1, 2, 3]).writeWithoutSync(to: URL(fileURLWithPath: path))
             let opening = try StoreJournal.open(in: directory, synchronizes: false)
             let id = DownloadID()
             try opening.journal.put(id, payload: Array("new".utf8), replacing: nil)

@@ -36,7 +36,7 @@ struct DestinationTests {
         try await withFixture { fixture in
             let url = fixture.serve("/a", .pattern(count: 1000))
             let destination = fixture.file("a.bin")
-            try Data("mine".utf8).write(to: destination)
+            try Data("mine".utf8).writeWithoutSync(to: destination)
 
             let download = await fixture.manager.download(from: url, to: .file(destination))
             let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
@@ -52,7 +52,7 @@ struct DestinationTests {
             let body = Body.pattern(count: 5000, seed: 40)
             let url = fixture.serve("/a", body)
             let destination = fixture.file("a.bin")
-            try Data("old".utf8).write(to: destination)
+            try Data("old".utf8).writeWithoutSync(to: destination)
             let file = try await fixture.manager.downloadFile(from: url, to: .file(destination, ifExists: .replace))
             try body.expectMatches(file)
         }
@@ -62,8 +62,8 @@ struct DestinationTests {
         try await withFixture { fixture in
             let body = Body.pattern(count: 5000, seed: 41)
             let url = fixture.serve("/docs/notes.txt", body)
-            try Data("first".utf8).write(to: fixture.file("notes.txt"))
-            try Data("second".utf8).write(to: fixture.file("notes (1).txt"))
+            try Data("first".utf8).writeWithoutSync(to: fixture.file("notes.txt"))
+            try Data("second".utf8).writeWithoutSync(to: fixture.file("notes (1).txt"))
 
             let file = try await fixture.manager.downloadFile(from: url, to: .directory(fixture.directory))
             #expect(file.lastPathComponent == "notes (2).txt")
@@ -80,7 +80,7 @@ struct DestinationTests {
                 from: url, to: .directory(fixture.directory, ifExists: .fail))
             await download.waitForBytes(1000)
             // Someone creates the file while the download runs.
-            try Data("theirs".utf8).write(to: fixture.file("late.bin"))
+            try Data("theirs".utf8).writeWithoutSync(to: fixture.file("late.bin"))
             fixture.server.release("/late.bin")
 
             let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
@@ -214,7 +214,7 @@ struct DestinationTests {
             _ = try await download.fileURL
             // What a new file gets under this process's umask (0644 under the usual 022).
             let probe = fixture.file("probe")
-            #expect(FileManager.default.createFile(atPath: probe.path, contents: nil))
+            try Data().writeWithoutSync(to: probe)
             #expect(try permissions(destination) == permissions(probe))
         }
     }

@@ -69,7 +69,7 @@ struct ExistingFileTests {
     @Test func aDirectoryDestinationLooksForTheNameTheURLGives() async throws {
         try await withFixture { fixture in
             let url = fixture.serve("/docs/notes.txt", Self.body)
-            try Data("mine".utf8).write(to: fixture.file("notes.txt"))
+            try Data("mine".utf8).writeWithoutSync(to: fixture.file("notes.txt"))
             let file = try await fixture.manager.downloadFile(
                 from: url, to: .directory(fixture.directory, ifExists: .useExisting))
             #expect(file == fixture.file("notes.txt"))
@@ -87,7 +87,7 @@ struct ExistingFileTests {
             let download = await fixture.manager.download(from: url, to: .file(destination, ifExists: .useExisting))
             await download.waitForBytes(1000)
             await download.pause()
-            try Data("theirs".utf8).write(to: destination)
+            try Data("theirs".utf8).writeWithoutSync(to: destination)
             await download.resume()
             #expect(try await download.fileURL == destination)
             #expect(try Data(contentsOf: destination) == Data("theirs".utf8))
@@ -104,7 +104,7 @@ struct ExistingFileTests {
             let destination = fixture.file("late.bin")
             let download = await fixture.manager.download(from: url, to: .file(destination, ifExists: .useExisting))
             await download.waitForBytes(1000)
-            try Data("theirs".utf8).write(to: destination)
+            try Data("theirs".utf8).writeWithoutSync(to: destination)
             fixture.server.release("/late.bin")
             #expect(try await download.fileURL == destination)
             #expect(try Data(contentsOf: destination) == Data("theirs".utf8))
@@ -160,7 +160,7 @@ struct ExistingFileTests {
         try await withFixture { fixture in
             let url = fixture.serve("/feed.xml", Self.body)
             let destination = fixture.file("feed.xml")
-            try Data("recent".utf8).write(to: destination)
+            try Data("recent".utf8).writeWithoutSync(to: destination)
             let recent = Date(timeIntervalSince1970: 1_795_000_000)  // After the server's Last-Modified.
             try FileManager.default.setAttributes([.modificationDate: recent], ofItemAtPath: destination.path)
             _ = try await fixture.manager.downloadFile(from: url, to: .file(destination, ifExists: .replaceIfChanged))
@@ -199,7 +199,7 @@ struct ExistingFileTests {
     @Test func aFileWithAnotherDigestFollowsThePolicy() async throws {
         try await withFixture { fixture in
             let url = fixture.serve("/image.iso", Self.body)
-            try Data("not the image".utf8).write(to: fixture.file("image.iso"))
+            try Data("not the image".utf8).writeWithoutSync(to: fixture.file("image.iso"))
             var request = DownloadRequest(url: url, to: .directory(fixture.directory))
             request.expectedDigest = Self.sha256(Self.body.bytes(0..<Self.body.count))
             // A unique name: the right file is downloaded beside the wrong one.
