@@ -85,8 +85,11 @@ struct Delivery: Sendable {
                 copies.remember(copy)
             }
             if synchronizesToDisk {
-                // The rename itself is on the disk once its directory is.
-                try? POSIXFile.synchronize(url.deletingLastPathComponent())
+                // The rename itself is on the disk once its directory is. On a file-work thread:
+                // an `fsync` can take seconds, and Swift's pool runs only as many jobs as there
+                // are cores, a job waiting for the disk included.
+                let directory = url.deletingLastPathComponent()
+                await FileWork.value { try? POSIXFile.synchronize(directory) }
             }
             recordFile?.remove()
             return .success(url)

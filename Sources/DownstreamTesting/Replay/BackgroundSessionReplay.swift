@@ -203,8 +203,8 @@ public final class BackgroundSessionReplay: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("CFNetworkDownload_\(UUID().uuidString).tmp")
         // Not `Data.write(to:)`: on Linux it ends with an `fsync`, which on a busy disk holds the
-        // calling thread (often one of Swift's pool) for seconds. The system's file is no more
-        // durable than this.
+        // caller for seconds (often a job of Swift's pool, which runs only as many at once as
+        // there are cores). The system's file is no more durable than this.
         let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path]) }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)

@@ -11,10 +11,11 @@ extension Data {
     /// the umask, or an existing one cut to nothing, through a symbolic link), but without
     /// `fsync`.
     ///
-    /// Foundation's `write(to:)` ends with an `fsync` on Linux. On a disk busy with the other
-    /// tests' files that took seconds, while the test held one of the two threads of Swift's
-    /// pool (the kernel counts a thread waiting for the disk as running, so Dispatch adds none):
-    /// with both held, every test of the process stood still. A test's files need no durability.
+    /// Foundation's `write(to:)` (and `FileManager.createFile`) ends with an `fsync` on Linux. On
+    /// a disk busy with the other tests' files that took seconds, while the test held one of
+    /// the jobs of Swift's pool, which runs only as many at once as there are cores (two on CI), a
+    /// job waiting for the disk included: with two such writes, every test of the process stood
+    /// still. A test's files need no durability.
     func writeWithoutSync(to url: URL) throws {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
