@@ -38,7 +38,9 @@ public struct Fault: Sendable, Equatable {
     }
 
     /// Send the headers and this many body bytes, then close abortively
-    /// (`SO_LINGER` with a zero timeout), so the client sees a connection reset.
+    /// (`SO_LINGER` with a zero timeout), so the client sees a connection reset. The reset waits
+    /// until the client has acknowledged the bytes (at most 30 s): an abortive close discards
+    /// whatever the kernel has not sent yet.
     public static func resetAfter(_ count: Int64) -> Fault {
         Fault(kind: .resetAfter(count))
     }

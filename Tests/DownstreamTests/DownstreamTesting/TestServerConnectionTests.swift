@@ -180,7 +180,7 @@ struct TestServerConnectionTests {
         let response = try ServerProbe.get(server)
         #expect(response.status == 200)
         #expect(response.ending == .reset)
-        #expect(response.body == body.bytes(0..<1_000_000))
+        expectSameBytes(response.body, body.bytes(0..<1_000_000))
     }
 
     @Test func holdAfterWaitsForRelease() async throws {

@@ -21,7 +21,7 @@ struct TestServerLifecycleTests {
         let start = ContinuousClock.now
         let response = try ServerProbe.get(server)
         let elapsed = ContinuousClock.now - start
-        #expect(response.body == route.body.bytes(0..<50_000))
+        expectSameBytes(response.body, route.body.bytes(0..<50_000))
         #expect(elapsed >= .milliseconds(200))  // 50 KB at 200 KB/s: at least ~0.24 s
     }
 
@@ -228,7 +228,7 @@ struct TestServerLifecycleTests {
                     let server = try ServerProbe.server(serving: Route(body: body))
                     defer { server.shutdown() }
                     let response = try ServerProbe.get(server)
-                    #expect(response.body == body.bytes(0..<200_000))
+                    expectSameBytes(response.body, body.bytes(0..<200_000))
                 }
             }
             try await group.waitForAll()
@@ -249,7 +249,7 @@ struct TestServerLifecycleTests {
 
         var streamed = Data()
         body.write(100..<700_000) { streamed.append(contentsOf: $0) }
-        #expect(streamed == body.bytes(100..<700_000))
+        expectSameBytes(streamed, body.bytes(100..<700_000))
     }
 
     @Test func firstMismatchFindsDifferences() throws {

@@ -25,7 +25,7 @@ struct TestServerResponseTests {
 
         let (data, response) = try await ServerProbe.fetch(server.url("/file"))
         #expect(response.statusCode == 200)
-        #expect(data == body.bytes(0..<body.count))
+        expectSameBytes(data, body.bytes(0..<body.count))
         #expect(response.value(forHTTPHeaderField: "Content-Length") == "3000000")
         #expect(response.value(forHTTPHeaderField: "Accept-Ranges") == "bytes")
         #expect(response.value(forHTTPHeaderField: "ETag") == "\"v1\"")
