@@ -13,11 +13,20 @@ import Testing
 struct SegmentedTrustTests {
     static let body = Body.pattern(count: 2_000_000, seed: 2401)
 
+    /// What the server holds back, so that the connections' order does not depend on the
+    /// machine's timing.
+    enum Holding {
+        /// The four segment requests, until all four arrived: four connections at once.
+        case segmentsUntilTheyMeet
+        /// The first request, after 300 KiB, for good: the download can only end on a later
+        /// connection (before, the first connection could bring the whole file before a later
+        /// one was refused, and a loaded run saw no refusal).
+        case firstRequest
+    }
+
     /// Downloads the body over four connections with `pins` (base64) in the rule of 127.0.0.1;
-    /// the outcome, the front's handshakes and what the store keeps of the download. With
-    /// `segmentsMeet`, the four segment requests are held at the server until all four arrived:
-    /// they are on four connections at once, whatever the machine's timing.
-    static func download(pins: [String], certificates directory: URL, segmentsMeet: Bool) async throws -> (
+    /// the outcome, the front's handshakes and what the store keeps of the download.
+    static func download(pins: [String], certificates directory: URL, holding: Holding) async throws -> (
         outcome: Result<Data, DownloadError>, handshakes: Int, keptBytes: Int64
     ) {
         try await withFixture({
@@ -37,11 +46,14 @@ struct SegmentedTrustTests {
             let front = try TLSFront(upstreamPort: fixture.server.port, certificates: certificates)
             defer { front.stop() }
             _ = fixture.serve("/seg.bin", Self.body) {
-                if segmentsMeet { $0.faults = [.none] + Array(repeating: .holdAfter(1000), count: 4) }
+                switch holding {
+                case .segmentsUntilTheyMeet: $0.faults = [.none] + Array(repeating: .holdAfter(1000), count: 4)
+                case .firstRequest: $0.faults = [.holdAfter(300 << 10)]
+                }
             }
             let download = await fixture.manager.download(
                 from: front.url("/seg.bin"), to: .file(fixture.file("seg.bin")))
-            if segmentsMeet {
+            if holding == .segmentsUntilTheyMeet {
                 #expect(await fixture.server.waitForRequests(5, path: "/seg.bin"))
                 fixture.server.release("/seg.bin")
             }
@@ -60,19 +72,20 @@ struct SegmentedTrustTests {
         let later = try await TLSServer.publicKeyPin(of: "other", in: directory)
 
         // The CA vouches for both keys: four connections, the file whole.
-        let trusted = try await Self.download(pins: [], certificates: directory, segmentsMeet: true)
+        let trusted = try await Self.download(pins: [], certificates: directory, holding: .segmentsUntilTheyMeet)
         expectSameBytes(try trusted.outcome.get(), Self.body.bytes(0..<Self.body.count))
         #expect(trusted.handshakes >= 4, "the segments did not come over connections of their own")
 
         // Pinned to the first key: the later connections are refused, the first one's bytes kept.
-        let pinned = try await Self.download(pins: [first], certificates: directory, segmentsMeet: false)
+        let pinned = try await Self.download(pins: [first], certificates: directory, holding: .firstRequest)
         guard case .failure(let error) = pinned.outcome else { Issue.record("a segment skipped the pin"); return }
         #expect(error.kind == .serverTrustFailed, "\(error)")
         #expect(error.reason.contains("rule for 127.0.0.1 (1 authority, 1 pin)"), "\(error.reason)")
         #expect(pinned.keptBytes >= 256 << 10)
 
         // Either key (a rotation under way): whole again.
-        let rotating = try await Self.download(pins: [later, first], certificates: directory, segmentsMeet: true)
+        let rotating = try await Self.download(
+            pins: [later, first], certificates: directory, holding: .segmentsUntilTheyMeet)
         expectSameBytes(try rotating.outcome.get(), Self.body.bytes(0..<Self.body.count))
     }
 }
