@@ -20,7 +20,7 @@ struct SegmentedTrustTests {
         case segmentsUntilTheyMeet
         /// The first request, after 300 KiB, for good: the download can only end on a later
         /// connection (before, the first connection could bring the whole file before a later
-        /// one was refused, and a loaded run saw no refusal).
+        /// one was refused, and a run saw no refusal).
         case firstRequest
     }
 
