@@ -18,6 +18,8 @@ final class ThrottledValue<Value, Publication>: Sendable {
 
     private let state: Locked<State>
     private let clock: ClockReadings
+    /// How late a trailing publication may be.
+    private let trailingTolerance: Duration
     private let publish: @Sendable (inout Value, Duration) -> Publication
     private let deliver: @Sendable (Publication) -> Void
 
@@ -30,6 +32,7 @@ final class ThrottledValue<Value, Publication>: Sendable {
     ) {
         state = Locked(State(value: value, throttle: Throttle(interval: interval)))
         self.clock = clock
+        trailingTolerance = interval / 4
         self.publish = publish
         self.deliver = deliver
     }
@@ -54,7 +57,9 @@ final class ThrottledValue<Value, Publication>: Sendable {
             deliver(publication)
         }
         if let (deadline, number) = trailing {
-            clock.schedule(deadline) { [weak self] in
+            // Late by up to a quarter interval: the timer thread then wakes once for the trailing
+            // publications of many downloads, not once for each (most are needless by then).
+            clock.schedule(deadline, tolerance: trailingTolerance) { [weak self] in
                 self?.publishTrailing(number)
             }
         }
@@ -91,7 +96,7 @@ final class ThrottledValue<Value, Publication>: Sendable {
 
     /// Spaces publications at least `interval` apart, and knows whether a trailing publication
     /// is scheduled.
-    fileprivate struct Throttle {
+    struct Throttle {
         enum Decision: Equatable {
             /// Publish now.
             case publish
@@ -114,7 +119,11 @@ final class ThrottledValue<Value, Publication>: Sendable {
 
         /// A value changed at `now`.
         mutating func decide(at now: Duration) -> Decision {
-            guard let lastPublish, now - lastPublish < interval else { return .publish }
+            guard let lastPublish, now - lastPublish < interval else {
+                // A publication now makes a trailing one scheduled before (and late) needless.
+                isTrailingScheduled = false
+                return .publish
+            }
             guard !isTrailingScheduled else { return .wait }
             isTrailingScheduled = true
             trailing += 1

@@ -74,6 +74,25 @@ struct ThrottledValueTests {
         #expect(delivered.filter { $0 == 3 }.count == 1, "\(delivered)")
     }
 
+    /// A trailing publication may run late (its timer has a tolerance): a change after the
+    /// interval then publishes at once, and the trailing publication is not made as well.
+    @Test func aChangeAfterTheIntervalPublishesAndALateTrailingOneIsNotMade() {
+        var throttle = ThrottledValue<Int, Int>.Throttle(interval: .milliseconds(100))
+        #expect(throttle.decide(at: .zero) == .publish)
+        throttle.published(at: .zero)
+        #expect(throttle.decide(at: .milliseconds(50)) == .schedule(.milliseconds(50), trailing: 1))
+        #expect(throttle.decide(at: .milliseconds(80)) == .wait)
+        // 110 ms: the trailing publication's timer has not run yet.
+        #expect(throttle.decide(at: .milliseconds(110)) == .publish)
+        throttle.published(at: .milliseconds(110))
+        let lateIsDue = throttle.trailingIsDue(1)
+        #expect(!lateIsDue)
+        // The next burst gets a trailing publication of its own.
+        #expect(throttle.decide(at: .milliseconds(150)) == .schedule(.milliseconds(60), trailing: 2))
+        let nextIsDue = throttle.trailingIsDue(2)
+        #expect(nextIsDue)
+    }
+
     @Test func deliveryRunsAfterTheLockIsReleased() {
         let box = Locked<ThrottledValue<Int, Int>?>(nil)
         let seen = Locked<[Int]>([])

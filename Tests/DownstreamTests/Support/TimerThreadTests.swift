@@ -2,8 +2,9 @@
 import Foundation
 import Testing
 
-/// The timer thread of progress throttles: every action runs, never before its delay, and a
-/// timer due sooner than the one the thread sleeps for is not held back by it.
+/// The timer thread of progress throttles: every action runs, never before its delay, a timer
+/// due sooner than the one the thread sleeps for is not held back by it, and timers due within
+/// each other's tolerance run together.
 @Suite(.timeLimit(.minutes(1)))
 struct TimerThreadTests {
     @Test func everyActionRunsOnceAndNeverBeforeItsDelay() async {
@@ -11,8 +12,10 @@ struct TimerThreadTests {
         let (ran, run) = AsyncStream<(early: Bool, index: Int)>.makeStream()
         for index in 0..<50 {
             let delay = Duration.milliseconds(Int.random(in: 0...40))
+            // Half of them may run late: a tolerance never makes a timer early.
+            let tolerance = index.isMultiple(of: 2) ? .zero : Duration.milliseconds(Int.random(in: 1...40))
             let scheduled = ContinuousClock.now
-            timers.schedule(after: delay) {
+            timers.schedule(after: delay, tolerance: tolerance) {
                 run.yield((ContinuousClock.now < scheduled + delay, index))
             }
         }
@@ -36,6 +39,29 @@ struct TimerThreadTests {
             #expect(name == "soon")
             #expect(after < .seconds(30))
             break
+        }
+    }
+
+    /// Timers due within each other's tolerance run in one wake-up of the thread: none runs at
+    /// its own deadline, all run once the tolerance of the first has passed.
+    @Test func timersDueAboutTheSameTimeRunTogether() async {
+        let timers = TimerThread()
+        let (ran, run) = AsyncStream<Duration>.makeStream()
+        // The thread runs, and sleeps with no timer.
+        timers.schedule(after: .zero) { run.yield(.zero) }
+        var iterator = ran.makeAsyncIterator()
+        _ = await iterator.next()
+
+        let scheduled = ContinuousClock.now
+        for index in 0..<20 {
+            timers.schedule(after: .milliseconds(300 + index), tolerance: .milliseconds(500)) {
+                run.yield(ContinuousClock.now - scheduled)
+            }
+        }
+        for _ in 0..<20 {
+            let after = await iterator.next()
+            // Not at 300 ms, at its own deadline: with the last one, at 800 ms or later.
+            #expect(after.map { $0 >= .milliseconds(319) } == true, "a timer ran after \(after ?? .zero)")
         }
     }
 }
