@@ -271,7 +271,9 @@ extension DownloadManager.Configuration {
     /// How often progress is reported.
     public struct ProgressReporting: Sendable {
         /// The shortest time between two progress values of one download. Default: 50
-        /// milliseconds (20 values per second).
+        /// milliseconds (20 values per second). The last change of a burst comes at most a
+        /// quarter interval after the interval ends, so that the timers of many downloads share
+        /// one wake-up.
         public var interval: Duration = .milliseconds(50)
 
         /// Default progress settings.
