@@ -2,8 +2,9 @@ import Dispatch
 
 /// A value under a lock whose changes are published at most once per `interval`: a change
 /// publishes at once when the last publication is at least `interval` old; otherwise one trailing
-/// publication is scheduled for the end of the interval, so that the last change of a burst is
-/// never held back until the next one (on the clock's timers: ``ClockReadings``).
+/// publication is scheduled for the end of the interval (up to a quarter interval late), so that
+/// the last change of a burst is never held back until the next one (on the clock's timers:
+/// ``ClockReadings``).
 ///
 /// A publication has two halves. `publish` runs under the lock, in the order of the publications:
 /// it may send the value to a broadcast kept in it (see ``BroadcastOwner``) and returns what is
