@@ -1,0 +1,158 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// What a manager makes of its configuration: its downloads' settings, its store's place, its
+// transport and its queue's limits. (The public settings are in DownloadManager+Configuration.)
+
+extension DownloadManager.Configuration {
+    /// How the manager marks the files it writes (see ``FileMarker``).
+    var fileMarker: FileMarker {
+        FileMarker(
+            marking: storage.fileMarking ?? SystemFileMarking(),
+            own: FileMarks(excludedFromBackup: storage.excludesFromBackup, protection: storage.fileProtection))
+    }
+
+    /// The settings of the manager's downloads over `transport`.
+    func makeDownloadSettings(transport: any Transport) -> Download.Settings {
+        let readings = ClockReadings(clock)
+        var checkpoints = storage.checkpoints
+        checkpoints.clock = readings
+        let engine = EngineSettings(
+            transfer: RangedTransfer.Settings(
+                writeBufferCapacity: storage.writeBufferCapacity, checkpoints: checkpoints,
+                synchronizesToDisk: storage.synchronizesToDisk,
+                disk: storage.simulatedDiskBytesPerSecond.map { DiskThrottle(bytesPerSecond: $0) },
+                redirects: redirects, verifiesServerDigests: integrity.verifiesServerDigests,
+                marker: fileMarker,
+                limiter: BandwidthLimiter(
+                    overall: network.maximumBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }, clock: clock)),
+            maximumBytesPerRequest: network.maximumBytesPerRequest(on: transport),
+            overlapLength: max(0, resumption.overlapLength), retryPolicy: retry,
+            networkMonitor: connectivity.monitor ?? ProbingNetworkMonitor.system(clock: clock), clock: clock,
+            connectionsPerFile: max(1, network.maximumConnectionsPerFile),
+            minimumSegmentSize: max(1, network.minimumSegmentSize),
+            connectionsPerHost: max(1, network.maximumConnectionsPerHost))
+        var settings = Download.Settings(
+            progressInterval: progress.interval, engine: engine, authentication: authentication,
+            urlRefresh: urlRefresh, maximumNetworkWait: connectivity.maximumWait,
+            usesServerModificationTime: storage.usesServerModificationTime)
+        settings.clockReadings = readings
+        return settings
+    }
+
+    /// The store directory: the configured one, else `Downstream/<identifier>` in the
+    /// application-support directory.
+    var storeDirectory: URL {
+        if let directory = storage.directory { return directory }
+        #if os(Linux)
+            let base = Self.linuxDataDirectory(
+                environment: ProcessInfo.processInfo.environment,
+                home: FileManager.default.homeDirectoryForCurrentUser)
+        #else
+            let base =
+                FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+                ?? FileManager.default.temporaryDirectory
+        #endif
+        // Separators become part of the name: identifiers must not collide or climb out.
+        let name = FileName.sanitize(
+            identifier.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\\", with: "_"))
+        return base.appendingPathComponent("Downstream").appendingPathComponent(name)
+    }
+
+    /// `$XDG_DATA_HOME` when it is an absolute path (as the XDG base directory specification
+    /// requires), else `~/.local/share`.
+    static func linuxDataDirectory(environment: [String: String], home: URL) -> URL {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return URL(fileURLWithPath: data, isDirectory: true)
+        }
+        return home.appendingPathComponent(".local/share", isDirectory: true)
+    }
+
+    func makeURLSessionConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.default
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = max(1, network.requestTimeout.inSeconds.rounded(.up))
+        configuration.httpMaximumConnectionsPerHost = network.maximumConnectionsPerHost
+        configuration.allowsCellularAccess = network.allowsCellularAccess
+        if !network.headers.isEmpty {
+            configuration.httpAdditionalHeaders = network.headers
+        }
+        if let proxy = network.proxy {
+            // Honoured on Apple platforms (swift-corelibs-foundation keeps it and ignores it).
+            configuration.connectionProxyDictionary = proxy.connectionProxyDictionary
+        }
+        return configuration
+    }
+}
+
+extension DownloadManager.Configuration.Network {
+    /// The headers every request carries below its own: ``additionalHeaders``, and the
+    /// ``userAgent`` unless they name one.
+    var headers: [String: String] {
+        var headers = additionalHeaders
+        if let userAgent, !headers.keys.contains(where: { $0.lowercased() == "user-agent" }) {
+            headers["User-Agent"] = userAgent
+        }
+        return headers
+    }
+}
+
+extension DownloadManager.Configuration {
+    /// Whether ``Network-swift.struct/TransportChoice/automatic`` asks for libcurl in this process:
+    /// on Linux, unless `DOWNSTREAM_TRANSPORT=urlsession`.
+    static var automaticMeansLibcurl: Bool {
+        #if os(Linux)
+            ProcessInfo.processInfo.environment["DOWNSTREAM_TRANSPORT"]?.lowercased() != "urlsession"
+        #else
+            false
+        #endif
+    }
+
+    /// The transport of the ranged engine: libcurl when chosen (automatically) and loadable, else
+    /// URLSession; with why libcurl was not used when it would have been.
+    ///
+    /// - Parameter trust: the trust rules as libcurl options.
+    func makeTransport(trust: CurlTrust? = nil) -> (transport: any Transport, fallbackReason: String?) {
+        func urlSession() -> URLSessionTransport {
+            URLSessionTransport(
+                identifier: identifier, configuration: makeURLSessionConfiguration(),
+                pendingCallbackLimit: pendingCallbackLimit, trust: self.trust)
+        }
+        #if os(Linux)
+            guard network.transport == .automatic, Self.automaticMeansLibcurl else { return (urlSession(), nil) }
+            let settings = CurlTransport.Settings(
+                requestTimeout: network.requestTimeout, connectionTimeout: network.connectionTimeout,
+                addressFamily: network.addressFamily, proxy: network.proxy, trust: trust,
+                maximumConnectionsPerHost: network.maximumConnectionsPerHost, additionalHeaders: network.headers)
+            if let curl = CurlTransport(name: identifier, settings: settings) {
+                return (curl, nil)
+            }
+            switch CurlLibrary.availability {
+            case .failure(let unavailable): return (urlSession(), "libcurl cannot be used: \(unavailable.reason)")
+            case .success: return (urlSession(), "libcurl could not make a multi handle")
+            }
+        #else
+            return (urlSession(), nil)
+        #endif
+    }
+}
+
+extension DownloadManager.Configuration {
+    /// The limits the manager's queue applies: `overall` and `perHost`, and for a background
+    /// manager no more downloads at once than the system's task budget
+    /// (``Background-swift.struct/maximumSystemTasks``).
+    func schedulerLimits(overall: Int, perHost: Int) -> Scheduler<Download.ID>.Limits {
+        let budget = background.map { max(1, $0.maximumSystemTasks) } ?? .max
+        return .init(overall: min(overall, budget), perHost: perHost)
+    }
+
+    /// The limits the queue starts with.
+    var schedulerLimits: Scheduler<Download.ID>.Limits {
+        schedulerLimits(
+            overall: scheduling.maximumConcurrentDownloads, perHost: scheduling.maximumConcurrentDownloadsPerHost)
+    }
+}
