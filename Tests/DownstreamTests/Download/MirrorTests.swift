@@ -99,7 +99,7 @@ struct MirrorTests {
             request.mirrors = [fixture.server.url("/b")]
             // The destination appears while the file downloads.
             fixture.server.whenBodyBytesReach(100_000) {
-                _ = FileManager.default.createFile(atPath: destination.path, contents: Data())
+                try? Data().writeWithoutSync(to: destination)
             }
             let download = await fixture.manager.download(request)
             let error = try await #require(throws: DownloadError.self) { try await download.fileURL }

@@ -40,8 +40,8 @@ final class TLSServer: Sendable {
     static func makeCertificates(clientCertificate: Bool = false) async throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(
-            to: directory.appendingPathComponent("ext.cnf"), atomically: true, encoding: .utf8)
+        try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\n".utf8).writeWithoutSync(
+            to: directory.appendingPathComponent("ext.cnf"))
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         try await run(
             ["req", "-x509"] + curve + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Test CA"],
