@@ -37,7 +37,12 @@ enum ChildRun {
             do {
                 if engine == "curl" {
                     let figures = try CurlCommand.download(
-                        (0..<count).map { (Self.url(url, index: $0), destination.appendingPathComponent("\($0).bin")) },
+                        (0..<count).map {
+                            (
+                                Self.url(url, index: $0),
+                                destination.appendingPathComponent("\($0).bin", isDirectory: false)
+                            )
+                        },
                         parallel: limit)
                     print(
                         "wall=\(seconds(start.duration(to: clock.now))) cpu=\(figures.cpu) peak-kib=\(figures.peakKiB)")
@@ -131,7 +136,8 @@ enum ChildRun {
         for index in 0..<count {
             downloads.append(
                 await manager.download(
-                    from: self.url(url, index: index), to: .file(directory.appendingPathComponent("\(index).bin"))))
+                    from: self.url(url, index: index),
+                    to: .file(directory.appendingPathComponent("\(index).bin", isDirectory: false))))
         }
         for download in downloads {
             _ = try await download.fileURL

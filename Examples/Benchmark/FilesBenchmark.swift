@@ -56,7 +56,7 @@ struct FilesBenchmark {
                 engine, url: server.url("/small"), destination: directory, rate: 0,
                 extraArguments: ["--count", String(count), "--limit", String(limit)])
             for index in [0, count / 2, count - 1] {
-                let file = directory.appendingPathComponent("\(index).bin")
+                let file = directory.appendingPathComponent("\(index).bin", isDirectory: false)
                 if let mismatch = try body.firstMismatch(inFileAt: file) {
                     throw BenchmarkError("\(engine) wrote a wrong \(file.lastPathComponent) (byte \(mismatch))")
                 }
