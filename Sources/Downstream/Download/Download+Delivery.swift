@@ -7,8 +7,8 @@ extension Download {
     /// delivered).
     ///
     /// The checks and the move run off the actor: they may read the whole file, validators are
-    /// the app's code, and a move may wait for the disk. The download stays `.running`
-    /// (finalizing) meanwhile.
+    /// the app's code, and a move may wait for the disk (it runs on a file-work thread). The
+    /// download stays `.running` (finalizing) meanwhile.
     func finalize() {
         let check = digestToCheck
         let record = recordFile?.record
@@ -63,15 +63,29 @@ struct Delivery: Sendable {
     /// Inspects the file; moves it into place if it passed, else discards it if asked to.
     /// Returns the file's place, or why it is not there.
     @concurrent func run(after inspection: Inspection) async -> Result<URL, DownloadError> {
+        // The file work on a file-work thread: a rename, the file's times and a record's frame
+        // may each wait for a busy disk, and Swift's pool runs only as many jobs as there are
+        // cores, a job waiting for the disk included.
+        let delivery = self
         if let rejection = await inspection.run() {
             if discardsRejectedFile {
-                // The record first: a process killed in between starts over rather than resume.
-                try? recordFile?.update { $0.startOver() }
-                POSIXFile.remove(atPath: partialPath)
-                progress.begin(bytesReceived: 0, expectedBytes: nil)
+                await FileWork.value { delivery.discard() }
             }
             return .failure(rejection)
         }
+        return await FileWork.value { delivery.place() }
+    }
+
+    /// Forgets the rejected file's bytes. File work.
+    private func discard() {
+        // The record first: a process killed in between starts over rather than resume.
+        try? recordFile?.update { $0.startOver() }
+        POSIXFile.remove(atPath: partialPath)
+        progress.begin(bytesReceived: 0, expectedBytes: nil)
+    }
+
+    /// Moves the inspected file into place and forgets its record. File work.
+    private func place() -> Result<URL, DownloadError> {
         if let modificationTime {
             // Set before the rename: the file appears with its time.
             POSIXFile.setModificationTime(modificationTime, atPath: partialPath)
@@ -85,11 +99,8 @@ struct Delivery: Sendable {
                 copies.remember(copy)
             }
             if synchronizesToDisk {
-                // The rename itself is on the disk once its directory is. On a file-work thread:
-                // an `fsync` can take seconds, and Swift's pool runs only as many jobs as there
-                // are cores, a job waiting for the disk included.
-                let directory = url.deletingLastPathComponent()
-                await FileWork.value { try? POSIXFile.synchronize(directory) }
+                // The rename itself is on the disk once its directory is.
+                try? POSIXFile.synchronize(url.deletingLastPathComponent())
             }
             recordFile?.remove()
             return .success(url)

@@ -39,6 +39,31 @@ struct FileMarkingTests {
         }
     }
 
+    /// The move into place (with the delivered file's marks, its times and the record's last
+    /// frame) runs on a file-work thread: it may wait for a busy disk, and a job of Swift's pool
+    /// that waits holds one of its few threads.
+    @Test func theDeliveredFileIsPlacedOnAFileWorkThread() async throws {
+        final class ThreadRecorder: FileMarking {
+            let key: DispatchSpecificKey<Bool>
+            let markedOnFileWork = Locked<[String: Bool]>([:])
+            init(key: DispatchSpecificKey<Bool>) { self.key = key }
+            func mark(_ path: String, _ marks: FileMarks) {
+                let isFileWork = DispatchQueue.getSpecific(key: key) == true
+                markedOnFileWork.withLock { $0[path] = isFileWork }
+            }
+        }
+        let key = DispatchSpecificKey<Bool>()
+        FileWork.queue.setSpecific(key: key, value: true)
+        let recorder = ThreadRecorder(key: key)
+        try await withFixture({ $0.storage.fileMarking = recorder }) { fixture in
+            let body = Body.pattern(count: 50_000, seed: 2213)
+            let url = fixture.serve("/placed.bin", body)
+            let file = try await fixture.manager.downloadFile(from: url, to: .file(fixture.file("placed.bin")))
+            try body.expectMatches(file)
+            #expect(recorder.markedOnFileWork.withLock { $0[file.path] } == true)
+        }
+    }
+
     @Test func theDeliveredFileTakesTheProtectionItsRequestAsksFor() async throws {
         let recorder = Recorder()
         try await withFixture({ $0.storage.fileMarking = recorder }) { fixture in
