@@ -1,7 +1,7 @@
 /// What the system-task engine knows of a download: the owner of the tasks labelled with its
 /// identifier.
 ///
-/// ``SystemTaskRouter`` keeps the owners it is told of, so that it can adopt their tasks after a
+/// ``SystemTaskRouter`` knows the owners it is told of (weakly), so that it can adopt their tasks after a
 /// relaunch (a task's events may come before anything else), and hands them the transfers it
 /// adopts. The `Download` actor is one.
 protocol SystemTaskOwner: AnyObject, Sendable {

@@ -16,12 +16,27 @@ import Foundation
 @_spi(Testing) public final class SystemTaskRouter: Sendable {
     private struct State {
         var transfers: [DownloadID: SystemTransfer] = [:]
-        var owners: [DownloadID: any SystemTaskOwner] = [:]
+        var owners: [DownloadID: Owner] = [:]
+        /// How many owners there may be before those that are gone are forgotten.
+        var ownersToPrune = 64
+        /// Transfers adopted before the session listed its tasks, for ``reattach(_:)``. Later
+        /// ones go to their owners only: kept here, an adopted transfer would keep its download's
+        /// progress and record alive with the router.
         var adopted: [SystemTransfer] = []
+        var hasReattached = false
         var unclaimed: [UnclaimedTask] = []
         /// Tasks that completed: their late or repeated events are ignored.
         var completedTasks: Set<Int> = []
         var isDetached = false
+    }
+
+    /// A download the router was told of. Weak: the manager and the app keep downloads, and a
+    /// download keeps its engines, this router among them; a strong one would keep every download
+    /// of a released manager alive, with the router and its session. The events of a download
+    /// that is gone are ignored, as after ``detach()``: the system keeps its task for the next
+    /// manager.
+    private struct Owner {
+        weak var owner: (any SystemTaskOwner)?
     }
 
     let backgroundEvents = BackgroundEvents()
@@ -45,7 +60,7 @@ import Foundation
 
     /// The owner of the tasks labelled `id`, if the router was told of it.
     func owner(_ id: DownloadID) -> (any SystemTaskOwner)? {
-        state.withLock { $0.owners[id] }
+        state.withLock { $0.owners[id]?.owner }
     }
 
     /// Stops routing: the manager is gone. Later events are ignored (a background session's
@@ -55,12 +70,19 @@ import Foundation
             state.isDetached = true
             state.owners = [:]
             state.transfers = [:]
+            state.adopted = []
         }
     }
 
     /// Makes `owner` known, so that its tasks can be adopted.
     func register(_ owner: any SystemTaskOwner) {
-        state.withLock { $0.owners[owner.id] = owner }
+        state.withLock { state in
+            state.owners[owner.id] = Owner(owner: owner)
+            if state.owners.count >= state.ownersToPrune {
+                state.owners = state.owners.filter { $0.value.owner != nil }
+                state.ownersToPrune = max(64, state.owners.count * 2)
+            }
+        }
     }
 
     /// Routes the tasks of `transfer`'s download to it.
@@ -69,12 +91,17 @@ import Foundation
     }
 
     /// Adopts every active task of a relaunched session and cancels the ones no download claims.
-    /// Returns every transfer adopted so far, by events or now.
+    /// Returns every transfer adopted so far, by events or now. Called once, when the session
+    /// listed its tasks.
     func reattach(_ tasks: [any SystemTask]) -> [SystemTransfer] {
         for task in tasks where task.isActive {
             _ = transfer(for: task, finished: false)
         }
-        return state.withLock { $0.adopted }
+        return state.withLock { state in
+            state.hasReattached = true
+            defer { state.adopted = [] }
+            return state.adopted
+        }
     }
 
     // MARK: - Session events
@@ -123,7 +150,8 @@ import Foundation
         case unclaimed(reason: String, isReported: Bool)
         /// A late or repeated event of a task that completed.
         case alreadyHandled
-        /// The manager is gone: the system keeps the task for the next one.
+        /// The manager, or the task's download, is gone: the system keeps the task for the next
+        /// manager.
         case detached
     }
 
@@ -141,9 +169,12 @@ import Foundation
             if state.unclaimed.contains(where: { $0.taskIdentifier == task.taskIdentifier }) {
                 return .unclaimed(reason: "", isReported: true)
             }
-            guard let id = task.downloadID, let owner = state.owners[id], let target = owner.systemTarget,
-                let session
-            else {
+            guard let id = task.downloadID, let registered = state.owners[id] else {
+                return .unclaimed(reason: "no download of this manager knows the task", isReported: false)
+            }
+            // Let go of by the app and by its manager: as after ``detach()``.
+            guard let owner = registered.owner else { return .detached }
+            guard let target = owner.systemTarget, let session else {
                 return .unclaimed(reason: "no download of this manager knows the task", isReported: false)
             }
             if let current = state.transfers[id] {
@@ -155,7 +186,9 @@ import Foundation
                 target: target, session: session, backgroundEvents: backgroundEvents,
                 usesResumeData: false, announcesResume: false, task: task)
             state.transfers[id] = adopted
-            state.adopted.append(adopted)
+            if !state.hasReattached {
+                state.adopted.append(adopted)
+            }
             return .transfer(adopted, isAdopted: true)
         }
         switch resolution {
