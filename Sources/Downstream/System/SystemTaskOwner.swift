@@ -1,9 +1,9 @@
 /// What the system-task engine knows of a download: the owner of the tasks labelled with its
 /// identifier.
 ///
-/// ``SystemTaskRouter`` knows the owners it is told of (weakly), so that it can adopt their tasks after a
-/// relaunch (a task's events may come before anything else), and hands them the transfers it
-/// adopts. The `Download` actor is one.
+/// ``SystemTaskRouter`` knows the owners it is told of (weakly: the manager keeps them), so that
+/// it can adopt their tasks after a relaunch (a task's events may come before anything else), and
+/// hands them the transfers it adopts. The `Download` actor is one.
 protocol SystemTaskOwner: AnyObject, Sendable {
     /// The identifier its tasks are labelled with (their `taskDescription`).
     var id: DownloadID { get }

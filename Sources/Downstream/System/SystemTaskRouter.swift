@@ -17,8 +17,6 @@ import Foundation
     private struct State {
         var transfers: [DownloadID: SystemTransfer] = [:]
         var owners: [DownloadID: Owner] = [:]
-        /// How many owners there may be before those that are gone are forgotten.
-        var ownersToPrune = 64
         /// Transfers adopted before the session listed its tasks, for ``reattach(_:)``. Later
         /// ones go to their owners only: kept here, an adopted transfer would keep its download's
         /// progress and record alive with the router.
@@ -76,13 +74,7 @@ import Foundation
 
     /// Makes `owner` known, so that its tasks can be adopted.
     func register(_ owner: any SystemTaskOwner) {
-        state.withLock { state in
-            state.owners[owner.id] = Owner(owner: owner)
-            if state.owners.count >= state.ownersToPrune {
-                state.owners = state.owners.filter { $0.value.owner != nil }
-                state.ownersToPrune = max(64, state.owners.count * 2)
-            }
-        }
+        state.withLock { $0.owners[owner.id] = Owner(owner: owner) }
     }
 
     /// Routes the tasks of `transfer`'s download to it.
