@@ -94,16 +94,7 @@ extension DownloadManager.Configuration {
             let configuration = URLSessionConfiguration.default
         #endif
         configuration.allowsCellularAccess = background.allowsCellularAccess
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.httpMaximumConnectionsPerHost = network.maximumConnectionsPerHost
-        if !network.headers.isEmpty {
-            configuration.httpAdditionalHeaders = network.headers
-        }
-        if let proxy = network.proxy {
-            // Honoured on Apple platforms, as in the ranged engine's session.
-            configuration.connectionProxyDictionary = proxy.connectionProxyDictionary
-        }
+        applySessionSettings(to: configuration)
         return configuration
     }
 }

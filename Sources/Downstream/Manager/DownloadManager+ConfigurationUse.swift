@@ -73,19 +73,27 @@ extension DownloadManager.Configuration {
 
     func makeURLSessionConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.default
+        applySessionSettings(to: configuration)
+        configuration.timeoutIntervalForRequest = max(1, network.requestTimeout.inSeconds.rounded(.up))
+        configuration.allowsCellularAccess = network.allowsCellularAccess
+        return configuration
+    }
+
+    /// What every URLSession of the manager (the ranged engine's and the system session) takes
+    /// from the configuration: no cache, the connections per host, the headers every request
+    /// carries and the proxy.
+    func applySessionSettings(to configuration: URLSessionConfiguration) {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.timeoutIntervalForRequest = max(1, network.requestTimeout.inSeconds.rounded(.up))
         configuration.httpMaximumConnectionsPerHost = network.maximumConnectionsPerHost
-        configuration.allowsCellularAccess = network.allowsCellularAccess
-        if !network.headers.isEmpty {
-            configuration.httpAdditionalHeaders = network.headers
+        let headers = network.headers
+        if !headers.isEmpty {
+            configuration.httpAdditionalHeaders = headers
         }
         if let proxy = network.proxy {
             // Honoured on Apple platforms (swift-corelibs-foundation keeps it and ignores it).
             configuration.connectionProxyDictionary = proxy.connectionProxyDictionary
         }
-        return configuration
     }
 }
 
