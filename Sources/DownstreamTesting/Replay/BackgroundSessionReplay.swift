@@ -202,14 +202,9 @@ public final class BackgroundSessionReplay: Sendable {
         task.system.respond(status: statusCode, headers: headers)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("CFNetworkDownload_\(UUID().uuidString).tmp")
-        // Not `Data.write(to:)`: on Linux it ends with an `fsync`, which on a busy disk holds the
-        // caller for seconds (often a job of Swift's pool, which runs only as many at once as
-        // there are cores). The system's file is no more durable than this.
-        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path]) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        try handle.write(contentsOf: body)
-        try handle.close()
+        // Not `Data.write(to:)`, which ends with an `fsync` on Linux: the system's file is no
+        // more durable than this.
+        try body.writeWithoutSync(to: file)
         router.finishedDownloading(task.system, to: file)
         let isLeft = FileManager.default.fileExists(atPath: file.path)
         if isLeft {

@@ -1,6 +1,7 @@
 @testable import Downstream
 import Foundation
 import Testing
+import DownstreamTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

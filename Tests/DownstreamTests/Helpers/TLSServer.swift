@@ -1,4 +1,5 @@
 import Foundation
+import DownstreamTesting
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 @testable import Downstream
 import Foundation
+import DownstreamTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,6 +1,7 @@
 @testable import Downstream
 import Foundation
 import Testing
+import DownstreamTesting
 
 /// The digests against the examples of their standards (FIPS 180-4's SHA examples, RFC 1321's
 /// test suite) and against the system's `sha256sum`, `sha1sum` and `md5sum` on random files.

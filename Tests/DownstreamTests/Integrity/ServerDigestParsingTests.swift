@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Downstream
+import DownstreamTesting
 
 /// What a response's headers say of the whole file (``ServerDigest/offered(status:fields:)``),
 /// and the CRCs behind two of those digests.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Downstream
+import DownstreamTesting
 
 /// A complete partial file goes to its destination in one step, whole, and never over a file the
 /// policy keeps.

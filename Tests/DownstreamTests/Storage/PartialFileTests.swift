@@ -1,6 +1,7 @@
 @testable import Downstream
 import Foundation
 import Testing
+import DownstreamTesting
 
 /// The partial file gathers chunks in buffers and hands full ones to the disk on a queue of its
 /// own: the bytes land in order, and when the disk is behind it says so instead of piling up.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Downstream
+import DownstreamTesting
 
 /// The store's journal: the latest frame of each download wins, a frame cut short at any byte is
 /// cut off without hiding what comes after it, damage is reported and set aside, and compaction

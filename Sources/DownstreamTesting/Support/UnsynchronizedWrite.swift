@@ -15,8 +15,9 @@ extension Data {
     /// a disk busy with the other tests' files that took seconds, while the test held one of
     /// the jobs of Swift's pool, which runs only as many at once as there are cores (two on CI), a
     /// job waiting for the disk included: with two such writes, every test of the process stood
-    /// still. A test's files need no durability.
-    func writeWithoutSync(to url: URL) throws {
+    /// still. A test's files need no durability. (Package-wide: the tests and
+    /// `BackgroundSessionReplay`, which writes the system's file, use it.)
+    package func writeWithoutSync(to url: URL) throws {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
