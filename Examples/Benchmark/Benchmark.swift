@@ -148,6 +148,7 @@ struct Benchmark {
         "urlsession": "URLSession (plain)", "downstream": "Downstream",
         "downstream-urlsession": "Downstream/URLSession",
         "curl": "curl",
+        "floor-transport": "Floor: transport", "floor-guarantees": "Floor: guarantees",
     ]
 
     static func middle(_ values: [Double]) -> Double {

@@ -13,7 +13,9 @@ import Foundation
 /// Engines: `downstream` (its default transport: libcurl on Linux), `downstream-urlsession`
 /// (Downstream over URLSession), `urlsession` (a plain URLSession delegate), `curl` (the curl
 /// command line, whose own CPU time and peak memory are reported, not this process's), `aria2`
-/// (`aria2c -xN -sN`, likewise).
+/// (`aria2c -xN -sN`, likewise). With `--count`, also `floor-transport` and `floor-guarantees`
+/// (`SmallFileFloor`: the transport, and the transport with the file discipline, without the
+/// download model).
 enum ChildRun {
     static let command = "child"
 
@@ -46,6 +48,14 @@ enum ChildRun {
                         parallel: limit)
                     print(
                         "wall=\(seconds(start.duration(to: clock.now))) cpu=\(figures.cpu) peak-kib=\(figures.peakKiB)")
+                    return 0
+                }
+                if let discipline = floorDiscipline(engine) {
+                    try await SmallFileFloor.run(
+                        from: url, count: count, limit: limit, into: destination, discipline: discipline)
+                    print(
+                        "wall=\(seconds(start.duration(to: clock.now))) cpu=\(cpuSeconds()) peak-kib=\(peakResidentKiB())"
+                    )
                     return 0
                 }
                 try await drainWithDownstream(
@@ -143,6 +153,12 @@ enum ChildRun {
             _ = try await download.fileURL
         }
         await manager.invalidate()
+    }
+
+    /// The floor's engines: `floor-transport` and `floor-guarantees` (see `SmallFileFloor`).
+    static func floorDiscipline(_ engine: String) -> SmallFileFloor.Discipline? {
+        guard engine.hasPrefix("floor-") else { return nil }
+        return SmallFileFloor.Discipline(rawValue: String(engine.dropFirst("floor-".count)))
     }
 
     static func seconds(_ duration: Duration) -> Double {

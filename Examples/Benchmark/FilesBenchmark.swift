@@ -1,3 +1,4 @@
+@_spi(Testing) import Downstream
 import DownstreamTesting
 import Foundation
 
@@ -6,7 +7,9 @@ import Foundation
 /// runs in this one), so that wall and CPU time are the client's alone.
 ///
 /// Clients: Downstream on its default transport (libcurl on Linux), Downstream over URLSession,
-/// and `curl -Z --parallel-max <limit>` when curl is installed; in a rotating order, `runs`
+/// and `curl -Z --parallel-max <limit>` when curl is installed; and on libcurl, the floor under
+/// Downstream's figure (`SmallFileFloor`): the transport alone, and the transport with the file
+/// discipline Downstream guarantees, without the download model. In a rotating order, `runs`
 /// times. Files (and the stores) go under `--directory` (tmpfs, for figures that are the
 /// clients' and not the file system's). Each file comes with an `ETag` and a `Last-Modified`, as a
 /// static file from nginx does.
@@ -44,6 +47,10 @@ struct FilesBenchmark {
             "Downstream files benchmark: \(count) files of \(size) bytes over loopback, \(limit) at once, each client")
         print("in a child process; medians of \(runs) runs")
         var engines = ["downstream", "downstream-urlsession"]
+        let floors = SmallFileFloor.Discipline.allCases.map { "floor-\($0.rawValue)" }
+        if SmallFileFloor.isAvailable {
+            engines += floors
+        }
         if CurlCommand.path != nil {
             engines.append("curl")
         } else {
@@ -87,6 +94,11 @@ struct FilesBenchmark {
             print(
                 "Downstream / curl -Z --parallel-max \(limit): wall \(Benchmark.format(wall))x  CPU \(Benchmark.format(cpu))x"
                     + " (targets wall <= 1.5x, CPU <= 2x)")
+            for floor in floors where engines.contains(floor) {
+                let (wall, cpu) = measured.ratios(to: "curl", of: floor)
+                print(
+                    "\(Benchmark.names[floor]!) / curl: wall \(Benchmark.format(wall))x  CPU \(Benchmark.format(cpu))x")
+            }
         }
         print("targets " + (pass ? "met" : "MISSED"))
         return pass ? 0 : 3

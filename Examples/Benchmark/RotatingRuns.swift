@@ -1,10 +1,11 @@
 /// Samples of several engines, measured in runs that each take every engine once, in a rotating
 /// order, so that a machine that gets faster or slower during the benchmark weighs on all alike;
-/// each run gives Downstream's ratio to each other engine, and the ratios' median is the figure.
+/// each run gives an engine's ratio to another (Downstream's, usually), and the ratios' median is
+/// the figure.
 struct RotatingRuns {
     var samples: [String: [Benchmark.Sample]] = [:]
-    var wallRatios: [String: [Double]] = [:]
-    var cpuRatios: [String: [Double]] = [:]
+    /// Each run's sample of each engine.
+    private var rounds: [[String: Benchmark.Sample]] = []
 
     /// Runs `measure` for each engine of `engines` (one of which is `downstream`), `runs` times.
     /// `measure` gets the engine and the run's number.
@@ -19,15 +20,16 @@ struct RotatingRuns {
                 pair[engine] = sample
                 samples[engine, default: []].append(sample)
             }
-            for baseline in engines where baseline != "downstream" {
-                wallRatios[baseline, default: []].append(pair["downstream"]!.wall / pair[baseline]!.wall)
-                cpuRatios[baseline, default: []].append(pair["downstream"]!.cpu / pair[baseline]!.cpu)
-            }
+            rounds.append(pair)
         }
     }
 
-    /// Downstream's median wall and CPU ratios to `baseline`.
-    func ratios(to baseline: String) -> (wall: Double, cpu: Double) {
-        (Benchmark.middle(wallRatios[baseline]!), Benchmark.middle(cpuRatios[baseline]!))
+    /// The median of `engine`'s wall and CPU ratios to `baseline`, run by run (Downstream's by
+    /// default).
+    func ratios(to baseline: String, of engine: String = "downstream") -> (wall: Double, cpu: Double) {
+        (
+            Benchmark.middle(rounds.map { $0[engine]!.wall / $0[baseline]!.wall }),
+            Benchmark.middle(rounds.map { $0[engine]!.cpu / $0[baseline]!.cpu })
+        )
     }
 }
