@@ -119,7 +119,8 @@ import Foundation
 
         /// Starts `limit` files and returns once every file ended: nil, or the first failure.
         func start(_ limit: Int) async -> Failure? {
-            await withCheckedContinuation { continuation in
+            guard count > 0 else { return nil }
+            return await withCheckedContinuation { continuation in
                 state.withLock { $0.done = continuation }
                 for _ in 0..<limit {
                     startNext()
@@ -230,8 +231,9 @@ import Foundation
                 writeInPlace()
                 run.ended(failure)
             case .guarantees:
-                _ = body.withUnsafeBytes { POSIXFile.write(partial, $0, at: 0) }
+                write(to: partial)
                 POSIXFile.close(partial)
+                guard failure == nil else { return run.ended(failure) }
                 run.journal.append(Journal.recordFrameLength)
                 FileWork.run { [self] in
                     place()
@@ -243,10 +245,16 @@ import Foundation
         private func writeInPlace() {
             do {
                 let descriptor = try POSIXFile.openForWriting(atPath: path)
-                _ = body.withUnsafeBytes { POSIXFile.write(descriptor, $0, at: 0) }
+                write(to: descriptor)
                 POSIXFile.close(descriptor)
             } catch {
                 failure = Failure(description: "\(error)")
+            }
+        }
+
+        private func write(to descriptor: Int32) {
+            if let errorNumber = body.withUnsafeBytes({ POSIXFile.write(descriptor, $0, at: 0) }).errorNumber {
+                failure = Failure(description: "\(path): cannot write (errno \(errorNumber))")
             }
         }
 
