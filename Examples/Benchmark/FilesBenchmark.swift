@@ -100,6 +100,13 @@ struct FilesBenchmark {
                     "\(Benchmark.names[floor]!) / curl: wall \(Benchmark.format(wall))x  CPU \(Benchmark.format(cpu))x")
             }
         }
+        if engines.contains("floor-guarantees") {
+            // What the download model adds to the transport and the file discipline.
+            let (wall, cpu) = measured.ratios(to: "floor-guarantees")
+            print(
+                "Downstream / \(Benchmark.names["floor-guarantees"]!): wall \(Benchmark.format(wall))x"
+                    + "  CPU \(Benchmark.format(cpu))x")
+        }
         print("targets " + (pass ? "met" : "MISSED"))
         return pass ? 0 : 3
     }
