@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "Inflate.h"
+
 /// An easy handle (`CURL *`), a multi handle (`CURLM *`), a header list (`struct curl_slist *`).
 typedef struct ds_curl ds_curl;
 typedef struct ds_curlm ds_curlm;

@@ -71,7 +71,8 @@ struct AttemptTarget: Sendable {
     var verifiesServerDigests: Bool { settings.transfer.verifiesServerDigests }
 
     /// The request's request to `url`, with what every request of the engines carries: no cache,
-    /// the credentials the authentication handler gave, and the body asked for as it is stored.
+    /// the credentials the authentication handler gave, and the body asked for as it is stored
+    /// (whatever `Accept-Encoding` the request had).
     func baseRequest(to url: URL, credentials: [String: String]) -> URLRequest {
         var urlRequest = request.urlRequest
         urlRequest.url = url
@@ -80,10 +81,9 @@ struct AttemptTarget: Sendable {
         for (name, value) in credentials {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }
-        if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            // Byte offsets must be the file's own: ask for the body as it is stored.
-            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        }
+        // Byte offsets must be the file's own: ask for the body as it is stored (a request from the
+        // first byte may accept it compressed: see `AttemptPlan.acceptEncoding`).
+        urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         return urlRequest
     }
 

@@ -66,7 +66,10 @@ struct RangedEngine: AttemptEngine {
             }
         }
         let (connections, minimumSize) = target.segmentation
-        if connections > 1, offset == 0, !attempt.rangesRefused {
+        if request.acceptsCompressedBody, offset == 0 {
+            // The whole file: a server that compresses it sends no part of it that is the file's.
+            end = nil
+        } else if connections > 1, offset == 0, !attempt.rangesRefused {
             // The first segment only: its answer tells whether the rest can be split.
             end = min(end ?? minimumSize, minimumSize)
         }
@@ -79,9 +82,11 @@ struct RangedEngine: AttemptEngine {
         let plan = AttemptPlan(
             offset: offset, overlap: Int64(settings.overlapLength), end: end, validator: validator,
             expectedLength: record.expectedLength, onServerFileChange: request.onServerFileChange,
-            existingCopy: offset == 0 ? copy?.path : nil, serverDigest: record.serverDigest)
+            existingCopy: offset == 0 ? copy?.path : nil, serverDigest: record.serverDigest,
+            acceptsCompression: request.acceptsCompressedBody, maximumLength: request.maximumFileSize)
 
         var urlRequest = target.baseRequest(to: url, credentials: attempt.credentials)
+        urlRequest.setValue(plan.acceptEncoding, forHTTPHeaderField: "Accept-Encoding")
         urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
         urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")
         if plan.existingCopy != nil, let copy {
@@ -94,7 +99,8 @@ struct RangedEngine: AttemptEngine {
             partialPath: target.partialPath, namesFile: request.destination.fileURL == nil, record: record,
             recordFile: target.recordFile, settings: settings.transfer, downloadID: target.downloadID,
             answersChallenges: attempt.answersChallenges, previousChallenges: attempt.previousChallenges,
-            expectedAlgorithm: request.expectedDigest?.algorithm)
+            expectedAlgorithm: request.expectedDigest?.algorithm,
+            discardsRejectedFile: request.onRejectedFile == .discard)
         return (setup, urlRequest)
     }
 

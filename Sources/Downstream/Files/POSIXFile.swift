@@ -281,10 +281,19 @@ enum POSIXFile {
     /// or nil if the file system does not say (a pseudo file system such as `/proc` says it has
     /// no blocks at all: it has no room to tell of, and a write there fails for its own reason).
     static func availableBytes(atPath path: String) -> Int64? {
+        space(atPath: path)?.available
+    }
+
+    /// The bytes an unprivileged process may still write on the file system that holds `path`,
+    /// and the file system's size, or nil if it does not say (see ``availableBytes(atPath:)``).
+    static func space(atPath path: String) -> (available: Int64, size: Int64)? {
         var status = statvfs()
         guard statvfs(path, &status) == 0, status.f_blocks > 0 else { return nil }
-        let (bytes, overflow) = Int64(status.f_bavail).multipliedReportingOverflow(by: Int64(status.f_frsize))
-        return overflow ? Int64.max : bytes
+        func bytes(_ blocks: some BinaryInteger) -> Int64 {
+            let (bytes, overflow) = Int64(blocks).multipliedReportingOverflow(by: Int64(status.f_frsize))
+            return overflow ? Int64.max : bytes
+        }
+        return (bytes(status.f_bavail), bytes(status.f_blocks))
     }
 
     private static func retryingOnInterrupt(_ call: () -> Int32) -> Int32 {

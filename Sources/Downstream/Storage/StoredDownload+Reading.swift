@@ -148,6 +148,8 @@ extension StoredDownload.Request {
             case "earliestBeginDate":
                 request.earliestBeginDate = isNull ? nil : Date(timeIntervalSinceReferenceDate: try reader.double())
             case "expectedByteCount": request.expectedByteCount = isNull ? nil : try reader.integer()
+            case "acceptsCompressedBody": request.acceptsCompressedBody = isNull ? nil : try reader.bool()
+            case "maximumFileSize": request.maximumFileSize = isNull ? nil : try reader.integer()
             default: throw JSONReader.Unsupported()
             }
         }

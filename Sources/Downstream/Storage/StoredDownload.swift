@@ -58,6 +58,9 @@ struct StoredDownload: Codable, Equatable, Sendable {
         var networkAccess: StoredNetworkAccess?
         var earliestBeginDate: Date?
         var expectedByteCount: Int64?
+        /// True when the request accepts a compressed body; nil when it does not.
+        var acceptsCompressedBody: Bool?
+        var maximumFileSize: Int64?
     }
 
     /// ``NetworkAccess``, stored only when a setting is not the session's.
@@ -103,7 +106,8 @@ struct StoredDownload: Codable, Equatable, Sendable {
                 : StoredNetworkAccess(
                     cellular: request.networkAccess.allowsCellular, expensive: request.networkAccess.allowsExpensive,
                     constrained: request.networkAccess.allowsConstrained),
-            earliestBeginDate: request.earliestBeginDate, expectedByteCount: request.expectedByteCount)
+            earliestBeginDate: request.earliestBeginDate, expectedByteCount: request.expectedByteCount,
+            acceptsCompressedBody: request.acceptsCompressedBody ? true : nil, maximumFileSize: request.maximumFileSize)
         destination = StoredDestination(
             isDirectory: request.destination.fileURL == nil, path: destinationPath ?? request.destination.path,
             conflictPolicy: request.destination.conflictPolicy.code)
@@ -170,6 +174,12 @@ struct StoredDownload: Codable, Equatable, Sendable {
         }
         if let count = request.expectedByteCount {
             downloadRequest.expectedByteCount = count
+        }
+        if request.acceptsCompressedBody == true {
+            downloadRequest.acceptsCompressedBody = true
+        }
+        if let size = request.maximumFileSize {
+            downloadRequest.maximumFileSize = size
         }
         return downloadRequest
     }
@@ -251,6 +261,8 @@ extension StoredDownload {
                 }
                 writer.date("earliestBeginDate", request.earliestBeginDate)
                 writer.integer("expectedByteCount", request.expectedByteCount)
+                writer.bool("acceptsCompressedBody", request.acceptsCompressedBody)
+                writer.integer("maximumFileSize", request.maximumFileSize)
             }
             writer.object("destination") { writer in
                 writer.bool("isDirectory", destination.isDirectory)

@@ -1,10 +1,10 @@
 /// CRC-32 (IEEE 802.3, the checksum of zip and PNG), to tell a whole record from a torn one, and
 /// to check files whose server gives it (`x-amz-checksum-crc32`).
-enum CRC32 {
+package enum CRC32 {
     private static let tables = CRCTables(polynomial: 0xEDB8_8320)
 
     /// The checksum of `bytes`, continuing from `initial` (the checksum of the bytes before).
-    static func checksum(_ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0) -> UInt32 {
         tables.checksum(bytes, continuing: initial)
     }
 }

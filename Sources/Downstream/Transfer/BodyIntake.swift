@@ -15,6 +15,8 @@ struct BodyIntake {
     var overlap: OverlapCheck?
     /// When the next checkpoint is due.
     var checkpoints = CheckpointSchedule()
+    /// For a body of unknown length, the disk's free space as it grows.
+    var spaceWatch: SpaceWatch?
     /// The task, once a bandwidth limit made it wait: the limiter forgets it at the end.
     private var waitedForLimit: (any TransportTask)?
 

@@ -17,6 +17,14 @@ extension RangedTransfer {
             sink.decidedEnd = .failed(
                 .unexpectedResponse("the body goes on past byte \(end - 1), where it was announced to end"))
         }
+        if let limit = setup.plan.maximumLength, file.length + Int64(count) > limit {
+            // Nothing past the limit is written.
+            count = Int(max(0, limit - file.length))
+            sink.decidedEnd = .failed(
+                .fileTooLarge(
+                    "the body goes on past \(limit) bytes, the most the request allows (maximumFileSize)",
+                    path: setup.discardsRejectedFile ? nil : setup.partialPath))
+        }
         let written = UnsafeRawBufferPointer(rebasing: bytes[..<count])
         do throws(DownloadError) {
             try file.append(written)
@@ -25,6 +33,9 @@ extension RangedTransfer {
             sink.decidedEnd = .failed(error)
         }
         progress.add(count)
+        if sink.decidedEnd == nil, let shortage = sink.intake.spaceWatch?.shortage(at: file.length) {
+            sink.decidedEnd = .failed(shortage)
+        }
         if sink.decidedEnd == nil,
             sink.intake.checkpoints.isDue(at: file.length)
         {

@@ -14,6 +14,13 @@ extension RangedTransfer {
             if case .finished = end, sink.record.expectedLength == nil {
                 sink.record.expectedLength = written
             }
+            if case .failed(let error) = end, error.kind == .fileTooLarge, setup.discardsRejectedFile {
+                // A rejected file: its bytes go (the record first, so that a process killed in
+                // between starts over).
+                sink.record = .startingOver(url: sink.record.url)
+                try? saveRecord()
+                POSIXFile.remove(atPath: setup.partialPath)
+            }
         }
         do {
             try saveRecord()

@@ -66,6 +66,9 @@ extension RangedTransfer {
             sink.intake.file = try PartialFile(
                 path: setup.partialPath, keepingFirst: kept, bufferCapacity: capacity,
                 disk: settings.disk)
+            if bodyLength == nil {
+                sink.intake.spaceWatch = SpaceWatch(directory: setup.partialPath.parentPath, from: kept)
+            }
             settings.marker.markOwn(setup.partialPath)
         } catch {
             return reject(.failed(error))

@@ -61,6 +61,9 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         /// The algorithm of the request's expected digest, if it expects one: the file is hashed
         /// with it, else with the server's digest's (``ResumeRecord/serverDigest``).
         var expectedAlgorithm: Digest.Algorithm? = nil
+        /// Whether a body refused for its length (``DownloadError/Kind/fileTooLarge``) is deleted,
+        /// rather than kept for inspection.
+        var discardsRejectedFile = true
     }
 
     /// The state of the response being written.

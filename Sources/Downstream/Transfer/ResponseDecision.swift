@@ -71,6 +71,23 @@ struct ResponseHead: Equatable, Sendable {
         let coding = contentEncoding.trimmingWhitespace.lowercased()
         return !(coding.isEmpty || coding == "identity")
     }
+
+    /// Why the body's coding cannot be taken by a request that accepts compressed bodies or not
+    /// (`acceptsCompression`), if it cannot: every transport decodes gzip and deflate (URLSession
+    /// by itself, libcurl's through `CurlBodyDecoder`), and only those.
+    func codingRefusal(acceptsCompression: Bool) -> String? {
+        guard isEncoded, let contentEncoding else { return nil }
+        let coding = contentEncoding.trimmingWhitespace.lowercased()
+        guard acceptsCompression else {
+            return "the server sent the body compressed (Content-Encoding: \(contentEncoding)), which the request "
+                + "did not accept (DownloadRequest.acceptsCompressedBody)"
+        }
+        guard AttemptPlan.decodedCodings.contains(coding) else {
+            return "the server sent the body as Content-Encoding \(contentEncoding); Downstream decodes only "
+                + AttemptPlan.acceptedEncodings
+        }
+        return nil
+    }
 }
 
 /// What one attempt asked the server for.
@@ -95,11 +112,21 @@ struct AttemptPlan: Equatable, Sendable {
     /// response that gives another value of its algorithm is of another file (from any URL: a
     /// digest is of the content, not of a server).
     var serverDigest: ServerDigest?
+    /// Whether the request takes a compressed body, decoded (see
+    /// ``DownloadRequest/acceptsCompressedBody``).
+    var acceptsCompression = false
+    /// The most bytes the file may have (``DownloadRequest/maximumFileSize``).
+    var maximumLength: Int64?
+
+    /// The codings a request that accepts compressed bodies takes, as its `Accept-Encoding` says
+    /// them, and as servers may name them.
+    static let acceptedEncodings = "gzip, deflate"
+    static let decodedCodings: Set<String> = ["gzip", "x-gzip", "deflate"]
 
     init(
         offset: Int64, overlap: Int64 = 0, end: Int64?, validator: Validator, expectedLength: Int64?,
         onServerFileChange: DownloadRequest.ServerFileChangePolicy, existingCopy: String? = nil,
-        serverDigest: ServerDigest? = nil
+        serverDigest: ServerDigest? = nil, acceptsCompression: Bool = false, maximumLength: Int64? = nil
     ) {
         self.offset = offset
         self.overlap = min(max(overlap, 0), offset)
@@ -109,6 +136,21 @@ struct AttemptPlan: Equatable, Sendable {
         self.onServerFileChange = onServerFileChange
         self.existingCopy = existingCopy
         self.serverDigest = serverDigest
+        self.acceptsCompression = acceptsCompression
+        self.maximumLength = maximumLength
+    }
+
+    /// The `Accept-Encoding` the request sends: compressed codings only for a request from the
+    /// first byte that accepts them (a continuation must be the file's own bytes).
+    var acceptEncoding: String {
+        acceptsCompression && firstByte == 0 ? Self.acceptedEncodings : "identity"
+    }
+
+    /// Why a file of `length` bytes is refused, if it is larger than the request allows.
+    func lengthRefusal(_ length: Int64?) -> DownloadError? {
+        guard let length, let maximumLength, length > maximumLength else { return nil }
+        return .fileTooLarge(
+            "the server's file has \(length) bytes, the request allows \(maximumLength) (maximumFileSize)", path: nil)
     }
 
     /// The first byte asked for.
@@ -173,11 +215,25 @@ enum ResponseDecision: Equatable, Sendable {
         if head.status == 304, let path = plan.existingCopy {
             return .existingCopyIsCurrent(path: path)
         }
+        if (200...299).contains(head.status), head.isEncoded {
+            if let refusal = head.codingRefusal(acceptsCompression: plan.acceptsCompression) {
+                return .fail(.unexpectedResponse(refusal))
+            }
+            if head.status == 206 {
+                // Accepted, but a range of a compressed body is not the file's bytes at its offsets
+                // (a request that accepts compressed bodies asks for no range from the first byte).
+                let reason = "206 with Content-Encoding \(head.contentEncoding ?? ""): a range of a compressed body"
+                return plan.offset > 0 ? .restart(reason: reason) : .fail(.unexpectedResponse(reason))
+            }
+        }
         switch head.status {
         case 206:
             return decidePartialContent(head, for: plan, isRanged: isRanged)
         case 200...299:
             let length = head.isEncoded ? nil : head.contentLength
+            if let refusal = plan.lengthRefusal(length) {
+                return .fail(refusal)
+            }
             if isRanged, let change = changeDescription(head, totalLength: length, plan: plan),
                 plan.onServerFileChange == .fail
             {
@@ -221,9 +277,6 @@ enum ResponseDecision: Equatable, Sendable {
         guard let contentRange = head.contentRange, let range = contentRange.range else {
             return reject(head.hasContentRange ? "206 with an invalid Content-Range" : "206 without Content-Range")
         }
-        guard !head.isEncoded else {
-            return reject("206 with Content-Encoding \(head.contentEncoding ?? "")")
-        }
         guard range.lowerBound == plan.firstByte else {
             return reject("206 starts at byte \(range.lowerBound), the request asked for \(plan.firstByte)")
         }
@@ -234,6 +287,9 @@ enum ResponseDecision: Equatable, Sendable {
         }
         if isRanged, let change = changeDescription(head, totalLength: contentRange.total, plan: plan) {
             return plan.onServerFileChange == .fail ? .fail(.serverFileChanged(change)) : .restart(reason: change)
+        }
+        if let refusal = plan.lengthRefusal(contentRange.total) {
+            return .fail(refusal)
         }
         return .write(
             BodyPlan(

@@ -48,6 +48,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             case allURLsFailed = "all URLs failed"
             case destinationInUse = "destination in use"
             case serverTrustFailed = "server trust failed"
+            case fileTooLarge = "file too large"
         }
 
         fileprivate let code: Code
@@ -110,6 +111,12 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         /// the reason names the host's rule, and ``DownloadError/urlErrorCode`` says which). The
         /// bytes received are kept.
         public static let serverTrustFailed = Kind(code: .serverTrustFailed)
+        /// The file is larger than the request allows (``DownloadRequest/maximumFileSize``): its
+        /// announced length, or the bytes its body went on to, possibly after decoding a compressed
+        /// body. Nothing past the limit was written; the bytes before it are kept or deleted as
+        /// ``DownloadRequest/onRejectedFile`` says (the error's ``DownloadError/path`` names them
+        /// when they are kept).
+        public static let fileTooLarge = Kind(code: .fileTooLarge)
 
         public var description: String { code.rawValue }
     }
@@ -259,7 +266,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             guard let statusCode else { return false }
             return statusCode >= 500 || statusCode == 408 || statusCode == 429
         case .cancelled, .invalidRequest, .managerUnavailable, .integrityCheckFailed, .validationFailed,
-            .redirectRefused, .destinationInUse, .serverTrustFailed:
+            .redirectRefused, .destinationInUse, .serverTrustFailed, .fileTooLarge:
             return false
         }
     }
@@ -327,6 +334,9 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         case .serverTrustFailed:
             return "The server's certificate was refused (\(reason)). The bytes received so far are kept: "
                 + "check the trust settings, or the server, then resume."
+        case .fileTooLarge:
+            return "The file is larger than the request allows (\(reason)). It was not delivered"
+                + (path.map { "; the bytes before the limit are kept at \($0)." } ?? ".")
         }
     }
 }
@@ -423,6 +433,11 @@ extension DownloadError {
     /// A validator refused the download; its bytes are at `path` if they were kept.
     static func validationFailed(_ reason: String, path: String?) -> DownloadError {
         DownloadError(.validationFailed, reason: reason, path: path)
+    }
+
+    /// The file is larger than the request's limit; its bytes are at `path` if they were kept.
+    static func fileTooLarge(_ reason: String, path: String?) -> DownloadError {
+        DownloadError(.fileTooLarge, reason: reason, path: path)
     }
 
     /// The file does not fit on the disk that holds `path`.

@@ -17,7 +17,8 @@ import Foundation
 /// let download = await manager.download(DownloadRequest(urlRequest, to: .directory(downloads)))
 /// ```
 public struct DownloadRequest: Sendable {
-    /// The request to send. Downstream sets `Range`, `If-Range` and `Accept-Encoding` itself.
+    /// The request to send. Downstream sets `Range`, `If-Range` and `Accept-Encoding` itself (see
+    /// ``acceptsCompressedBody``).
     public var urlRequest: URLRequest {
         get { target.urlRequest }
         set { target = .request(newValue) }
@@ -125,6 +126,34 @@ public struct DownloadRequest: Sendable {
     public var networkAccess: NetworkAccess {
         get { tuning.value.networkAccess }
         set { tuning = tuning.changing { $0.networkAccess = newValue } }
+    }
+
+    /// Whether the server may send the body compressed (`gzip` or `deflate`), to be decoded as it
+    /// arrives. Default: false.
+    ///
+    /// By default each request asks for the file as it is stored (`Accept-Encoding: identity`),
+    /// and a response whose body is compressed anyway fails with
+    /// ``DownloadError/Kind/unexpectedResponse`` before any byte is written: its bytes are not the
+    /// file's bytes at the file's offsets, a body of 1 MB can decode to gigabytes, and it cannot
+    /// be resumed. Set this to take such a body decoded: a request from the first byte then asks for
+    /// `gzip, deflate`; the decoded bytes count against ``maximumFileSize`` and the disk's free
+    /// space as they arrive (a body of unknown length stops before it leaves the disk less than
+    /// 5 % of its size, at most 64 MiB, free); a pause starts the file again from its first byte.
+    /// A coding other than gzip and deflate fails as before.
+    public var acceptsCompressedBody: Bool {
+        get { tuning.value.acceptsCompressedBody }
+        set { tuning = tuning.changing { $0.acceptsCompressedBody = newValue } }
+    }
+
+    /// The most bytes the file may have; nil (the default) for no limit but the disk's.
+    ///
+    /// A response that announces a larger file fails with ``DownloadError/Kind/fileTooLarge``
+    /// before any byte is written; a body that goes past the limit (one of unknown length, or a
+    /// compressed one, see ``acceptsCompressedBody``) stops there, with nothing written past it,
+    /// and its bytes are kept or deleted as ``onRejectedFile`` says.
+    public var maximumFileSize: Int64? {
+        get { tuning.value.maximumFileSize }
+        set { tuning = tuning.changing { $0.maximumFileSize = newValue } }
     }
 
     /// For a background session's download: the earliest time the system may start it (its
@@ -304,6 +333,8 @@ extension DownloadRequest {
             var networkAccess: NetworkAccess = NetworkAccess()
             var earliestBeginDate: Date?
             var expectedByteCount: Int64?
+            var acceptsCompressedBody = false
+            var maximumFileSize: Int64?
         }
 
         static let defaults = Tuning(Values())

@@ -6,6 +6,8 @@ public struct Body: Sendable {
     enum Storage: Sendable {
         case pattern(PatternTable, count: Int64)
         case data(Data)
+        /// Pieces one after the other (a compressed body: see `Body+Gzip.swift`).
+        case pieces(BodyPieces)
     }
 
     let storage: Storage
@@ -35,6 +37,7 @@ public struct Body: Sendable {
         switch storage {
         case .pattern(_, let count): count
         case .data(let data): Int64(data.count)
+        case .pieces(let pieces): pieces.count
         }
     }
 
@@ -63,7 +66,7 @@ public struct Body: Sendable {
                 let slice = buffer[Int(range.lowerBound)..<Int(range.upperBound)]
                 try body(UnsafeRawBufferPointer(rebasing: slice))
             }
-        case .pattern(let table, _):
+        case .pattern, .pieces:
             let blockSize = Int(min(Int64(Body.patternBlockSize), Int64(range.count)))
             let block = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
             defer { block.deallocate() }
@@ -71,7 +74,7 @@ public struct Body: Sendable {
             while offset < range.upperBound {
                 let length = Int(min(Int64(blockSize), range.upperBound - offset))
                 let part = UnsafeMutableRawBufferPointer(rebasing: block[0..<length])
-                table.fill(from: offset, into: part)
+                fill(from: offset, into: part)
                 try body(UnsafeRawBufferPointer(part))
                 offset += Int64(length)
             }
@@ -89,6 +92,8 @@ public struct Body: Sendable {
             }
         case .pattern(let table, _):
             table.fill(from: offset, into: buffer)
+        case .pieces(let pieces):
+            pieces.fill(from: offset, into: buffer)
         }
     }
 

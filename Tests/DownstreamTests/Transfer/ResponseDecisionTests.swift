@@ -12,11 +12,12 @@ import Testing
 
     func plan(
         offset: Int64, end: Int64? = nil, expected: Int64? = 1000,
-        onChange: DownloadRequest.ServerFileChangePolicy = .restart
+        onChange: DownloadRequest.ServerFileChangePolicy = .restart, acceptsCompression: Bool = false,
+        maximumLength: Int64? = nil
     ) -> AttemptPlan {
         AttemptPlan(
             offset: offset, end: end, validator: offset > 0 ? stored : Validator(), expectedLength: expected,
-            onServerFileChange: onChange)
+            onServerFileChange: onChange, acceptsCompression: acceptsCompression, maximumLength: maximumLength)
     }
 
     @Test func describesTheRangeItAsksFor() {
@@ -132,21 +133,74 @@ import Testing
         #expect(error.kind == .unexpectedResponse)
     }
 
-    @Test func rejectsACompressedRange() {
+    @Test func aCompressedBodyTheRequestDidNotAcceptFailsWhateverItsStatus() {
+        let refusal = DownloadError.unexpectedResponse(
+            "the server sent the body compressed (Content-Encoding: gzip), which the request did not accept "
+                + "(DownloadRequest.acceptsCompressedBody)")
+        var range = ResponseHead(status: 206, contentRange: "bytes 400-999/1000", validator: stored)
+        range.contentEncoding = "gzip"
+        #expect(ResponseDecision.decide(range, for: plan(offset: 400)) == .fail(refusal))
+        var whole = ResponseHead(status: 200, contentLength: 300)
+        whole.contentEncoding = "gzip"
+        #expect(ResponseDecision.decide(whole, for: plan(offset: 0, expected: nil)) == .fail(refusal))
+        // Not a body to write: the status decides.
+        var missing = ResponseHead(status: 404)
+        missing.contentEncoding = "gzip"
+        #expect(ResponseDecision.decide(missing, for: plan(offset: 0)) == .fail(.httpStatus(404)))
+        // `identity` is the file as it is stored.
+        var identity = ResponseHead(status: 200, contentLength: 300)
+        identity.contentEncoding = " Identity "
+        #expect(
+            ResponseDecision.decide(identity, for: plan(offset: 0, expected: nil))
+                == .write(.init(start: 0, end: 300, totalLength: 300, discardsPartial: true, isResumable: true)))
+    }
+
+    @Test func anAcceptedCompressedRangeStartsAgainAndAnUnknownCodingFails() {
         var head = ResponseHead(status: 206, contentRange: "bytes 400-999/1000", validator: stored)
         head.contentEncoding = "gzip"
-        guard case .restart = ResponseDecision.decide(head, for: plan(offset: 400)) else {
-            Issue.record("expected a restart")
-            return
+        #expect(
+            ResponseDecision.decide(head, for: plan(offset: 400, acceptsCompression: true))
+                == .restart(reason: "206 with Content-Encoding gzip: a range of a compressed body"))
+        var brotli = ResponseHead(status: 200, contentLength: 300)
+        brotli.contentEncoding = "br"
+        #expect(
+            ResponseDecision.decide(brotli, for: plan(offset: 0, acceptsCompression: true))
+                == .fail(
+                    .unexpectedResponse(
+                        "the server sent the body as Content-Encoding br; Downstream decodes only gzip, deflate")))
+    }
+
+    @Test func anAcceptedCompressedWholeResponseHasNoKnownLengthAndCannotBeResumed() {
+        for coding in ["gzip", "x-gzip", "DEFLATE"] {
+            var head = ResponseHead(status: 200, contentLength: 300)
+            head.contentEncoding = coding
+            // The limit is for the decoded file, not for the compressed body.
+            #expect(
+                ResponseDecision.decide(
+                    head, for: plan(offset: 0, expected: nil, acceptsCompression: true, maximumLength: 10))
+                    == .write(.init(start: 0, end: nil, totalLength: nil, discardsPartial: true, isResumable: false)))
         }
     }
 
-    @Test func aCompressedFullResponseHasNoKnownLengthAndCannotBeResumed() {
-        var head = ResponseHead(status: 200, contentLength: 300)
-        head.contentEncoding = "gzip"
+    @Test func aRequestAcceptsCompressionOnlyFromTheFirstByte() {
+        #expect(plan(offset: 0, acceptsCompression: true).acceptEncoding == "gzip, deflate")
+        #expect(plan(offset: 400, acceptsCompression: true).acceptEncoding == "identity")
+        #expect(plan(offset: 0).acceptEncoding == "identity")
+    }
+
+    @Test func aFileLargerThanTheLimitIsRefusedFromItsAnnouncedLength() {
+        let tooLarge = DownloadError.fileTooLarge(
+            "the server's file has 1000 bytes, the request allows 999 (maximumFileSize)", path: nil)
         #expect(
-            ResponseDecision.decide(head, for: plan(offset: 0, expected: nil))
-                == .write(.init(start: 0, end: nil, totalLength: nil, discardsPartial: true, isResumable: false)))
+            ResponseDecision.decide(
+                ResponseHead(status: 200, contentLength: 1000), for: plan(offset: 0, maximumLength: 999))
+                == .fail(tooLarge))
+        let range = ResponseHead(status: 206, contentRange: "bytes 400-999/1000", validator: stored)
+        #expect(ResponseDecision.decide(range, for: plan(offset: 400, maximumLength: 999)) == .fail(tooLarge))
+        #expect(
+            ResponseDecision.decide(
+                ResponseHead(status: 200, contentLength: 1000), for: plan(offset: 0, maximumLength: 1000))
+                == .write(.init(start: 0, end: 1000, totalLength: 1000, discardsPartial: true, isResumable: true)))
     }
 
     @Test func rangeNotSatisfiableCompletesAWholePartial() {

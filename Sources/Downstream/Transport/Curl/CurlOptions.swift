@@ -17,7 +17,6 @@ enum CurlOption {
     static let proxyHeader: Int32 = 10228
     static let headerData: Int32 = 10029
     static let customRequest: Int32 = 10036
-    static let acceptEncoding: Int32 = 10102
     static let noProgress: Int32 = 43
     static let noBody: Int32 = 44
     static let followLocation: Int32 = 52

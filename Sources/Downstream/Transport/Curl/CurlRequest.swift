@@ -42,7 +42,11 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         var isDelivered = false
         /// Where a complete redirect response points; decided once, as its head ends.
         var redirect: URL?
+        /// Decodes the body of a successful response that the server compressed.
+        var decoder: CurlBodyDecoder?
     }
+    /// Why the body could not be decoded, when it could not.
+    private var decodingFailure: TransportFailure?
 
     init(_ request: URLRequest, receiver: any TransportReceiver, driver: CurlTransport.Driver) {
         self.request = request
@@ -93,9 +97,9 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         _ = ds_curl_easy_setopt_long(easy, CurlOption.tcpKeepAlive, 1)
         _ = ds_curl_easy_setopt_long(easy, CurlOption.bufferSize, settings.receiveBufferSize)
         _ = ds_curl_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer)
-        // A body the server encodes anyway is decoded, as URLSession does; the request's own
-        // `Accept-Encoding` (Downstream asks for `identity`) is what is sent.
-        _ = ds_curl_easy_setopt_pointer(easy, CurlOption.acceptEncoding, "")
+        // No CURLOPT_ACCEPT_ENCODING: libcurl's decoder keeps what a paused transfer cannot take
+        // in memory. A compressed body is decoded here (`CurlBodyDecoder`), as URLSession decodes
+        // one; the request's own `Accept-Encoding` is what is sent.
         _ = ds_curl_easy_setopt_callback(easy, CurlOption.writeFunction, Self.bodyCallback)
         _ = ds_curl_easy_setopt_pointer(easy, CurlOption.writeData, context)
         _ = ds_curl_easy_setopt_callback(easy, CurlOption.headerFunction, Self.headerCallback)
@@ -179,6 +183,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         if isCancelled {
             return TransportFailure(code: .cancelled, reason: "cancelled")
         }
+        if let decodingFailure { return decodingFailure }
         guard result != CurlCode.ok else { return nil }
         var osErrno = 0
         if let easy { _ = ds_curl_easy_getinfo_long(easy, CurlInfo.osErrno, &osErrno) }
@@ -196,7 +201,8 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
             deliverHead()
         }
         complete(
-            failure ?? (head.isDelivered ? nil : TransportFailure(code: .badServerResponse, reason: "no response")))
+            failure ?? head.decoder?.finish()
+                ?? (head.isDelivered ? nil : TransportFailure(code: .badServerResponse, reason: "no response")))
     }
 
     /// The receiver took the redirect as the response.
@@ -233,6 +239,12 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
 
     private func deliverHead() {
         head.isDelivered = true
+        if (200..<300).contains(head.status),
+            let coding = CurlBodyDecoder.coding(
+                of: head.headers.first(where: { $0.key.lowercased() == "content-encoding" })?.value)
+        {
+            head.decoder = CurlBodyDecoder(coding)
+        }
         receiver?.didReceive(ServerResponse(url: currentURL, statusCode: head.status, headers: head.headers))
     }
 
@@ -291,10 +303,28 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
             head.isComplete = true
             deliverHead()
         }
+        if let decoder = head.decoder {
+            return receiveEncoded(bytes, through: decoder)
+        }
         // Paused: libcurl reads nothing more for this transfer until `resumeBody()`, then
         // calls again with the same bytes.
         guard receiver?.didReceive(bytes, of: self) != .later else { return CurlPause.fromWriteCallback }
         return bytes.count
+    }
+
+    /// Compressed body bytes: decoded a piece at a time, each handed on before the next is made.
+    private func receiveEncoded(_ bytes: UnsafeRawBufferPointer, through decoder: CurlBodyDecoder) -> Int {
+        do {
+            let reception = try decoder.decode(bytes) { piece in
+                guard !isCancelled, let receiver else { return nil }
+                return receiver.didReceive(piece, of: self)
+            }
+            return reception == .later ? CurlPause.fromWriteCallback : bytes.count
+        } catch {
+            // libcurl ends the transfer (a write error); `failure(of:)` says why.
+            decodingFailure = error
+            return 0
+        }
     }
 
     private static let bodyCallback: ds_curl_data_callback = { data, size, count, context in
