@@ -61,6 +61,10 @@ struct Options: Equatable {
     var limitRate: Int?
     /// How many connections one file may come over.
     var connections: Int?
+    /// `--compressed`: a server may send a body compressed; it is saved decoded.
+    var acceptsCompressedBodies = false
+    /// `--max-filesize`: the most bytes a file may have.
+    var maximumFileSize: Int64?
     var digest: Digest?
     var mirrors: [String] = []
     /// The `User-Agent` to send; nil for dl's own (``Help/userAgent``).
@@ -195,6 +199,18 @@ struct Options: Equatable {
             section: "Downloads",
             help: "receive at most RATE bytes per second, all downloads together (k: 1024, M: 1048576,"
                 + " G: 1073741824; e.g. 500k, 1.5M, 1G)"),
+        OptionSpec(
+            names: ["--compressed"], action: .flag { $0.acceptsCompressedBodies = true }, section: "Downloads",
+            help: "ask for the body compressed (gzip, deflate) and save it decoded, as curl's --compressed;"
+                + " without it, a server that compresses the body anyway is refused, before a byte is written"),
+        OptionSpec(
+            names: ["--max-filesize"],
+            action: .value("SIZE") { options, value throws(UsageError) in
+                options.maximumFileSize = Int64(try Options.rate(value, for: "--max-filesize", unit: "bytes"))
+            },
+            section: "Downloads",
+            help: "fail a file larger than SIZE bytes (k, M, G as for --limit-rate): refused before its first"
+                + " byte when its length is known, else stopped at SIZE (a decoded or chunked body)"),
         digestOption("--sha256", .sha256, help: "the file's expected SHA-256; a mismatch fails it (one URL only)"),
         digestOption("--sha1", .sha1, help: "the file's expected SHA-1 (one URL only)"),
         digestOption("--md5", .md5, help: "the file's expected MD5 (one URL only)"),
@@ -374,8 +390,8 @@ struct Options: Equatable {
 
     /// `value` as bytes per second: digits, with an optional `k`/`K` (1024) or `m`/`M`
     /// (1048576) suffix, as wget's and curl's `--limit-rate` take it.
-    static func rate(_ value: String, for option: String) throws(UsageError) -> Int {
-        let expected = "bytes per second, at least 1, with an optional k, M or G suffix (500k, 2M, 1.5M, 1G)"
+    static func rate(_ value: String, for option: String, unit: String = "bytes per second") throws(UsageError) -> Int {
+        let expected = "\(unit), at least 1, with an optional k, M or G suffix (500k, 2M, 1.5M, 1G)"
         var digits = Substring(value)
         var multiplier = 1.0
         switch digits.last {

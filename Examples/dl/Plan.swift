@@ -24,6 +24,10 @@ struct Plan: Equatable {
     var limitRate: Int?
     /// How many connections one file may come over.
     var connections = 1
+    /// Whether a body may come compressed, to be saved decoded.
+    var acceptsCompressedBodies = false
+    /// The most bytes a file may have; nil for no limit.
+    var maximumFileSize: Int64?
     /// The `User-Agent` every request sends.
     var userAgent = Help.userAgent
     /// Headers every request sends.
@@ -125,6 +129,7 @@ struct Plan: Equatable {
         return Plan(
             jobs: jobs, maximumConcurrentDownloads: options.maximumConcurrentDownloads ?? defaultConcurrentDownloads,
             limitRate: options.limitRate, connections: options.connections ?? 1,
+            acceptsCompressedBodies: options.acceptsCompressedBodies, maximumFileSize: options.maximumFileSize,
             userAgent: options.userAgent ?? Help.userAgent, headers: options.headers,
             credentials: options.credentials.map { credentials in
                 var credentials = credentials

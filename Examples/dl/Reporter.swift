@@ -80,7 +80,21 @@ enum Describe {
         case .destinationInUse:
             reason = "\(error.path ?? "the file") is being downloaded by \(error.reason)"
         default:
-            reason = "\(error.kind): \(error.reason)"
+            reason = "\(error.kind): \(dlWords(error.reason))"
+        }
+        return reason
+    }
+
+    /// The library's settings a reason names, as dl's options.
+    private static let options = [
+        "(DownloadRequest.acceptsCompressedBody)": "(--compressed takes it, decoded)",
+        "(maximumFileSize)": "(--max-filesize)",
+    ]
+
+    /// `reason` with the library's settings it ends with named as dl's options.
+    private static func dlWords(_ reason: String) -> String {
+        for (setting, option) in options where reason.hasSuffix(setting) {
+            return reason.dropLast(setting.count) + option
         }
         return reason
     }

@@ -56,6 +56,8 @@ extension Session {
         }
         request.expectedDigest = job.digest
         request.mirrors = job.mirrors
+        request.acceptsCompressedBody = plan.acceptsCompressedBodies
+        request.maximumFileSize = plan.maximumFileSize
         return request
     }
 

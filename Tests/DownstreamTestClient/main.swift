@@ -4,6 +4,13 @@
 //         Downloads one URL; prints `ok peak-kib=<VmHWM> bytes=<size> transport=<name> sigpipe=<disposition>`
 //         (peak memory as the kernel counts it; what the process does on SIGPIPE after the download).
 //
+//     DownstreamTestClient fetch <url> <destination-file> [--compressed yes] [--max-filesize N]
+//                                [--timeout SECONDS]
+//         Downloads one URL as a request with those settings; prints `ok peak-kib=<VmHWM> bytes=<size>`
+//         or `failed`, `kind=<error kind>`, `peak-kib=<VmHWM>`, `partial=<bytes or -1>` and
+//         `reason=<reason>` separated by tabs, and exits 0 either way: for tests of what hostile
+//         servers make the library do.
+//
 //     DownstreamTestClient many --store <dir> --directory <dir> [--checkpoint-bytes N]
 //                               [--stall-in-record-write N] [--connections N]
 //                               [--minimum-segment BYTES] [--sha256 HEX] <url>...
@@ -73,6 +80,36 @@ func single(_ arguments: Arguments) async throws {
     print(
         "ok peak-kib=\(peakResidentKiB()) bytes=\(size) transport=\(manager.transportName)"
             + " sigpipe=\(brokenPipeDisposition())")
+}
+
+func fetch(_ arguments: Arguments) async throws {
+    guard arguments.positional.count == 2, let url = URL(string: arguments.positional[0]) else {
+        print("usage: DownstreamTestClient fetch <url> <destination-file> [--compressed yes] [--max-filesize N]")
+        exit(2)
+    }
+    let destination = URL(fileURLWithPath: arguments.positional[1])
+    let manager = try DownloadManager(
+        configuration: .init(identifier: "test-client-fetch") {
+            $0.storage.directory = destination.deletingLastPathComponent().appendingPathComponent(".store")
+            $0.retry.maximumRetries = 0
+            if let timeout = arguments.options["timeout"].flatMap(Double.init) {
+                $0.network.requestTimeout = .seconds(timeout)
+            }
+        })
+    var request = DownloadRequest(url: url, to: .file(destination, ifExists: .replace))
+    request.acceptsCompressedBody = arguments.options["compressed"] == "yes"
+    request.maximumFileSize = arguments.options["max-filesize"].flatMap { Int64($0) }
+    let download = await manager.download(request)
+    do {
+        let file = try await download.fileURL
+        let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? -1
+        print("ok peak-kib=\(peakResidentKiB()) bytes=\(size)")
+    } catch let error as DownloadError {
+        let partial =
+            (try? FileManager.default.attributesOfItem(atPath: destination.path + ".partial")[.size])
+            .flatMap { ($0 as? NSNumber)?.int64Value } ?? -1
+        print("failed\tkind=\(error.kind)\tpeak-kib=\(peakResidentKiB())\tpartial=\(partial)\treason=\(error.reason)")
+    }
 }
 
 /// What the process does on `SIGPIPE`: `default` (it ends), `ignored`, or `handled` (Linux, where
@@ -250,6 +287,7 @@ let arguments = Arguments(Array(CommandLine.arguments.dropFirst(2)))
 do {
     switch CommandLine.arguments.dropFirst().first {
     case "single": try await single(arguments)
+    case "fetch": try await fetch(arguments)
     case "many": try await many(arguments)
     case "disk-full": try await diskFull(arguments)
     case "hold": try hold(arguments)

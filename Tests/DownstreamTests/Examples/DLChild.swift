@@ -29,8 +29,11 @@ final class DLChild: Sendable {
     private let terminal: Int32?
 
     /// Starts `dl` with `arguments`; `input` is written to its standard input.
-    init(_ arguments: [String], in fixture: Fixture, output kind: Output = .pipe, input: String? = nil) throws {
-        var environment = ProcessInfo.processInfo.environment
+    init(
+        _ arguments: [String], in fixture: Fixture, output kind: Output = .pipe, input: String? = nil,
+        environment added: [String: String] = [:]
+    ) throws {
+        var environment = ProcessInfo.processInfo.environment.merging(added) { $1 }
         environment["XDG_DATA_HOME"] = Self.dataDirectory(fixture).path
         // The size comes from the terminal, not from the test runner's environment.
         environment["COLUMNS"] = nil
@@ -85,11 +88,12 @@ final class DLChild: Sendable {
         }
     }
 
-    /// Runs `dl` with `arguments` to its end; returns its exit status, output and errors.
+    /// Runs `dl` with `arguments` (and `environment` added to the test's) to its end; returns its
+    /// exit status, output and errors.
     static func run(
-        _ arguments: [String], in fixture: Fixture, input: String? = nil
+        _ arguments: [String], in fixture: Fixture, input: String? = nil, environment: [String: String] = [:]
     ) async throws -> (status: Int32, output: String, errors: String) {
-        let child = try DLChild(arguments, in: fixture, input: input)
+        let child = try DLChild(arguments, in: fixture, input: input, environment: environment)
         defer { child.stop() }
         let status = await child.exitStatus()
         return (status, await child.output.text(), await child.errors?.text() ?? "")

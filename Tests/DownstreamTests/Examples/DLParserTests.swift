@@ -121,6 +121,19 @@ import Testing
         #expect(plan.limitRate == bytesPerSecond)
     }
 
+    @Test func compressedBodiesAndAFileSizeLimitGoIntoEveryRequest() throws {
+        let directory = URL(fileURLWithPath: "/tmp")
+        let plan = try Plan.make(
+            try Options.parse(["--compressed", "--max-filesize", "1.5M", "https://example.com/a"]),
+            currentDirectory: directory)
+        #expect(plan.acceptsCompressedBodies)
+        #expect(plan.maximumFileSize == 1_572_864)
+        let plain = try Plan.make(try Options.parse(["https://example.com/a"]), currentDirectory: directory)
+        #expect(!plain.acceptsCompressedBodies)
+        #expect(plain.maximumFileSize == nil)
+        #expect(throws: UsageError.self) { try Options.parse(["--max-filesize", "0"]) }
+    }
+
     @Test func connectionsPerFileGoIntoThePlan() throws {
         let directory = URL(fileURLWithPath: "/tmp")
         #expect(try Plan.make(Options.parse(["https://example.com/a"]), currentDirectory: directory).connections == 1)
