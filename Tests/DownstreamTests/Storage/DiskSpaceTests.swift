@@ -48,6 +48,37 @@ struct DiskSpaceTests {
         }
     }
 
+    @Test(
+        .enabled(if: canMountPrivateFileSystems, "needs Linux's unprivileged user and mount namespaces (unshare -rm)"))
+    func aBodyOfUnknownLengthLeavesTheDiskItsReserve() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            // 1 GiB decoded, to a disk of 32 MiB.
+            let url = fixture.serve("/bomb.bin", .gzippedZeros(count: 1 << 30)) {
+                $0.extraHeaders["Content-Encoding"] = "gzip"
+            }
+            let mountPoint = fixture.file("small-disk")
+            try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+            let client = try ChildProcess.executable("DownstreamTestClient")
+            let script =
+                "mount -t tmpfs -o size=32m tmpfs \"$0\" && \"$1\" fetch \"$2\" \"$0/bomb.bin\" --compressed yes && df -B1 --output=avail \"$0\" | tail -1"
+            let (status, output) = try await ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/unshare"),
+                ["-rm", "sh", "-c", script, mountPoint.path, client.path, url.absoluteString])
+            #expect(status == 0, "\(output)")
+            let lines = output.split(separator: "\n").map(String.init)
+            #expect(lines.first?.hasPrefix("failed\tkind=insufficient space\t") == true, "\(output)")
+            // Stopped before less than 5 % (1.6 MiB) was left, and the bytes are kept.
+            let free = try #require(Int64(lines.last?.trimmingCharacters(in: .whitespaces) ?? ""), "\(output)")
+            #expect(free >= SpaceWatch.reserve(ofSize: 32 << 20), "\(output)")
+            #expect(free < 8 << 20, "\(output)")
+        }
+    }
+
+    @Test func theReserveIsATwentiethOfTheDiskAtMost64MiB() {
+        #expect(SpaceWatch.reserve(ofSize: 32 << 20) == (32 << 20) / 20)
+        #expect(SpaceWatch.reserve(ofSize: 1 << 40) == 64 << 20)
+    }
+
     /// A pseudo file system (`/proc`) reports no blocks at all: no room to tell of, which is not
     /// "no room" (a download there fails for its own reason, naming the path).
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self")))
