@@ -220,7 +220,7 @@ extension Download {
             // A request that could not be downloaded never had the partial file: it may be
             // another download's (of another URL, or of another manager sharing the store).
             if requestError == nil {
-                POSIXFile.remove(atPath: location.path)
+                POSIXFile.removeOwnFile(atPath: location.path)
             }
             recordFile?.remove()
         }

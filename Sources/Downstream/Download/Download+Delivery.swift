@@ -80,7 +80,7 @@ struct Delivery: Sendable {
     private func discard() {
         // The record first: a process killed in between starts over rather than resume.
         try? recordFile?.update { $0.startOver() }
-        POSIXFile.remove(atPath: partialPath)
+        POSIXFile.removeOwnFile(atPath: partialPath)
         progress.begin(bytesReceived: 0, expectedBytes: nil)
     }
 

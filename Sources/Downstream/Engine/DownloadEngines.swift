@@ -76,7 +76,7 @@ struct DownloadEngines: Sendable {
     /// left behind.
     private static func forgetPartial(of target: AttemptTarget) {
         target.recordFile.remove()
-        POSIXFile.remove(atPath: target.partialPath)
+        POSIXFile.removeOwnFile(atPath: target.partialPath)
     }
 
     /// The facts the engine of `attempt` is chosen on. Reads the partial file's length when the

@@ -180,19 +180,15 @@ enum POSIXFile {
         }
     }
 
-    /// Checks that `directory` (followed if it is a link) is a directory this process's user owns:
+    /// Checks that `directory` (followed if it is a link) is a directory this process's user owns
+    /// and that neither its group nor others may write (see ``untrustedReason(_:isDirectory:)``):
     /// a store that a link planted in a shared folder points into another user's directory is
-    /// refused.
+    /// refused, and so is one where others could plant records.
     static func checkIsOwnDirectory(_ directory: URL) throws(DownloadError) {
         var info = stat()
         guard stat(directory.path, &info) == 0 else { throw failure(directory, "cannot read the directory's status") }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw .fileSystem(path: directory.path, reason: "it is not a directory")
-        }
-        guard info.st_uid == geteuid() else {
-            throw .fileSystem(
-                path: directory.path,
-                reason: "the directory belongs to user \(info.st_uid), not to this process's user \(geteuid())")
+        if let reason = untrustedReason(info, isDirectory: true) {
+            throw .fileSystem(path: directory.path, reason: reason)
         }
     }
 
@@ -296,7 +292,7 @@ enum POSIXFile {
         return (bytes(status.f_bavail), bytes(status.f_blocks))
     }
 
-    private static func retryingOnInterrupt(_ call: () -> Int32) -> Int32 {
+    static func retryingOnInterrupt(_ call: () -> Int32) -> Int32 {
         while true {
             let result = call()
             if result == -1 && errno == EINTR { continue }

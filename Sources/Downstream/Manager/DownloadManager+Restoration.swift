@@ -88,7 +88,7 @@ extension DownloadManager {
             switch record.intent {
             case .cancelled:
                 // A cancellation that did not finish: finish it.
-                POSIXFile.remove(atPath: location.path)
+                POSIXFile.removeOwnFile(atPath: location.path)
                 store.remove(record.id, from: place)
                 return .gone
             case .kept:
@@ -145,7 +145,7 @@ extension DownloadManager {
             for name in names where name.hasSuffix(".\(PartialLocation.partialExtension)") {
                 let file = directory.appendingPathComponent(name, isDirectory: false)
                 if !known.contains(file.path) {
-                    POSIXFile.remove(file)
+                    POSIXFile.removeOwnFile(atPath: file.path)
                 }
             }
         }

@@ -81,7 +81,8 @@ public actor DownloadManager {
             store = try DownloadStore(
                 identifier: configuration.identifier, directory: configuration.storeDirectory,
                 relocatableDirectories: configuration.storage.relocatableDirectories,
-                home: configuration.storage.homeDirectory, sharedByProcesses: isShared,
+                home: configuration.storage.homeDirectory,
+                partialsDirectory: configuration.storage.partialsDirectory, sharedByProcesses: isShared,
                 synchronizes: configuration.storage.synchronizesToDisk,
                 journals: !configuration.storage.keepsEveryRecordInAFile,
                 duringWrite: configuration.storage.recordWriteObserver)

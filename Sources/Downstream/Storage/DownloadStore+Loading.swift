@@ -77,7 +77,7 @@ extension DownloadStore {
                 repairing
                     ? setAside(file, as: suffix, because: reason) : RestorationIssue(recordURL: file, reason: reason)
             }
-            switch Self.read(file, bases: bases) {
+            switch Self.read(file, bases: bases, placement: placement) {
             case .record(let loaded):
                 guard file.deletingPathExtension().lastPathComponent == loaded.record.id.rawValue.uuidString else {
                     issues.append(aside(Self.corruptExtension, "its name does not match its identifier"))
@@ -89,6 +89,8 @@ extension DownloadStore {
                 if repairing { POSIXFile.remove(file) }
             case .damaged(let reason):
                 issues.append(aside(Self.corruptExtension, reason))
+            case .refused(let reason):
+                issues.append(aside(Self.refusedExtension, reason))
             case .newer(let reason):
                 issues.append(aside(Self.unsupportedExtension, reason))
             case .unresolved(let reason):
@@ -108,13 +110,18 @@ extension DownloadStore {
                 let aside = { (suffix: String, reason: String) in
                     issues.append(self.setAside(id, payload, frameLength, as: suffix, because: reason))
                 }
-                switch Self.decode(payload, bases: bases, place: .journal(frameLength: frameLength)) {
+                switch Self.decode(
+                    payload, bases: bases, place: .journal(frameLength: frameLength),
+                    placement: placement)
+                {
                 case .record(let loaded) where loaded.record.id == id:
                     body(loaded)
                 case .record:
                     aside(Self.corruptExtension, "its identifier is not its frame's")
                 case .empty, .damaged:
                     aside(Self.corruptExtension, "it is damaged")
+                case .refused(let reason):
+                    aside(Self.refusedExtension, reason)
                 case .newer(let reason):
                     aside(Self.unsupportedExtension, reason)
                 case .unresolved(let reason):
@@ -134,10 +141,20 @@ extension DownloadStore {
 
     /// Reads record `id` as it is now, if it is in a file of its own and whole.
     func loadRecord(_ id: DownloadID) -> LoadedRecord? {
-        guard case .record(let loaded) = Self.read(URL(fileURLWithPath: path(for: id)), bases: bases),
+        guard
+            case .record(let loaded) = Self.read(
+                URL(fileURLWithPath: path(for: id)), bases: bases, placement: placement),
             loaded.record.id == id
         else { return nil }
         return loaded
+    }
+
+    /// Whether a record's partial file must be where Downstream puts partial files: when the store
+    /// acts on its records (with the manager's partials directory, if it has one), not when a
+    /// tool only reads them.
+    enum Placement: Sendable {
+        case checked(partialsDirectory: String?)
+        case unchecked
     }
 
     /// What a record file holds.
@@ -146,6 +163,9 @@ extension DownloadStore {
         /// Nothing: the process ended while the file was being made.
         case empty
         case damaged(String)
+        /// Not to be obeyed: a file others could have written, or one that names its partial file
+        /// where Downstream does not put it (see ``PartialLocation/misplacement(of:destinationPath:destinationIsDirectory:partialsDirectory:)``).
+        case refused(String)
         /// Written by a newer version of Downstream.
         case newer(String)
         /// Its paths are relative to a directory the configuration does not name (this time).
@@ -153,13 +173,22 @@ extension DownloadStore {
     }
 
     /// Reads the record file `file`, with its paths resolved against `bases` (by default, the
-    /// home directory and the store that holds the file).
-    static func read(_ file: URL, bases: PathBases? = nil) -> FileContents {
-        guard let data = try? Data(contentsOf: file) else { return .damaged("it cannot be read") }
+    /// home directory and the store that holds the file), and its partial file's place checked as
+    /// `placement` says. A file others could have written is refused.
+    static func read(_ file: URL, bases: PathBases? = nil, placement: Placement) -> FileContents {
+        let data: Data
+        do throws(DownloadError) {
+            guard let read = try POSIXFile.readTrusted(atPath: file.path) else { return .damaged("it cannot be read") }
+            data = read
+        } catch {
+            return .refused("it is not to be trusted: \(error.reason)")
+        }
         switch RecordSlots.read(data) {
         case .record(let payload, let position, _):
             let bases = bases ?? PathBases(home: NSHomeDirectory(), store: file.deletingLastPathComponent().path)
-            return payload.withUnsafeBytes { decode($0, bases: bases, place: .file(position)) }
+            return payload.withUnsafeBytes {
+                decode($0, bases: bases, place: .file(position), placement: placement)
+            }
         case .empty:
             return .empty
         case .damaged(let reason):
@@ -176,7 +205,9 @@ extension DownloadStore {
         var inFiles: Set<UUID> = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names where name.hasSuffix(".\(recordExtension)") {
-            if case .record(let loaded) = read(directory.appendingPathComponent(name, isDirectory: false)) {
+            if case .record(let loaded) = read(
+                directory.appendingPathComponent(name, isDirectory: false), placement: .unchecked)
+            {
                 records.append(loaded.record)
                 inFiles.insert(loaded.record.id.rawValue)
             }
@@ -184,16 +215,19 @@ extension DownloadStore {
         let bases = PathBases(home: NSHomeDirectory(), store: directory.path)
         StoreJournal.forEachRecord(in: directory.path) { id, payload in
             guard !inFiles.contains(id.rawValue),
-                case .record(let loaded) = decode(payload, bases: bases, place: .journal(frameLength: 0))
+                case .record(let loaded) = decode(
+                    payload, bases: bases, place: .journal(frameLength: 0), placement: .unchecked)
             else { return }
             records.append(loaded.record)
         }
         return records.sorted { isOlder($0, than: $1) }
     }
 
-    /// Reads a record from its JSON, with its paths resolved against `bases`.
+    /// Reads a record from its JSON, with its paths resolved against `bases`; with a checked
+    /// `placement`, one whose partial file is not where Downstream puts it (beside its
+    /// destination, or in the partials directory) is refused.
     private static func decode(
-        _ payload: UnsafeRawBufferPointer, bases: PathBases, place: RecordPlace
+        _ payload: UnsafeRawBufferPointer, bases: PathBases, place: RecordPlace, placement: Placement
     ) -> FileContents {
         do {
             let stored = try StoredDownload.decode(payload)
@@ -202,6 +236,13 @@ extension DownloadStore {
                 return .unresolved(
                     "it names its files relative to a directory the configuration does not name "
                         + "(storage.relocatableDirectories): \(stored.partialPath)")
+            }
+            if case .checked(let partialsDirectory) = placement,
+                let misplacement = PartialLocation.misplacement(
+                    of: record.partialPath, destinationPath: record.destination.path,
+                    destinationIsDirectory: record.destination.isDirectory, partialsDirectory: partialsDirectory)
+            {
+                return .refused(misplacement)
             }
             return .record(LoadedRecord(record: record, place: place))
         } catch {

@@ -38,11 +38,15 @@ final class DownloadStore: Sendable {
     static let recordExtension = "record"
     static let corruptExtension = "corrupt"
     static let unsupportedExtension = "unsupported"
+    static let refusedExtension = "refused"
     private static let identifiersInUse = Locked<Set<String>>([])
 
     let directory: URL
     /// The directories records name their files relative to.
     let bases: PathBases
+    /// How a record's partial file is checked (see ``PartialLocation``): where Downstream puts
+    /// partial files, with the manager's partials directory.
+    let placement: Placement
     private let directoryPath: String
     private let identifier: String
     private let storeLock: StoreLock
@@ -61,6 +65,8 @@ final class DownloadStore: Sendable {
     /// - Parameters:
     ///   - relocatableDirectories: the app's directories that records name files relative to, by
     ///     name (see ``PathBases``); the home directory is `home`'s, or the process's.
+    ///   - partialsDirectory: the manager's directory of partial files, if it has one: a record
+    ///     whose partial file is neither there nor beside its destination is refused.
     ///   - sharedByProcesses: whether managers of other processes may use the store at the same
     ///     time (see ``StoreClaims``).
     ///   - synchronizes: whether each write of a record is on the disk (`fsync`) before it returns.
@@ -69,7 +75,8 @@ final class DownloadStore: Sendable {
     ///     and the second half of its slot: a test seam for kills that tear a write.
     init(
         identifier: String, directory: URL, relocatableDirectories: [String: URL] = [:], home: String? = nil,
-        sharedByProcesses: Bool = false, synchronizes: Bool = false, journals: Bool = true,
+        partialsDirectory: URL? = nil, sharedByProcesses: Bool = false, synchronizes: Bool = false,
+        journals: Bool = true,
         duringWrite: (@Sendable () -> Void)? = nil
     ) throws(DownloadError) {
         let claimed = Self.identifiersInUse.withLock { $0.insert(identifier).inserted }
@@ -98,6 +105,7 @@ final class DownloadStore: Sendable {
         self.directory = directory
         bases = PathBases(
             home: home ?? NSHomeDirectory(), store: directory.path, registered: relocatableDirectories)
+        placement = .checked(partialsDirectory: partialsDirectory?.path)
         directoryPath = directory.path
         self.synchronizes = synchronizes
         self.duringWrite = duringWrite

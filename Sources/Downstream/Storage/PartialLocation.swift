@@ -74,3 +74,54 @@ struct PartialLocation: Hashable, Sendable {
         self.path = path
     }
 }
+
+extension PartialLocation {
+    /// Why `path`, a partial file a record names for a download to `destination`, is not where
+    /// Downstream puts such a file, or nil when it is: an absolute path without `.` or `..`, named
+    /// `….partial`, beside its destination (`<file>.partial`, or `<name>.<key>.partial` for a
+    /// directory or a download kept apart) or in the manager's partials directory
+    /// (`<name>.<key>.partial`). A record that names another place is not acted on: what a record
+    /// says is deleted, written and continued.
+    static func misplacement(
+        of path: String, destinationPath: String, destinationIsDirectory: Bool, partialsDirectory: String?
+    ) -> String? {
+        let problem = "\(path) is not where Downstream puts the partial file of \(destinationPath)"
+        guard isPlainAbsolute(path), isPlainAbsolute(destinationPath) else {
+            return problem + " (not a plain absolute path)"
+        }
+        let name = path.pathName
+        let directory = path.parentPath
+        let besideDestination = destinationIsDirectory ? destinationPath : destinationPath.parentPath
+        if directory == besideDestination {
+            if !destinationIsDirectory, name == destinationPath.pathName + "." + partialExtension { return nil }
+            if isKeyed(name, keyLength: 8) { return nil }
+        }
+        if let partialsDirectory, directory == trimmed(partialsDirectory), isKeyed(name, keyLength: 16) {
+            return nil
+        }
+        return problem
+            + " (beside it in \(besideDestination)"
+            + (partialsDirectory.map { ", or in the partials directory \(trimmed($0))" } ?? "") + ")"
+    }
+
+    /// Whether `name` is `<something>.<key>.partial` with a key of `keyLength` hexadecimal digits.
+    private static func isKeyed(_ name: String, keyLength: Int) -> Bool {
+        let suffix = "." + partialExtension
+        guard name.hasSuffix(suffix) else { return false }
+        let stem = name.dropLast(suffix.count)
+        guard let dot = stem.lastIndex(of: "."), dot != stem.startIndex else { return false }
+        let key = stem[stem.index(after: dot)...]
+        return key.count == keyLength && key.allSatisfy(\.isHexDigit)
+    }
+
+    /// Whether `path` is absolute, with no empty, `.` or `..` component and no NUL.
+    private static func isPlainAbsolute(_ path: String) -> Bool {
+        guard path.hasPrefix("/"), !path.contains("\0") else { return false }
+        let components = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        return path == "/" || components.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+    }
+
+    private static func trimmed(_ directory: String) -> String {
+        directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+    }
+}

@@ -74,6 +74,8 @@ final class StoreJournal: Sendable {
         in directory: String, synchronizes: Bool, duringWrite: (@Sendable () -> Void)? = nil
     ) throws(DownloadError) -> Opening {
         let path = POSIXFile.path(fileName, in: directory)
+        // Its records are obeyed: only from a file nobody else can have written.
+        try POSIXFile.checkTrusted(atPath: path)
         var issue: RestorationIssue?
         var length = POSIXFile.length(atPath: path) ?? 0
         var (end, live, liveBytes) = try latestFrames(path: path, length: length, verifying: true)

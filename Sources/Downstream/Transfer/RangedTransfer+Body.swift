@@ -33,7 +33,10 @@ extension RangedTransfer {
             sink.decidedEnd = .failed(error)
         }
         progress.add(count)
-        if sink.decidedEnd == nil, let shortage = sink.intake.spaceWatch?.shortage(at: file.length) {
+        if sink.decidedEnd == nil,
+            let shortage = sink.intake.spaceWatch?.shortage(
+                at: file.length, unwritten: file.length - file.writtenLength)
+        {
             sink.decidedEnd = .failed(shortage)
         }
         if sink.decidedEnd == nil,

@@ -19,7 +19,7 @@ extension RangedTransfer {
                 // between starts over).
                 sink.record = .startingOver(url: sink.record.url)
                 try? saveRecord()
-                POSIXFile.remove(atPath: setup.partialPath)
+                POSIXFile.removeOwnFile(atPath: setup.partialPath)
             }
         }
         do {

@@ -22,14 +22,14 @@ struct SpaceWatch {
         nextReading = length + Self.interval
     }
 
-    /// Why the file cannot grow past `length` bytes, when a reading is due and finds the disk
-    /// nearly full.
-    mutating func shortage(at length: Int64) -> DownloadError? {
+    /// Why the file cannot grow past `length` bytes, of which `unwritten` are still in its buffers
+    /// (the disk has not counted them yet), when a reading is due and finds the disk nearly full.
+    mutating func shortage(at length: Int64, unwritten: @autoclosure () -> Int64) -> DownloadError? {
         guard length >= nextReading else { return nil }
         nextReading = length + Self.interval
         guard let space = POSIXFile.space(atPath: directory) else { return nil }
         let reserve = Self.reserve(ofSize: space.size)
-        guard space.available < reserve + Self.interval else { return nil }
+        guard space.available - unwritten() < reserve + Self.interval else { return nil }
         return .insufficientSpace(
             path: directory,
             reason: "the body's length is not known, and after \(length) bytes only \(space.available) bytes are "

@@ -218,7 +218,8 @@ struct RestorationTests {
                 identifier: fixture.configuration.identifier, directory: fixture.storeDirectory)
             var second = first
             second.request.metadata = ["copy": "second"]
-            guard case .record(let loaded) = DownloadStore.read(fixture.recordFile(first.id)) else {
+            guard case .record(let loaded) = DownloadStore.read(fixture.recordFile(first.id), placement: .unchecked)
+            else {
                 Issue.record("the record cannot be read")
                 return
             }

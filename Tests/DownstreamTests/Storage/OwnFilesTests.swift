@@ -89,9 +89,9 @@ struct OwnFilesTests {
         }
     }
 
-    /// A record replaced by a link to another file: the record's next update refuses it and
-    /// leaves that file as it was.
-    @Test func aRecordThatIsASymbolicLinkIsNeverWrittenThrough() async throws {
+    /// A record replaced by a link to another file: never read through it (what it says would be
+    /// obeyed) nor written through it; it is set aside and reported, and that file stays as it was.
+    @Test func aRecordThatIsASymbolicLinkIsNeitherReadNorWrittenThrough() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 300_000, seed: 2102)
             let url = fixture.serve("/r.bin", body)
@@ -105,12 +105,13 @@ struct OwnFilesTests {
             try FileManager.default.createSymbolicLink(at: record, withDestinationURL: victim)
 
             let manager = try fixture.makeManager()
-            let download = try #require(await manager.downloads.first)
-            await download.resume()
-            let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
-            #expect(error.kind == .fileSystem, "\(error)")
-            #expect(error.description.contains(record.path), "\(error)")
+            #expect(await manager.downloads.isEmpty)
+            let issue = try #require(manager.restorationIssues.first)
+            #expect(issue.recordURL.lastPathComponent == record.lastPathComponent + ".refused")
+            #expect(issue.reason.contains("symbolic link"), "\(issue)")
             #expect(try Data(contentsOf: victim) == original)
+            // Its partial file is not touched either.
+            #expect(fileLength(fixture.file("r.bin.partial")) == 100_000)
         }
     }
 }

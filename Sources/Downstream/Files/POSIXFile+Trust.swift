@@ -1,0 +1,99 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What Downstream reads from its store (records, the journal, trust bundles) is obeyed: it names
+/// files to continue, to replace and to delete. So it is read only from files that nobody else
+/// can have written: this process's user owns them, neither their group nor others may write
+/// them, they are not reached through a symbolic link, and they have one name.
+extension POSIXFile {
+    /// Why the file (or, with `isDirectory`, the directory) that `info` describes is not one only
+    /// this process's user can have written, or nil when it is.
+    static func untrustedReason(_ info: stat, isDirectory: Bool = false) -> String? {
+        let type = info.st_mode & S_IFMT
+        if isDirectory {
+            guard type == S_IFDIR else { return "it is not a directory" }
+        } else {
+            guard type == S_IFREG else { return "it is not a regular file" }
+            guard info.st_nlink == 1 else { return "it has \(info.st_nlink) names (hard links)" }
+        }
+        guard info.st_uid == geteuid() else {
+            return "it belongs to user \(info.st_uid), not to this process's user \(geteuid())"
+        }
+        let writableByOthers = mode_t(S_IWGRP | S_IWOTH)
+        guard info.st_mode & writableByOthers == 0 else {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            return "its group or other users may write it (mode \(mode)): what they write there would be obeyed; "
+                + "make it writable by its owner only (chmod go-w)"
+        }
+        return nil
+    }
+
+    /// Checks that the file at `path`, if there is one, is one only this process's user can have
+    /// written (see ``untrustedReason(_:isDirectory:)``); a link is refused, not followed.
+    static func checkTrusted(atPath path: String) throws(DownloadError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw failure(path, "cannot read the file's status")
+        }
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            throw .fileSystem(path: path, reason: "it is a symbolic link; Downstream reads its own files only")
+        }
+        if let reason = untrustedReason(info) {
+            throw .fileSystem(path: path, reason: reason)
+        }
+    }
+
+    /// The bytes of the file at `path`, if there is one, when only this process's user can have
+    /// written it (see ``untrustedReason(_:isDirectory:)``): checked on the file opened, never
+    /// through a symbolic link, so that nothing can be swapped in between.
+    static func readTrusted(atPath path: String) throws(DownloadError) -> Data? {
+        let descriptor = retryingOnInterrupt { open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP {
+                throw .fileSystem(path: path, reason: "it is a symbolic link; Downstream reads its own files only")
+            }
+            throw failure(path, "cannot open for reading")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw failure(path, "cannot read the file's status") }
+        if let reason = untrustedReason(info) {
+            throw .fileSystem(path: path, reason: reason)
+        }
+        var data = Data(count: Int(info.st_size))
+        var read = 0
+        while read < data.count {
+            let count = data.withUnsafeMutableBytes { buffer in
+                pread(descriptor, buffer.baseAddress! + read, buffer.count - read, off_t(read))
+            }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                if count == 0 { break }
+                throw failure(path, "cannot read")
+            }
+            read += count
+        }
+        return data.prefix(read)
+    }
+
+    /// Deletes the file at `path` if it is a file Downstream may have made: a regular file (a link
+    /// itself is left alone, and so is what it points to), with one name (a hard link would be
+    /// another name of someone's file), owned by this process's user. Returns whether it did.
+    @discardableResult
+    static func removeOwnFile(atPath path: String) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1,
+            info.st_uid == geteuid()
+        else { return false }
+        return unlink(path) == 0
+    }
+}
