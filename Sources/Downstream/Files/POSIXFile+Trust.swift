@@ -97,3 +97,42 @@ extension POSIXFile {
         return unlink(path) == 0
     }
 }
+
+/// A file of our own that Downstream holds open for another library to read (libcurl's CA
+/// bundles): others read it through ``path``, which on Linux names the open file itself
+/// (`/proc/self/fd/N`), so that what is read is what was checked, whatever the directory holds
+/// by then. Closed when let go.
+final class HeldFile: Sendable {
+    /// A path that opens the file held: the descriptor's own on Linux, else the original one
+    /// (which was checked).
+    let path: String
+    private let descriptor: Int32
+
+    /// Opens the file at `path` (never through a link) and checks that it is one only this
+    /// process's user can have written and that it holds `expected`.
+    init(path: String, holding expected: Data) throws(DownloadError) {
+        let descriptor = POSIXFile.retryingOnInterrupt { open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        guard descriptor >= 0 else { throw POSIXFile.failure(path, "cannot open for reading") }
+        var info = stat()
+        let reason: String? =
+            fstat(descriptor, &info) != 0
+            ? "cannot read the file's status" : POSIXFile.untrustedReason(info)
+        if let reason {
+            POSIXFile.close(descriptor)
+            throw .fileSystem(path: path, reason: reason)
+        }
+        var held = Data(count: Int(info.st_size))
+        let count = held.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count == held.count, held == expected else {
+            POSIXFile.close(descriptor)
+            throw .fileSystem(path: path, reason: "it does not hold what Downstream wrote into it")
+        }
+        self.descriptor = descriptor
+        let own = "/proc/self/fd/\(descriptor)"
+        self.path = FileManager.default.fileExists(atPath: own) ? own : path
+    }
+
+    deinit {
+        POSIXFile.close(descriptor)
+    }
+}

@@ -63,6 +63,33 @@ struct TrustTests {
         await #expect(throws: DownloadError.self) { try await Self.download("f.bin", from: server, trust: trust).get() }
     }
 
+    /// The bundle libcurl reads is the one the manager wrote and checked, held open: a file put in
+    /// its place afterwards (an empty one here, which would trust no one) is not read.
+    @Test(.enabled(if: managersUseLibcurl, "libcurl is the manager's transport on Linux only"))
+    func aBundleReplacedAfterItWasWrittenIsNotRead() async throws {
+        let server = try await TLSServer.start(files: ["f.bin": Self.body])
+        defer { server.stop() }
+        var trust = TrustSettings()
+        trust.rules = [
+            TrustRule(
+                host: "127.0.0.1", additionalAuthorities: [.file(server.authority)],
+                trustsOnlyAdditionalAuthorities: true)
+        ]
+        try await withFixture({ $0.trust = trust }) { fixture in
+            let bundles = fixture.storeDirectory.appendingPathComponent("trust")
+            let names = fixture.listing(bundles)
+            #expect(names.count == 1)
+            for name in names {
+                let file = bundles.appendingPathComponent(name)
+                try FileManager.default.removeItem(at: file)
+                try Data().writeWithoutSync(to: file)
+            }
+            let file = try await fixture.manager.downloadFile(
+                from: server.url("f.bin"), to: .directory(fixture.directory))
+            #expect(try Data(contentsOf: file) == Self.body)
+        }
+    }
+
     @Test(.enabled(if: managersUseLibcurl, "libcurl is the manager's transport on Linux only"))
     func pinsAcceptTheServersKeyAndRefuseAnyOther() async throws {
         let server = try await TLSServer.start(files: ["f.bin": Self.body])

@@ -2,7 +2,8 @@ import Foundation
 
 /// The trust rules (``TrustSettings``) as libcurl options, per host: a CA bundle file for each
 /// rule with authorities of its own (written once, in the store's `trust` folder: with the
-/// platform's bundle unless the rule trusts only its own), the pins in curl's
+/// platform's bundle unless the rule trusts only its own; held open and checked, see
+/// ``HeldFile``), the pins in curl's
 /// `sha256//A;sha256//B` form, and whether checking is off. Hosts without a rule of their own
 /// authorities get the environment's bundle (`CURL_CA_BUNDLE`, `SSL_CERT_FILE`, `SSL_CERT_DIR`),
 /// as the curl tool and OpenSSL's read them.
@@ -28,8 +29,9 @@ struct CurlTrust: Sendable {
 
     private let settings: TrustSettings
     private let environment: Options
-    /// The bundle file of each rule with authorities, by host pattern.
-    private let bundles: [String: String]
+    /// The bundle file of each rule with authorities, by host pattern: held open, and read by
+    /// libcurl through the open file, so that it reads what was written and checked.
+    private let bundles: [String: HeldFile]
 
     /// Writes the bundle of every rule with authorities into `directory`.
     init(_ settings: TrustSettings, directory: URL, environment: [String: String]) throws(DownloadError) {
@@ -38,7 +40,7 @@ struct CurlTrust: Sendable {
         fromEnvironment.caFile = environment["CURL_CA_BUNDLE"] ?? environment["SSL_CERT_FILE"]
         fromEnvironment.caDirectory = environment["SSL_CERT_DIR"]
         self.environment = fromEnvironment
-        var bundles: [String: String] = [:]
+        var bundles: [String: HeldFile] = [:]
         let rulesWithAuthorities = settings.rules.filter { !$0.additionalAuthorities.isEmpty }
         if !rulesWithAuthorities.isEmpty {
             try FilePlacement.createDirectory(atPath: directory.path)
@@ -55,8 +57,9 @@ struct CurlTrust: Sendable {
                 text += try certificate.pem()
             }
             let file = directory.appendingPathComponent("\(StableHash.hex(rule.host + "|" + text)).pem")
-            try AtomicFile.write(Data(text.utf8), to: file, synchronize: false)
-            bundles[rule.host] = file.path
+            let bytes = Data(text.utf8)
+            try AtomicFile.write(bytes, to: file, synchronize: false)
+            bundles[rule.host] = try HeldFile(path: file.path, holding: bytes)
         }
         self.bundles = bundles
     }
@@ -72,7 +75,7 @@ struct CurlTrust: Sendable {
             return options
         }
         if let bundle = bundles[rule.host] {
-            options.caFile = bundle
+            options.caFile = bundle.path
             options.caDirectory = nil
             options.usesOnlyCAFile = true
         }
