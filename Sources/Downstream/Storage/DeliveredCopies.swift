@@ -54,7 +54,7 @@ final class DeliveredCopies: Sendable {
         // As stored now, else as versions before relocatable paths stored it (absolute).
         let current = stored(path)
         for stored in current == path ? [path] : [current, path] {
-            guard let data = try? Data(contentsOf: file(for: stored)),
+            guard let data = try? POSIXFile.readTrusted(atPath: file(for: stored).path),
                 var copy = try? JSONDecoder().decode(DeliveredCopy.self, from: data), copy.path == stored
             else { continue }
             copy.path = path

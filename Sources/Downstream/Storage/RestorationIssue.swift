@@ -4,7 +4,9 @@ import Foundation
 /// ``DownloadManager/restorationIssues``.
 public struct RestorationIssue: Sendable, Hashable, CustomStringConvertible {
     /// Where the record is now: renamed aside in the store (`.corrupt` for a damaged record,
-    /// `.unsupported` for one written by a newer version of Downstream), so that it is not
+    /// `.unsupported` for one written by a newer version of Downstream, `.refused` for one that is
+    /// not to be obeyed: others could have written it, or it names a partial file where Downstream
+    /// puts none), so that it is not
     /// read again and can be inspected; left in place when it names its files relative to a
     /// directory the configuration does not name this time
     /// (``DownloadManager/Configuration-swift.struct/Storage-swift.struct/relocatableDirectories``).
