@@ -30,6 +30,11 @@ extension Download {
             handle(machine.attemptEnded(attempt, .failed(requestError)))
             return
         }
+        if let problem = settings.headerProblem {
+            // Also for downloads restored from the store, which no new request checked.
+            handle(machine.attemptEnded(attempt, .failed(.invalidRequest(problem))))
+            return
+        }
         guard let target = attemptTarget() else {
             handle(machine.attemptEnded(attempt, .failed(.invalidRequest("the request has no URL"))))
             return

@@ -36,6 +36,9 @@ public actor Download {
         var maximumNetworkWait: Duration?
         /// Whether a delivered file takes the server's `Last-Modified` as its modification time.
         var usesServerModificationTime = true
+        /// Why the manager's headers cannot be sent, if they cannot (see ``HeaderField``): every
+        /// attempt then fails before it sends anything.
+        var headerProblem: String?
     }
 
     /// The download's identity.

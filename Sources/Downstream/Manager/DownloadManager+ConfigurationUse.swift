@@ -40,6 +40,9 @@ extension DownloadManager.Configuration {
             urlRefresh: urlRefresh, maximumNetworkWait: connectivity.maximumWait,
             usesServerModificationTime: storage.usesServerModificationTime)
         settings.clockReadings = readings
+        settings.headerProblem = HeaderField.problem(in: network.headers).map {
+            "\($0) (the manager's network settings)"
+        }
         return settings
     }
 

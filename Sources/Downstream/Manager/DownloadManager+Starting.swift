@@ -30,7 +30,10 @@ extension DownloadManager {
     ///     of starting. It is stored either way.
     @discardableResult
     public func download(_ request: DownloadRequest, startsPaused: Bool = false) async -> Download {
-        var requestError = isInvalidated ? .managerUnavailable("the manager was invalidated") : Self.validate(request)
+        var requestError =
+            isInvalidated
+            ? .managerUnavailable("the manager was invalidated")
+            : headerProblem.map { .invalidRequest($0) } ?? Self.validate(request)
         if requestError == nil,
             let problem = configuration.network.unappliedSettings(
                 on: connectionEngines, host: request.url?.host, trust: configuration.trust)
@@ -183,6 +186,9 @@ extension DownloadManager {
             return .invalidRequest("the destination file \(file.path) is a directory path")
         }
         if let problem = request.expectedDigest?.problem {
+            return .invalidRequest(problem)
+        }
+        if let problem = HeaderField.problem(in: request.headerFields) {
             return .invalidRequest(problem)
         }
         return nil

@@ -25,6 +25,10 @@ public actor DownloadManager {
 
     let context: Download.Context
     var engines: DownloadEngines { context.engines }
+    /// Why the headers of the configuration (``Configuration/Network-swift.struct/userAgent``,
+    /// ``Configuration/Network-swift.struct/additionalHeaders``) cannot be sent, if they cannot:
+    /// every download then fails before it sends anything.
+    var headerProblem: String? { context.settings.headerProblem }
     let store: DownloadStore
     /// The system-task engine's router, with a background session.
     nonisolated let systemRouter: SystemTaskRouter?
