@@ -230,19 +230,11 @@ extension Digest.Algorithm {
 
 /// File names from URLs, as wget and curl give them.
 enum FileNaming {
-    /// The name for `url`'s file: the last component of its path, made safe (no separators, no
-    /// leading dot, no control characters, at most 255 bytes); `index.html` when the path has
-    /// none.
+    /// The name for `url`'s file: the last component of its path, made safe as the library makes
+    /// any name it derives (no separators, no leading dot, no control or format characters, at
+    /// most 255 bytes with the extension kept); `index.html` when the path has none, as wget's.
     static func name(for url: URL) -> String {
-        let component = url.path.split(separator: "/").last.map(String.init) ?? ""
-        var name = String(
-            String.UnicodeScalarView(
-                component.unicodeScalars.map { scalar in
-                    scalar.properties.generalCategory == .control || scalar == "\\" ? "_" : scalar
-                }))
-        while name.hasPrefix(".") { name.removeFirst() }
-        while name.utf8.count > 255 { name.removeLast() }
-        return name.isEmpty ? "index.html" : name
+        url.path.split(separator: "/").isEmpty ? "index.html" : Destination.fileName(for: url)
     }
 
     /// `file` or the first of `name (1).ext`, `name (2).ext`… that `isTaken` does not refuse.

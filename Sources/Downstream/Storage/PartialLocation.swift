@@ -36,10 +36,14 @@ struct PartialLocation: Hashable, Sendable {
         // `URL.path` decodes the URL every time: read once.
         let destinationPath = destinationPath ?? destination.path
         let isFile = destination.fileURL != nil
-        if partialsDirectory == nil, id == nil, isFile {
+        if partialsDirectory == nil, id == nil, isFile,
+            destinationPath.pathName.utf8.count + 1 + Self.partialExtension.utf8.count <= FileName.maximumByteCount
+        {
             path = destinationPath + "." + Self.partialExtension
             return
         }
+        // Otherwise `<name>.<key>.partial`, the name cut to fit: a file name may be 255 bytes
+        // long, and its partial file's name too.
         let directoryPath = isFile ? destinationPath.parentPath : destinationPath
         // The hash of "target|url" (and "|id"), without joining them; the target is the file, or
         // "directory/*".

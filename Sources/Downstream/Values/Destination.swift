@@ -30,7 +30,8 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
     ///
     /// The name comes from the response's `Content-Disposition` header, else from the last
     /// component of the final URL, and is made safe: no path separators, no `..`, no leading dot,
-    /// no control characters, at most 255 bytes.
+    /// no control or format characters (a bidirectional control would make the name display as
+    /// another), at most 255 bytes with its extension kept (see ``fileName(for:)``).
     ///
     /// - Parameters:
     ///   - url: a `file:` URL of a directory.
@@ -38,6 +39,19 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
     ///     unique name (`name (1).ext`), as a browser does.
     public static func directory(_ url: URL, ifExists: ConflictPolicy = .uniqueName) -> Destination {
         Destination(location: .directory(standardized(url)), conflictPolicy: ifExists)
+    }
+
+    /// The name a directory destination gives the file of `url` when the server suggests none:
+    /// the last component of its path, made safe as any name Downstream derives (no separators,
+    /// no leading dot, no control or format characters, a reserved Windows name prefixed, at most
+    /// 255 bytes with the extension kept); `download` when the path has none.
+    ///
+    /// ```swift
+    /// Destination.fileName(for: URL(string: "https://example.com/a/invoice%E2%80%AEfdp.exe")!)
+    /// // "invoicefdp.exe": without the right-to-left override, it displays as it is
+    /// ```
+    public static func fileName(for url: URL) -> String {
+        FileName.suggested(contentDisposition: nil, url: url)
     }
 
     /// `url` as an absolute file URL without `.` or `..` components; itself when it is one

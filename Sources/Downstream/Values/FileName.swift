@@ -3,9 +3,11 @@ import Foundation
 /// Safe file names from what a server says.
 ///
 /// A server controls `Content-Disposition` and the URL, so their names are treated as hostile:
-/// only the last path component is kept, control characters are dropped, leading dots and
-/// trailing dots and spaces are removed, names reserved on Windows get a prefix, and the result
-/// is at most 255 bytes of UTF-8 with its extension kept.
+/// only the last path component is kept, control characters are dropped, and so are format
+/// characters (bidirectional controls such as U+202E, which make `invoice\u{202E}fdp.exe` display
+/// as `invoiceexe.pdf`, zero-width characters) and line separators, leading dots and trailing
+/// dots and spaces are removed, names reserved on Windows get a prefix, and the result is at most
+/// 255 bytes of UTF-8 with its extension kept.
 enum FileName {
     static let fallback = "download"
     static let maximumByteCount = 255
@@ -55,7 +57,13 @@ enum FileName {
             switch scalar.value {
             case 0..<0x20, 0x7F, 0x80..<0xA0: continue  // control characters, NUL included
             case 0x3A: scalars.append("_")  // ":" is a separator on Apple file systems' APIs
-            default: scalars.append(scalar)
+            default:
+                switch scalar.properties.generalCategory {
+                // A name displays as it is: no bidirectional controls, zero-width or other
+                // format characters, no line or paragraph separators.
+                case .format, .lineSeparator, .paragraphSeparator: continue
+                default: scalars.append(scalar)
+                }
             }
         }
         var result = String(scalars)

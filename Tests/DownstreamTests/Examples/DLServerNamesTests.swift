@@ -30,6 +30,18 @@ struct DLServerNamesTests {
         }
     }
 
+    /// A URL's name is made safe as the library makes any name it derives: cut to 255 bytes with
+    /// its extension kept (300 bytes failed with "File name too long"), without format characters.
+    @Test func aLongOrMisleadingURLNameIsSavedUnderASafeOne() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 5_000, seed: 2313)
+            let url = fixture.serve("/" + String(repeating: "n", count: 300) + "%E2%80%AE.iso", body)
+            let (status, output, errors) = try await DLChild.run([url.absoluteString], in: fixture)
+            #expect(status == 0, "\(output)\(errors)")
+            try body.expectMatches(fixture.file(String(repeating: "n", count: 251) + ".iso"))
+        }
+    }
+
     @Test func withoutTheFlagTheURLNamesTheFile() async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 1_000, seed: 2312)

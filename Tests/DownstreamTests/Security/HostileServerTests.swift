@@ -32,6 +32,24 @@ struct HostileServerTests {
         }
     }
 
+    /// A name of 255 bytes is a name: as a destination file, and from a URL of a longer one (cut,
+    /// extension kept), with the bidirectional override gone.
+    @Test func theLongestNamesAreSavedAndDisplayAsTheyAre() async throws {
+        try await withFixture { fixture in
+            let body = Body.pattern(count: 100_000, seed: 754)
+            let longest = String(repeating: "l", count: 251) + ".bin"
+            let url = fixture.serve("/\(longest)", body)
+            try body.expectMatches(try await fixture.manager.downloadFile(from: url, to: .file(fixture.file(longest))))
+
+            let tooLong = String(repeating: "t", count: 300)
+            let fromURL = fixture.serve("/\(tooLong)%E2%80%AE.iso", body)
+            let inbox = fixture.file("inbox")
+            let file = try await fixture.manager.downloadFile(from: fromURL, to: .directory(inbox))
+            #expect(file.lastPathComponent == String(repeating: "t", count: 251) + ".iso")
+            try body.expectMatches(file)
+        }
+    }
+
     @Test func bytesBeyondTheContentLengthAreNeverWritten() async throws {
         // Ranges of 100,000 bytes on one connection; the first answer has 5,000 bytes too many,
         // which the client reads as the start of the next answer.

@@ -33,6 +33,26 @@ struct PartialLocationTests {
         #expect(location.path == "/downloads/show.mp3.partial")
     }
 
+    /// A file's name may take all 255 bytes a name may have: its partial file's name then has a
+    /// key instead of the whole name and `.partial`, and fits too.
+    @Test func aLongFileNamesPartialFileHasANameThatFits() {
+        let name = String(repeating: "x", count: 250) + ".bin"
+        let long = URL(fileURLWithPath: "/downloads/" + name)
+        let location = PartialLocation(url: url, destination: .file(long), partialsDirectory: nil)
+        #expect(location.path.parentPath == "/downloads")
+        #expect(location.path.pathName.utf8.count <= 255)
+        #expect(location.path.pathName.hasPrefix(String(repeating: "x", count: 100)))
+        #expect(location.path.hasSuffix(".partial"))
+        #expect(
+            PartialLocation.misplacement(
+                of: location.path, destinationPath: long.path, destinationIsDirectory: false, partialsDirectory: nil)
+                == nil)
+        // One byte shorter, and `<name>.partial` fits.
+        let fits = URL(fileURLWithPath: "/downloads/" + String(repeating: "x", count: 243) + ".bin")
+        #expect(
+            PartialLocation(url: url, destination: .file(fits), partialsDirectory: nil).path == fits.path + ".partial")
+    }
+
     /// The path the manager passes (decoded once for many requests) gives the same name.
     @Test func aGivenDestinationPathGivesTheSameName() {
         let destination = Destination.directory(directory)

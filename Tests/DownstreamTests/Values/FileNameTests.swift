@@ -29,6 +29,30 @@ import Testing
         #expect(FileName.sanitize(input) == expected)
     }
 
+    @Test(arguments: [
+        // A right-to-left override: displays as "invoiceexe.pdf".
+        ("invoice\u{202E}fdp.exe", "invoicefdp.exe"),
+        ("\u{202A}\u{202B}\u{202C}\u{202D}a\u{2066}\u{2067}\u{2068}\u{2069}.txt", "a.txt"),
+        ("left\u{200E}right\u{200F}mark\u{061C}.txt", "leftrightmark.txt"),
+        ("zero\u{200B}width\u{2060}\u{FEFF}\u{00AD}.txt", "zerowidth.txt"),
+        ("line\u{2028}para\u{2029}.txt", "linepara.txt"),
+        // Letters of every script stay.
+        ("данные-日本語-ملف.zip", "данные-日本語-ملف.zip"),
+    ])
+    func namesDisplayAsTheyAre(_ input: String, _ expected: String) {
+        #expect(FileName.sanitize(input) == expected)
+    }
+
+    @Test func everyDerivedNameIsSafe() throws {
+        let disposition = "attachment; filename*=UTF-8''invoice%E2%80%AEfdp.exe"
+        #expect(FileName.suggested(contentDisposition: disposition, url: nil) == "invoicefdp.exe")
+        let url = try #require(URL(string: "https://example.com/files/invoice%E2%80%AEfdp.exe"))
+        #expect(FileName.suggested(contentDisposition: nil, url: url) == "invoicefdp.exe")
+        #expect(Destination.fileName(for: url) == "invoicefdp.exe")
+        let long = try #require(URL(string: "https://example.com/" + String(repeating: "n", count: 300) + ".iso"))
+        #expect(Destination.fileName(for: long) == String(repeating: "n", count: 251) + ".iso")
+    }
+
     @Test func boundsTheLengthAndKeepsTheExtension() {
         let long = String(repeating: "é", count: 300) + ".tar"
         let safe = FileName.sanitize(long)
