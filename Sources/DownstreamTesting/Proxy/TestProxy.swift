@@ -10,12 +10,16 @@ import Foundation
 /// tunnels (HTTPS), and requests in absolute form (`GET http://127.0.0.1:8080/file`) forwarded to
 /// their server, which must be on 127.0.0.1 too. Made with a required authorization, a request
 /// without exactly that `Proxy-Authorization` is answered `407` with
-/// `Proxy-Authenticate: Basic realm="proxy"`.
+/// `Proxy-Authenticate: Basic realm="proxy"`; made with a required Digest authentication, one
+/// without a valid Digest answer in its `Proxy-Authorization` is answered `407` with the Digest
+/// challenges (see ``DigestAuthentication``: the `uri` of a `CONNECT`'s answer is its
+/// `host:port`, that of a request in absolute form its URL or its path and query).
 ///
 /// Every request head it was sent is kept, in order (``requests``). Call ``shutdown()`` when the
 /// test ends: the proxy stops listening and closes every connection.
 public final class TestProxy: @unchecked Sendable {
-    // Safe: `requests` is touched only under `lock`; the rest is immutable or locks itself.
+    // Safe: `requests` and `verifier` are touched only under `lock`; the rest is immutable or
+    // locks itself.
     /// A request the proxy was sent: its request line's method and target, and its
     /// `Proxy-Authorization`.
     public struct Request: Sendable, Equatable {
@@ -28,16 +32,22 @@ public final class TestProxy: @unchecked Sendable {
     public let port: Int
     private let sockets: ConnectionSockets
     private let requiredAuthorization: String?
+    private let requiredDigest: DigestAuthentication?
     private let lock = NSLock()
     private var _requests: [Request] = []
+    private var verifier = DigestVerifier()
 
     /// Starts a proxy on a free port of 127.0.0.1.
     ///
-    /// - Parameter requiredAuthorization: the `Proxy-Authorization` value every request must
-    ///   have (`"Basic dXNlcjpwdw=="`); nil for none.
-    public init(requiredAuthorization: String? = nil) throws {
+    /// - Parameters:
+    ///   - requiredAuthorization: the `Proxy-Authorization` value every request must have
+    ///     (`"Basic dXNlcjpwdw=="`); nil for none.
+    ///   - requiredDigest: the Digest authentication every request must answer in its
+    ///     `Proxy-Authorization` (checked after `requiredAuthorization`); nil for none.
+    public init(requiredAuthorization: String? = nil, requiredDigest: DigestAuthentication? = nil) throws {
         (sockets, port) = try ConnectionSockets.listening()
         self.requiredAuthorization = requiredAuthorization
+        self.requiredDigest = requiredDigest
         sockets.accept { [self] client, _ in serve(client) }
     }
 
@@ -73,6 +83,12 @@ public final class TestProxy: @unchecked Sendable {
                 guard POSIXSocket.sendAll(client, Array(answer.utf8)) else { return }
                 continue
             }
+            if let requiredDigest, case .refused(let challenges) = checkDigest(parts, authorization, requiredDigest) {
+                let fields = challenges.map { "Proxy-Authenticate: \($0)\r\n" }.joined()
+                let answer = "HTTP/1.1 407 Proxy Authentication Required\r\n\(fields)Content-Length: 0\r\n\r\n"
+                guard POSIXSocket.sendAll(client, Array(answer.utf8)) else { return }
+                continue
+            }
             let target =
                 parts[0] == "CONNECT" ? parts[1] : URL(string: parts[1]).map { "\($0.host ?? ""):\($0.port ?? 80)" }
             guard let target, let port = Int(target.split(separator: ":").last ?? ""),
@@ -99,6 +115,21 @@ public final class TestProxy: @unchecked Sendable {
             if !buffered.isEmpty, !POSIXSocket.sendAll(upstream, buffered) { return }
             relay(client, upstream)
             return
+        }
+    }
+
+    /// Checks the Digest answer of the request whose request line is `parts`.
+    private func checkDigest(
+        _ parts: [String], _ authorization: String?, _ settings: DigestAuthentication
+    ) -> DigestVerifier.Verdict {
+        var uris = [parts[1]]
+        if parts[0] != "CONNECT", let url = URLComponents(string: parts[1]) {
+            // Clients answer with the path and query, as the server gets them (libcurl, browsers).
+            let path = url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath
+            uris.append(path + (url.percentEncodedQuery.map { "?\($0)" } ?? ""))
+        }
+        return lock.withLock {
+            verifier.check(method: parts[0], uris: uris, authorization: authorization, settings: settings)
         }
     }
 

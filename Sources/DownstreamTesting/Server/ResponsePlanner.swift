@@ -5,12 +5,14 @@ import Foundation
 enum ResponsePlanner {
     /// The plan for answering `request`; `route` is `nil` for an unknown path. `queryBudget` is
     /// set when the route's queries expire (``Route/queryExpiresAfter``): the body bytes the
-    /// request's query may still receive, 0 when it has no query.
+    /// request's query may still receive, 0 when it has no query. `digestChallenges` are set when the
+    /// route's Digest authentication refused the request: the challenges of its `401`.
     static func plan(
         for request: HTTPRequestHead,
         route: Route?,
         index: Int,
         queryBudget: Int64?,
+        digestChallenges: [String]? = nil,
         date: String
     ) -> ResponsePlan {
         let isHead = request.method == "HEAD"
@@ -36,6 +38,11 @@ enum ResponsePlanner {
         } else if let required = route.requiredAuthorization, request.header("authorization") != required {
             plan = text(401, isHead: isHead, keepAlive: request.wantsKeepAlive, date: date)
             plan.headers.append(("WWW-Authenticate", "Basic realm=\"downstream\""))
+        } else if let digestChallenges {
+            plan = text(401, isHead: isHead, keepAlive: request.wantsKeepAlive, date: date)
+            for challenge in digestChallenges {
+                plan.headers.append(("WWW-Authenticate", challenge))
+            }
         } else if let redirect = route.redirect {
             plan = self.redirect(redirect, keepAlive: request.wantsKeepAlive, date: date)
         } else if NotModified.applies(

@@ -14,7 +14,8 @@
 /// comparison, or, without `If-None-Match`, whose `If-Modified-Since` date is not earlier
 /// than ``lastModified``, is answered `304 Not Modified` with `Date`, the validators that are
 /// set (`ETag`, `Last-Modified`) and the ``extraHeaders``, and no body. A ``Fault/status(_:headers:)``,
-/// an expired query, a missing ``requiredAuthorization`` or a ``redirect`` answers first;
+/// an expired query, a missing ``requiredAuthorization`` or ``requiredDigest`` or a ``redirect``
+/// answers first;
 /// range faults are not reached, and byte-count faults act on an empty body.
 public struct Route: Sendable {
     /// The entity served by this route.
@@ -62,6 +63,12 @@ public struct Route: Sendable {
     /// `401` with `WWW-Authenticate: Basic realm="downstream"` and a short text body.
     public var requiredAuthorization: String?
 
+    /// When set, a request without a valid HTTP Digest answer in its `Authorization` header
+    /// (checked as ``DigestAuthentication`` says, on every request) is answered `401` with the
+    /// Digest challenges, each with a new nonce, and a short text body. Checked after
+    /// ``requiredAuthorization``. Defaults to `nil`.
+    public var requiredDigest: DigestAuthentication?
+
     /// When `true`, the `ETag` differs for every request: it is `"<tag>-<n>"`, where `<tag>`
     /// is the opaque part of ``etag`` (or `v` when `etag` is `nil`) and `n` the route's
     /// request index. A weak ``etag`` keeps its `W/` prefix. Any `If-Range` therefore fails.
@@ -105,6 +112,7 @@ public struct Route: Sendable {
         self.bytesPerSecond = nil
         self.redirect = nil
         self.requiredAuthorization = nil
+        self.requiredDigest = nil
         self.etagChangesEveryRequest = false
         self.queryExpiresAfter = nil
         self.faults = []

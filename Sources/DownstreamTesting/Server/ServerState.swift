@@ -68,6 +68,8 @@ struct ServerState {
     private var receivedCounts: [String: Int] = [:]
     private var releasedPaths: Set<String> = []
     private var queryBudgets = QueryBudgets()
+    /// The Digest checks of the routes that ask for it, by path.
+    private var digestVerifiers: [String: DigestVerifier] = [:]
     private var connections: [Int: Int32] = [:]
     private var nextConnection = 0
     private var holds: [Int: (path: String, wakeDescriptor: Int32)] = [:]
@@ -85,6 +87,7 @@ struct ServerState {
         requestCounts[path] = 0
         releasedPaths.remove(path)
         queryBudgets.renew(path)
+        digestVerifiers[path] = nil
     }
 
     /// Records a request and plans its answer. Returns the plan, the request's position in
@@ -101,11 +104,19 @@ struct ServerState {
         let queryBudget = route?.queryExpiresAfter.map { budget in
             queryBudgets.remaining(for: request.query, on: path, budget: budget)
         }
+        var digestChallenges: [String]?
+        if let digest = route?.requiredDigest {
+            let verdict = digestVerifiers[path, default: DigestVerifier()].check(
+                method: request.method, uris: [request.target], authorization: request.header("authorization"),
+                settings: digest)
+            if case .refused(let challenges) = verdict { digestChallenges = challenges }
+        }
         let plan = ResponsePlanner.plan(
             for: request,
             route: route,
             index: index,
             queryBudget: queryBudget,
+            digestChallenges: digestChallenges,
             date: date
         )
 

@@ -41,6 +41,14 @@ struct TestingLibrarySamplesTests {
         server.setRoute("/file.bin", route)
     }
 
+    // DigestAuthentication's documentation.
+    func digestRoute(server: TestServer) {
+        var route = Route(body: .pattern(count: 1 << 20))
+        route.requiredDigest = DigestAuthentication(user: "ada", password: "lovelace")
+        route.requiredDigest?.algorithms = ["SHA-256", "MD5"]
+        server.setRoute("/private.bin", route)
+    }
+
     // Fault's documentation.
     func faults() -> Route {
         var route = Route(body: .pattern(count: 1_000_000))
