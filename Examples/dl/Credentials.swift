@@ -8,8 +8,9 @@ import Foundation
 #endif
 
 /// `-u USER[:PASSWORD]`, curl's and wget's `--user`: the credentials dl answers a server's
-/// `401` with (HTTP Basic), for the hosts of the command's URLs only: a redirect to another host
-/// does not get them. Without a password, dl asks for it on the terminal of its standard input,
+/// `401` with (HTTP Digest when the server offers it, else Basic; never in a scheme it did not
+/// offer), for the hosts of the command's URLs only: a redirect to another host does not get
+/// them. Without a password, dl asks for it on the terminal of its standard input,
 /// without echo.
 struct Credentials: Equatable {
     var user: String

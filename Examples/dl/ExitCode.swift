@@ -36,6 +36,7 @@ struct ExitCode: Hashable, Comparable, CustomStringConvertible {
         .network: .network, .networkUnavailable: .network,
         .unexpectedResponse: .protocolError, .serverFileChanged: .protocolError, .redirectRefused: .protocolError,
         .integrityCheckFailed: .integrity, .validationFailed: .integrity, .serverTrustFailed: .certificate,
+        .unsupportedAuthentication: .authentication,
     ]
 
     /// The status for a download that failed with `error`.

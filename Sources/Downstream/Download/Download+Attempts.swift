@@ -110,9 +110,14 @@ extension Download {
     /// Asks the authentication handler about `challenge`, which ended request `attempt`, off the
     /// actor.
     func answer(_ challenge: AuthenticationChallenge, of attempt: Int) {
+        if credentials.renewsStaleNonce(for: challenge) {
+            // Only the Digest nonce was stale: the same credentials answer with the new one.
+            handle(machine.challengeAnswered(attempt, challenge, refusal: nil))
+            return
+        }
         guard let handler = settings.authentication.handler else {
             // The machine answers challenges only for a download with a handler.
-            handle(machine.challengeAnswered(attempt, challenge, authorized: false))
+            handle(machine.challengeAnswered(attempt, challenge, refusal: .httpStatus(challenge.response.statusCode)))
             return
         }
         Task {
@@ -122,13 +127,12 @@ extension Download {
     }
 
     /// Keeps the credentials of `decision` for every later request, and tells the machine, which
-    /// sends the request again with them, or fails with the challenge's status without them.
+    /// sends the request again with them, or fails without them (with the challenge's status,
+    /// or because no scheme the server offers can carry the password given).
     private func challengeAnswered(
         _ attempt: Int, _ challenge: AuthenticationChallenge, _ decision: AuthenticationChallenge.Decision
     ) {
-        if let authorization = decision.authorization {
-            credentials[challenge.isProxy ? "Proxy-Authorization" : "Authorization"] = authorization
-        }
-        handle(machine.challengeAnswered(attempt, challenge, authorized: decision.authorization != nil))
+        let refusal = credentials.take(decision, for: challenge)
+        handle(machine.challengeAnswered(attempt, challenge, refusal: refusal))
     }
 }

@@ -102,7 +102,7 @@ extension Download.StateMachine {
         case startAttempt(Int, AttemptKind)
         case finalize
         /// Ask the authentication handler about the challenge that ended request `attempt`,
-        /// then give its answer to ``challengeAnswered(_:_:authorized:)``.
+        /// then give its answer to ``challengeAnswered(_:_:refusal:)``.
         case answerChallenge(Int, AuthenticationChallenge)
         /// Wait `delay` (give the timer to ``timerStarted(_:forRetry:)``), then give `retry` to
         /// ``retryTimerFired(_:)``.

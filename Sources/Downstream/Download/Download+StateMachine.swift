@@ -387,15 +387,15 @@ extension Download {
         }
 
         /// The authentication handler answered `challenge`, which ended request `attempt`: with
-        /// credentials (`authorized`) the next request sends them, without them the download fails
-        /// with the challenge's status. A download paused, preempted, moved to another URL or
-        /// cancelled meanwhile does that instead.
+        /// credentials (no `refusal`) the next request sends them, without them the download
+        /// fails with `refusal` (the challenge's status, say). A download paused, preempted, moved
+        /// to another URL or cancelled meanwhile does that instead.
         mutating func challengeAnswered(
-            _ attempt: Int, _ challenge: AuthenticationChallenge, authorized: Bool
+            _ attempt: Int, _ challenge: AuthenticationChallenge, refusal: DownloadError?
         ) -> ChallengeAnsweredAction {
             switch state {
             case .running(attempt, _):
-                guard authorized else { return .becomeFailed(fail(.httpStatus(challenge.response.statusCode))) }
+                if let refusal { return .becomeFailed(fail(refusal)) }
                 switch automaticAttempt(reason: "empty ranges") {
                 case .success(let next): return .startAttempt(next, .continuation)
                 case .failure(let error): return .becomeFailed(error)

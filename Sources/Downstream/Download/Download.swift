@@ -137,9 +137,9 @@ public actor Download {
     /// The sources, once restored from the record, changed or used by an attempt: until then, a
     /// queued download restored from a store does not parse its URL (270 bytes each on Linux).
     var madeSources: SourceList?
-    /// Credentials the authentication handler gave, by header name (`Authorization`,
-    /// `Proxy-Authorization`); sent with every request of the download in this process.
-    var credentials: [String: String] = [:]
+    /// Credentials the authentication handler gave (`Authorization`, `Proxy-Authorization`);
+    /// sent with every request of the download in this process.
+    var credentials = RequestCredentials.none
     /// What the download remembers of its failures in this run, to recover from the next.
     var recoveryMemory = RecoveryMemory()
     /// What the download's observer counted of it in its totals; nil until it counts it.

@@ -19,9 +19,9 @@ struct Attempt: Sendable {
     var kind: AttemptKind
     /// The URL the file comes from now.
     var url: URL
-    /// Credentials the authentication handler gave, by header name (`Authorization`,
-    /// `Proxy-Authorization`).
-    var credentials: [String: String] = [:]
+    /// Credentials the authentication handler gave (`Authorization`, `Proxy-Authorization`),
+    /// made for each request.
+    var credentials = RequestCredentials.none
     /// A copy of the file at the destination: the first request asks for the file only if it
     /// changed since (ranged engine). Set by the engines' look at the destination.
     var existingCopy: ExistingCopy?

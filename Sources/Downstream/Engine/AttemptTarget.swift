@@ -71,16 +71,14 @@ struct AttemptTarget: Sendable {
     var verifiesServerDigests: Bool { settings.transfer.verifiesServerDigests }
 
     /// The request's request to `url`, with what every request of the engines carries: no cache,
-    /// the credentials the authentication handler gave, and the body asked for as it is stored
-    /// (whatever `Accept-Encoding` the request had).
-    func baseRequest(to url: URL, credentials: [String: String]) -> URLRequest {
+    /// the credentials the authentication handler gave (made for this request), and the body
+    /// asked for as it is stored (whatever `Accept-Encoding` the request had).
+    func baseRequest(to url: URL, credentials: RequestCredentials) -> URLRequest {
         var urlRequest = request.urlRequest
         urlRequest.url = url
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         request.networkAccess.apply(to: &urlRequest)
-        for (name, value) in credentials {
-            urlRequest.setValue(value, forHTTPHeaderField: name)
-        }
+        credentials.apply(to: &urlRequest)
         // Byte offsets must be the file's own: ask for the body as it is stored (a request from the
         // first byte may accept it compressed: see `AttemptPlan.acceptEncoding`).
         urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")

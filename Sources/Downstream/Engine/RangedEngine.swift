@@ -100,7 +100,7 @@ struct RangedEngine: AttemptEngine {
             recordFile: target.recordFile, settings: settings.transfer, downloadID: target.downloadID,
             answersChallenges: attempt.answersChallenges, previousChallenges: attempt.previousChallenges,
             expectedAlgorithm: request.expectedDigest?.algorithm,
-            discardsRejectedFile: request.onRejectedFile == .discard)
+            discardsRejectedFile: request.onRejectedFile == .discard, credentials: attempt.credentials)
         return (setup, urlRequest)
     }
 

@@ -22,7 +22,9 @@ extension RangedTransfer {
             // Answered before the cancel that `reject` asks for.
             answer(nil)
             return reject(.failed(refusal))
-        case .success(let checkedRequest):
+        case .success(var checkedRequest):
+            // A Digest answer is for one request-target: the redirect's gets its own.
+            setup.credentials.reapply(to: &checkedRequest)
             request = checkedRequest
         }
         guard let handler = rules.handler else { return answer(request) }

@@ -64,6 +64,8 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         /// Whether a body refused for its length (``DownloadError/Kind/fileTooLarge``) is deleted,
         /// rather than kept for inspection.
         var discardsRejectedFile = true
+        /// The credentials the request carries, made again for the request of a redirect.
+        var credentials = RequestCredentials.none
     }
 
     /// The state of the response being written.

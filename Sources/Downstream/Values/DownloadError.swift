@@ -49,6 +49,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             case destinationInUse = "destination in use"
             case serverTrustFailed = "server trust failed"
             case fileTooLarge = "file too large"
+            case unsupportedAuthentication = "unsupported authentication"
         }
 
         fileprivate let code: Code
@@ -117,6 +118,14 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         /// ``DownloadRequest/onRejectedFile`` says (the error's ``DownloadError/path`` names them
         /// when they are kept).
         public static let fileTooLarge = Kind(code: .fileTooLarge)
+        /// The server (or a proxy: ``DownloadError/statusCode`` says `401` or `407`) asked for
+        /// credentials, your authentication handler answered with a user name and password
+        /// (``AuthenticationChallenge/Decision/useCredential(user:password:)``), and the server
+        /// offers no scheme Downstream can send them in (NTLM, Negotiate or Bearer only, Digest
+        /// with another algorithm than SHA-256 or MD5...; the reason names what it offered). The
+        /// password was not sent. An app that can make the header answers with
+        /// ``AuthenticationChallenge/Decision/authorization(_:)``.
+        public static let unsupportedAuthentication = Kind(code: .unsupportedAuthentication)
 
         public var description: String { code.rawValue }
     }
@@ -195,7 +204,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// What kind of failure this is.
     public var kind: Kind { details.kind }
-    /// The HTTP status code, for ``Kind/httpStatus``.
+    /// The HTTP status code, for ``Kind/httpStatus`` and ``Kind/unsupportedAuthentication``.
     public var statusCode: Int? { details.statusCode }
     /// The `URLError` code, for ``Kind/network`` (and the last one, for
     /// ``Kind/networkUnavailable``).
@@ -266,7 +275,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             guard let statusCode else { return false }
             return statusCode >= 500 || statusCode == 408 || statusCode == 429
         case .cancelled, .invalidRequest, .managerUnavailable, .integrityCheckFailed, .validationFailed,
-            .redirectRefused, .destinationInUse, .serverTrustFailed, .fileTooLarge:
+            .redirectRefused, .destinationInUse, .serverTrustFailed, .fileTooLarge, .unsupportedAuthentication:
             return false
         }
     }
@@ -337,6 +346,11 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         case .fileTooLarge:
             return "The file is larger than the request allows (\(reason)). It was not delivered"
                 + (path.map { "; the bytes before the limit are kept at \($0)." } ?? ".")
+        case .unsupportedAuthentication:
+            let code = statusCode.map(String.init) ?? "?"
+            return "The server asked for credentials (HTTP \(code)) in no scheme Downstream can send a password in "
+                + "(\(reason)). The password was not sent: answer with a header your app makes "
+                + "(`.authorization(_:)`), or ask for Digest or Basic over HTTPS."
         }
     }
 }
@@ -350,6 +364,15 @@ extension DownloadError {
         DownloadError(
             .httpStatus, reason: HTTPURLResponse.localizedString(forStatusCode: code), statusCode: code,
             retryAfter: retryAfter)
+    }
+
+    /// The server (or proxy) that answered `statusCode` asks for credentials in no scheme a
+    /// password can be sent in; `offered` says what it offers.
+    static func unsupportedAuthentication(statusCode: Int, offered: String) -> DownloadError {
+        DownloadError(
+            .unsupportedAuthentication,
+            reason: "\(offered); Downstream sends a password with Digest (SHA-256, MD5) or Basic only",
+            statusCode: statusCode)
     }
 
     /// The server's certificate was refused (`code` says how).

@@ -419,7 +419,7 @@ import Testing
             // Running while the handler answers: the download keeps its slot.
             #expect(machine.phase == .running(attempt: attempt))
             #expect(
-                machine.challengeAnswered(attempt, challenge, authorized: true)
+                machine.challengeAnswered(attempt, challenge, refusal: nil)
                     == .startAttempt(attempt + 1, .continuation))
         }
         #expect(!machine.answersChallenges)
@@ -440,8 +440,8 @@ import Testing
         let challenge = challenge()
         _ = machine.start()
         _ = machine.attemptEnded(1, .challenged(challenge))
-        #expect(machine.challengeAnswered(1, challenge, authorized: false) == .becomeFailed(.httpStatus(401)))
-        #expect(machine.challengeAnswered(1, challenge, authorized: true) == .none)
+        #expect(machine.challengeAnswered(1, challenge, refusal: .httpStatus(401)) == .becomeFailed(.httpStatus(401)))
+        #expect(machine.challengeAnswered(1, challenge, refusal: nil) == .none)
     }
 
     @Test func aResumeByRequestAnswersChallengesAgainButARetryDoesNot() {
@@ -450,7 +450,7 @@ import Testing
         _ = machine.start()
         for attempt in 1...2 {
             _ = machine.attemptEnded(attempt, .challenged(challenge))
-            _ = machine.challengeAnswered(attempt, challenge, authorized: true)
+            _ = machine.challengeAnswered(attempt, challenge, refusal: nil)
         }
         #expect(!machine.answersChallenges)
         _ = machine.attemptEnded(3, .failed(.httpStatus(503)), recovery: .retry(after: .seconds(1)))
@@ -474,13 +474,14 @@ import Testing
         _ = machine.attemptEnded(1, .challenged(challenge))
         // The request is over: stopping it does nothing, and the answer ends the stop.
         #expect(machine.pause() == .stopAttempt(1))
-        #expect(machine.challengeAnswered(1, challenge, authorized: true) == .becomePaused(savingIntent: true))
+        #expect(machine.challengeAnswered(1, challenge, refusal: nil) == .becomePaused(savingIntent: true))
         #expect(machine.resume() == .becomeQueued(reopening: false))
         _ = machine.start()
         _ = machine.attemptEnded(2, .challenged(challenge))
         #expect(machine.cancel(keepingPartialData: true) == .stopAttempt(2, keepingPartialData: true))
         #expect(
-            machine.challengeAnswered(2, challenge, authorized: false) == .becomeCancelled(keepingPartialData: true))
+            machine.challengeAnswered(2, challenge, refusal: .httpStatus(401))
+                == .becomeCancelled(keepingPartialData: true))
     }
 
     // MARK: - Shutting down
@@ -593,7 +594,8 @@ import Testing
                 case 11:
                     let attempt = Bool.random() ? (live ?? 1) : Int.random(in: 1...(highestAttempt + 1))
                     endedAttempt = attempt
-                    let action = machine.challengeAnswered(attempt, challenge(), authorized: Bool.random())
+                    let action = machine.challengeAnswered(
+                        attempt, challenge(), refusal: Bool.random() ? nil : .httpStatus(401))
                     if case .startAttempt(let attempt, _) = action { started = attempt }
                 case 12:
                     if case .stopAttempt(let attempt, _) = machine.shutDown(requestOutlivesProcess: Bool.random()) {

@@ -58,7 +58,8 @@ import DownstreamTesting
             path: "/elsewhere/file.bin", validator: Validator(etag: "\"old\""), modified: Date(timeIntervalSince1970: 0)
         )
         let attempt = Attempt(
-            number: 1, kind: .run, url: bench.url, credentials: ["Authorization": "Bearer t"], existingCopy: copy)
+            number: 1, kind: .run, url: bench.url, credentials: RequestCredentials(authorization: "Bearer t"),
+            existingCopy: copy)
         _ = Self.run(DownloadEngines(ranged: bench.transport), attempt, of: target)
         let request = await bench.transport.request(1)
         #expect(request.request.value(forHTTPHeaderField: "Authorization") == "Bearer t")
