@@ -41,7 +41,8 @@ struct SegmentedEngine: AttemptEngine {
             // A validator of another URL means nothing here: no `If-Range`, the overlaps decide.
             record.validator = Validator()
         }
-        let urlRequest = target.baseRequest(to: url, credentials: attempt.credentials)
+        // Each connection's request gets credentials of its own.
+        let urlRequest = target.baseRequest(to: url, credentials: .none)
         do throws(DownloadError) {
             try target.preparePlaces()
             // Only the bytes from the first on, with no gap, can be hashed: the saved digest goes
@@ -59,7 +60,8 @@ struct SegmentedEngine: AttemptEngine {
             maximumBytesPerRequest: settings.maximumBytesPerRequest, announcesResume: attempt.kind == .run,
             onServerFileChange: target.request.onServerFileChange, overlapLength: Int64(settings.overlapLength),
             isNewURL: isNewURL, settings: settings.transfer, recovery: settings.failureRecovery,
-            clock: settings.clock, downloadID: target.downloadID)
+            clock: settings.clock, downloadID: target.downloadID, credentials: attempt.credentials,
+            answersChallenges: attempt.answersChallenges, previousChallenges: attempt.previousChallenges)
         target.willSend(urlRequest)
         let transfer = SegmentedTransfer(
             setup, transport: transport, progress: target.progress, publish: target.publish,

@@ -32,6 +32,14 @@ extension SegmentedTransfer {
             return records.resume
         }
         observeResponse?(response)
+        if setup.answersChallenges, [401, 407].contains(head.status) {
+            return .refuse(
+                .endsAttempt(
+                    .challenged(
+                        AuthenticationChallenge(
+                            downloadID: setup.downloadID, response: response,
+                            previousFailureCount: setup.previousChallenges))))
+        }
         let plan = AttemptPlan(
             offset: range.lowerBound, overlap: overlap, end: range.upperBound, validator: record.validator,
             expectedLength: record.expectedLength, onServerFileChange: setup.onServerFileChange,
@@ -74,6 +82,12 @@ extension SegmentedTransfer {
     > {
         RedirectPolicy.check(
             proposed, from: current, original: setup.url, previousCount: previousCount,
-            settings: setup.settings.redirects)
+            settings: setup.settings.redirects
+        ).map { checked in
+            // A Digest answer is for one request-target: the redirect's gets its own.
+            var request = checked
+            setup.credentials.reapply(to: &request)
+            return request
+        }
     }
 }

@@ -53,6 +53,13 @@ final class SegmentedTransfer: Sendable {
         var recovery: FailureRecovery
         var clock: any Clock<Duration>
         var downloadID: DownloadID
+        /// The credentials each request carries, made for it.
+        var credentials = RequestCredentials.none
+        /// Whether a `401` or `407` ends the attempt as a challenge for the download's
+        /// authentication handler (a stale Digest nonce, say), rather than failing it.
+        var answersChallenges = false
+        /// Challenges answered before this attempt, in this run of the download.
+        var previousChallenges = 0
     }
 
     /// How the attempt ended.
@@ -156,6 +163,7 @@ final class SegmentedTransfer: Sendable {
         var urlRequest = setup.request
         urlRequest.setValue(request.rangeHeader, forHTTPHeaderField: "Range")
         urlRequest.setValue(setup.record.validator.ifRangeValue, forHTTPHeaderField: "If-Range")
+        setup.credentials.apply(to: &urlRequest)
         request.start(urlRequest, on: transport)
     }
 
