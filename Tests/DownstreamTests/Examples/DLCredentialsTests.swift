@@ -38,6 +38,37 @@ struct DLCredentialsTests {
         }
     }
 
+    @Test func aServerThatAsksForDigestGetsDigestAndNeverTheBasicPassword() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 40_000, seed: 2309)
+            let url = fixture.serve("/private/digest.pdf", body) {
+                $0.requiredDigest = DigestAuthentication(user: "alice", password: "s3:cret")
+                $0.requiredDigest?.algorithms = ["MD5", "SHA-256"]
+            }
+            let (status, output, errors) = try await DLChild.run(
+                ["-u", "alice:s3:cret", url.absoluteString], in: fixture)
+            #expect(status == 0, "\(output)\(errors)")
+            try body.expectMatches(fixture.file("digest.pdf"))
+            let requests = fixture.server.requests("/private/digest.pdf")
+            #expect(requests.map(\.status).first == 401 && requests.count == 2)
+            #expect(requests.last.map { (200...206).contains($0.status) } == true)
+            let sent = requests.map { $0.header("Authorization") }
+            #expect(sent[0] == nil)
+            #expect(sent[1]?.hasPrefix("Digest username=\"alice\"") == true, "\(sent)")
+            #expect(sent[1]?.contains("algorithm=SHA-256") == true, "\(sent)")
+            #expect(!sent.contains(Self.basic("alice", "s3:cret")))
+
+            // A server that offers no scheme a password can go in: exit 6, nothing sent.
+            let ntlm = fixture.serve("/private/ntlm.pdf", body) {
+                $0.faults = [.status(401, headers: ["WWW-Authenticate": "NTLM"])]
+            }
+            let refused = try await DLChild.run(["-u", "alice:s3:cret", ntlm.absoluteString], in: fixture)
+            #expect(refused.status == 6, "\(refused.output)\(refused.errors)")
+            #expect(refused.errors.contains("NTLM"), "\(refused.errors)")
+            #expect(fixture.server.requests("/private/ntlm.pdf").map { $0.header("Authorization") } == [nil])
+        }
+    }
+
     @Test func withoutAPasswordAndATerminalItSaysHowToGiveIt() async throws {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/private/a.bin", Body.pattern(count: 1_000, seed: 2308))
