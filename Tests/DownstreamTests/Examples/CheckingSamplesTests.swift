@@ -20,6 +20,10 @@ struct CheckingSamplesTests {
         func current() -> String? { "fresh" }
     }
 
+    actor Passwords {
+        func password(for realm: String?) -> String? { realm == "downstream" ? "lovelace" : nil }
+    }
+
     // Expect a digest.
     func verifiedISO(manager: DownloadManager, isoURL: URL, publishedSHA256: String, downloads: URL) async throws
         -> String
@@ -80,6 +84,20 @@ struct CheckingSamplesTests {
                 return .authorization("Bearer \(token)")
             }
             $0.eventMonitors = [ConsoleEventLogger()]
+        }
+        return configuration
+    }
+
+    // A user name and password.
+    func passwordConfiguration(passwords: Passwords) -> DownloadManager.Configuration {
+        let configuration = DownloadManager.Configuration(identifier: "com.example.app") {
+            $0.authentication.handler = { challenge in
+                // Digest when the server offers it, else Basic: nil when it offers neither.
+                guard challenge.previousFailureCount == 0, challenge.credentialScheme != nil,
+                    let password = await passwords.password(for: challenge.realm)
+                else { return .fail }
+                return .useCredential(user: "ada", password: password)
+            }
         }
         return configuration
     }
@@ -148,6 +166,27 @@ struct CheckingSamplesTests {
                     from: fixture.server.url("/moved"), to: .directory(fixture.directory))
             }
             #expect(error.reason == "not one of our mirrors")
+        }
+    }
+
+    @Test func thePasswordSampleAnswersDigestAndLeavesNTLMUnanswered() async throws {
+        let sample = passwordConfiguration(passwords: Passwords())
+        try await withFixture({ $0.authentication = sample.authentication }) { fixture in
+            let body = Body.pattern(count: 1_000, seed: 773)
+            let url = fixture.serve("/digest.bin", body) {
+                $0.requiredDigest = DigestAuthentication(user: "ada", password: "lovelace")
+                $0.requiredDigest?.otherChallenges = ["Basic realm=\"downstream\""]
+            }
+            try body.expectMatches(try await fixture.manager.downloadFile(from: url, to: .directory(fixture.directory)))
+            let sent = fixture.server.requests("/digest.bin").map { $0.header("Authorization") }
+            #expect(sent.count == 2 && sent[1]?.hasPrefix("Digest ") == true)
+            let ntlm = fixture.serve("/ntlm.bin", body) {
+                $0.faults = [.status(401, headers: ["WWW-Authenticate": "NTLM"])]
+            }
+            let error = try await #require(throws: DownloadError.self) {
+                try await fixture.manager.downloadFile(from: ntlm, to: .directory(fixture.directory))
+            }
+            #expect(error.kind == .httpStatus && error.statusCode == 401)
         }
     }
 
