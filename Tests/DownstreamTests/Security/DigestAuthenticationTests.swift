@@ -121,6 +121,54 @@ struct DigestAuthenticationTests {
         }
     }
 
+    /// Servers that ask differently: each answer is checked by the server.
+    struct Variant: Sendable, CustomTestStringConvertible {
+        var testDescription: String
+        var user = "ada"
+        var configure: @Sendable (inout DigestAuthentication) -> Void
+        /// What the answers must show.
+        var check: @Sendable ([String: String]) -> Bool
+    }
+
+    static let variants: [Variant] = [
+        Variant(testDescription: "no qop (RFC 2069)", configure: { $0.qop = [] }) {
+            $0["nc"] == nil && $0["cnonce"] == nil && $0["qop"] == nil
+        },
+        Variant(testDescription: "userhash", configure: { $0.userhash = true }) {
+            $0["userhash"] == "true" && $0["username"]?.count == 64
+        },
+        Variant(testDescription: "auth-int or auth", configure: { $0.qop = ["auth-int", "auth"] }) {
+            $0["qop"] == "auth"
+        },
+        Variant(testDescription: "a name that is not ASCII", user: "Jäsøn Doe", configure: { _ in }) {
+            $0["username*"] == "UTF-8''J%C3%A4s%C3%B8n%20Doe"
+        },
+        Variant(testDescription: "MD5-sess", configure: { $0.algorithms = ["MD5-sess"] }) {
+            $0["algorithm"] == "MD5-sess"
+        },
+    ]
+
+    @Test(arguments: variants)
+    func aServerThatAsksDifferentlyIsAnswered(variant: Variant) async throws {
+        try await withFixture({
+            $0.network.maximumBytesPerRequest = 40_000
+            $0.authentication.handler = { _ in .useCredential(user: variant.user, password: "lovelace") }
+        }) { fixture in
+            let body = Body.pattern(count: 100_000, seed: 7624)
+            let url = fixture.serve("/variant.bin", body) {
+                var digest = DigestAuthentication(user: variant.user, password: "lovelace")
+                variant.configure(&digest)
+                $0.requiredDigest = digest
+            }
+            try body.expectMatches(
+                try await fixture.manager.download(from: url, to: .file(fixture.file("variant.bin"))).fileURL)
+            let requests = fixture.server.requests("/variant.bin")
+            #expect(requests.map(\.status) == [401, 206, 206, 206])
+            let answers = Self.answers(requests).dropFirst().compactMap { $0 }
+            #expect(answers.count == 3 && answers.allSatisfy(variant.check), "\(answers)")
+        }
+    }
+
     @Test func everyRangeHasItsOwnAnswerWithARisingCountAndAFreshCnonce() async throws {
         let challenges = Locked<[AuthenticationChallenge]>([])
         try await withFixture(Self.answering(challenges) { $0.network.maximumBytesPerRequest = 100_000 }) { fixture in
