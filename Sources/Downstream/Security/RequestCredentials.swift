@@ -57,6 +57,10 @@ struct RequestCredentials: Sendable {
         case .none:
             return .httpStatus(challenge.response.statusCode)
         case .header(let value):
+            let name = challenge.isProxy ? "Proxy-Authorization" : "Authorization"
+            if let problem = HeaderField.problem(name: name, value: value) {
+                return .invalidRequest("the authentication handler's answer: \(problem)")
+            }
             source = .value(value)
         case .password(let user, let password):
             switch challenge.passwordAnswer() {

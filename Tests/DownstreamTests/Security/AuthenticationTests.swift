@@ -68,6 +68,22 @@ struct AuthenticationTests {
         }
     }
 
+    @Test func aHandlersAnswerThatWouldSplitTheRequestIsNotSent() async throws {
+        try await withFixture({ configuration in
+            configuration.authentication.handler = { _ in .authorization("Bearer x\r\n\r\nGET /smuggled HTTP/1.1") }
+        }) { fixture in
+            let url = fixture.serve("/token.bin", .pattern(count: 1_000)) { $0.requiredAuthorization = "Bearer fresh" }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("token.bin")))
+            let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
+            #expect(error.kind == .invalidRequest)
+            #expect(
+                error.reason.hasPrefix(
+                    "the authentication handler's answer: the value of the header Authorization holds a line break"))
+            #expect(fixture.server.requests("/token.bin").count == 1)
+            #expect(fixture.server.requests("/smuggled").isEmpty)
+        }
+    }
+
     @Test func aHandlerThatGivesUpFailsTheDownloadAndABearerTokenWorks() async throws {
         try await withFixture({ configuration in
             configuration.authentication.handler = { challenge in
