@@ -27,7 +27,7 @@ struct JSONReporter: Reporter {
         line.add("id", Int64(job.number))
         switch occurrence {
         case .started:
-            line.add("url", job.job.url.absoluteString)
+            line.add("url", LogText.url(job.job.url))
             line.add("path", job.job.file.path)
         case .resumed(let offset):
             line.add("offset", offset)
@@ -41,8 +41,8 @@ struct JSONReporter: Reporter {
             line.add("kind", error.kind.description)
             line.add("message", Describe.reason(error))
         case .switchedURL(let url, let previous, let error):
-            line.add("url", url.absoluteString)
-            line.add("from", previous.absoluteString)
+            line.add("url", LogText.url(url))
+            line.add("from", LogText.url(previous))
             if let error {
                 line.add("kind", error.kind.description)
                 line.add("message", Describe.reason(error))
@@ -52,7 +52,7 @@ struct JSONReporter: Reporter {
             line.add("kept", kept != nil)
             if let kept { line.add("reason", Describe.kept(kept)) }
         case .failed(let error):
-            line.add("url", job.job.url.absoluteString)
+            line.add("url", LogText.url(job.job.url))
             line.add("kind", error.kind.description)
             if let status = error.statusCode { line.add("status", Int64(status)) }
             line.add("exitCode", Int64(ExitCode.failure(error).rawValue))
@@ -61,7 +61,7 @@ struct JSONReporter: Reporter {
             line.add("bytesKept", kept)
             if kept > 0, Describe.continuesWithNewURL(error) { line.add("continuesWithNewURL", true) }
             line.add("message", Describe.failure(error, kept: kept))
-            line.add("detail", error.description)
+            line.add("detail", LogText.escaped(error.description))
         case .paused:
             line.add("bytes", job.progress?.bytesReceived ?? 0)
             line.add("total", job.progress?.expectedBytes)

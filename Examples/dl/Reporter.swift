@@ -53,8 +53,12 @@ enum Describe {
         return [401, 403, 404, 410].contains(status)
     }
 
-    /// Why `error` happened, in words.
+    /// Why `error` happened, in words, with what a server said escaped (see `LogText`).
     static func reason(_ error: DownloadError) -> String {
+        LogText.escaped(unescapedReason(error))
+    }
+
+    private static func unescapedReason(_ error: DownloadError) -> String {
         let reason: String
         switch error.kind {
         case .httpStatus:
@@ -142,7 +146,7 @@ enum Describe {
         let name = job.job.name
         switch occurrence {
         case .started:
-            return "started \(name) from \(job.job.url.absoluteString)"
+            return "started \(name) from \(LogText.url(job.job.url))"
         case .resumed(let offset):
             return "resumed \(name) from \(Format.bytes(offset)) kept (byte \(offset))"
         case .restarted:
@@ -152,9 +156,9 @@ enum Describe {
         case .waitingForNetwork(let error):
             return "waiting for the network for \(name): \(reason(error))"
         case .switchedURL(let url, let previous, let error?):
-            return "\(name): switched to \(url.absoluteString) (\(previous.absoluteString): \(reason(error)))"
+            return "\(name): switched to \(LogText.url(url)) (\(LogText.url(previous)): \(reason(error)))"
         case .switchedURL(let url, _, nil):
-            return "\(name): switched to \(url.absoluteString)"
+            return "\(name): switched to \(LogText.url(url))"
         case .saved(let file, let kept?):
             return "kept \(file.path) (\(Describe.kept(kept)))"
         case .saved(let file, nil):

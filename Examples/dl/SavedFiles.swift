@@ -1,3 +1,4 @@
+import Downstream
 import Foundation
 
 #if canImport(Glibc)
@@ -12,11 +13,27 @@ import Foundation
 /// before). Only a file that is exactly the one dl saved (same URL, size, modification time and
 /// file number) counts; anything else at the path is the user's, and the usual rules apply.
 /// Several dl processes share the list: each writes only its own changes into what the list
-/// holds when it writes, under a lock (`saved.lock`).
+/// holds when it writes, under a lock (`saved.lock`). The list is readable by its owner only, and
+/// keeps no URL: a URL's SHA-256 says whether a rerun asks for the same one, and no password or
+/// token in a URL is written down.
 struct SavedFiles {
     struct Entry: Codable, Equatable {
-        var url: URL
+        /// The SHA-256 of the URL's text.
+        var urlKey: String
         var state: FileState
+
+        init(url: URL, state: FileState) {
+            urlKey = Self.key(url)
+            self.state = state
+        }
+
+        func isOf(_ url: URL) -> Bool {
+            urlKey == Self.key(url)
+        }
+
+        static func key(_ url: URL) -> String {
+            Digest(.sha256, of: Array(url.absoluteString.utf8)).hexValue
+        }
     }
 
     private let file: URL
@@ -34,6 +51,20 @@ struct SavedFiles {
         entries = Self.read(file)
     }
 
+    /// Writes `data` into a new file readable by its owner only, then moves it over `file`.
+    private static func writePrivately(_ data: Data, to file: URL) {
+        let temporary = file.path + ".\(getpid()).new"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return }
+        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        if written == data.count {
+            rename(temporary, file.path)
+        } else {
+            unlink(temporary)
+        }
+    }
+
     /// The list in `file`, without the files no longer there as they were saved.
     private static func read(_ file: URL) -> [String: Entry] {
         let stored = (try? Data(contentsOf: file)).flatMap { try? JSONDecoder().decode([String: Entry].self, from: $0) }
@@ -46,14 +77,14 @@ struct SavedFiles {
     /// unchanged.
     func savedEarlier(_ url: URL, at file: URL, state: FileState?) -> Bool {
         guard let entry = entries[file.path], let state else { return false }
-        return entry.url == url && entry.state == state
+        return entry.isOf(url) && entry.state == state
     }
 
     /// Where an earlier run saved `url` under the name its server gave (`--content-disposition`),
     /// if that file is still as it was saved.
     func savedFile(of url: URL, in folder: URL) -> URL? {
         let path = entries.first { path, entry in
-            entry.url == url && URL(fileURLWithPath: path).deletingLastPathComponent().path == folder.path
+            entry.isOf(url) && URL(fileURLWithPath: path).deletingLastPathComponent().path == folder.path
         }?.key
         return path.map { URL(fileURLWithPath: $0, isDirectory: false) }
     }
@@ -77,7 +108,7 @@ struct SavedFiles {
         var current = Self.read(file)
         current.merge(added) { _, own in own }
         guard let data = try? JSONEncoder().encode(current) else { return }
-        try? data.write(to: self.file, options: .atomic)
+        Self.writePrivately(data, to: file)
         added = [:]
     }
 }

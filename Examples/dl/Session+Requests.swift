@@ -22,6 +22,12 @@ extension Session {
             $0.scheduling.maximumConcurrentDownloadsPerHost = plan.maximumConcurrentDownloads * plan.connections
             $0.network.maximumBytesPerSecond = plan.limitRate
             $0.network.userAgent = plan.userAgent
+            // -H goes with every request through the adapter, not in the requests: the store keeps
+            // no credentials, so the download an earlier run left gets them again from this run.
+            if !plan.headers.isEmpty {
+                let headers = Dictionary(plan.headers.map { ($0.name, $0.value) }) { _, last in last }
+                $0.authentication.requestAdapter = { _ in headers }
+            }
             if let credentials = plan.credentials { $0.authentication.handler = credentials.handler }
             if plan.mode == .verbose { $0.eventMonitors = [VerboseMonitor()] }
             if let trust = plan.trust { $0.trust.rules = [trust] }
@@ -51,9 +57,6 @@ extension Session {
             job.namedByServer
             ? .directory(job.file.deletingLastPathComponent(), ifExists: policy) : .file(job.file, ifExists: policy)
         var request = DownloadRequest(url: job.url, to: destination)
-        for header in plan.headers {
-            request.urlRequest.setValue(header.value, forHTTPHeaderField: header.name)
-        }
         request.expectedDigest = job.digest
         request.mirrors = job.mirrors
         request.acceptsCompressedBody = plan.acceptsCompressedBodies

@@ -59,7 +59,7 @@ extension Download {
     func attemptTarget() -> AttemptTarget? {
         guard let recordFile else { return nil }
         let observer = context.observer
-        return AttemptTarget(
+        var target = AttemptTarget(
             downloadID: id, request: request, location: location, recordFile: recordFile,
             settings: settings.engine, progress: progressReporter,
             publish: { [weak self] in self?.publishEvent($0) },
@@ -81,6 +81,13 @@ extension Download {
             },
             // Made only for a manager with a system session: it is two more closures per attempt.
             systemTarget: engines.system == nil ? nil : systemTarget, deliveredCopies: context.deliveredCopies)
+        if let adapter = settings.authentication.requestAdapter {
+            let (id, request) = (id, request)
+            target.adaptHeaders = { url in
+                await RequestAdaptation(downloadID: id, request: request, url: url).headers(from: adapter)
+            }
+        }
+        return target
     }
 
     /// Attempt `attempt` ended as its engine reports: the machine decides what comes next, after

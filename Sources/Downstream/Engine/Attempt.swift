@@ -31,6 +31,8 @@ struct Attempt: Sendable {
     var previousChallenges = 0
     /// A server answered a segment's range with its whole file in this run: one connection.
     var rangesRefused = false
+    /// The headers the app's request adapter gave for this attempt's requests.
+    var adaptedHeaders: [String: String] = [:]
 }
 
 /// A copy of the file at the destination, and what identifies its version.

@@ -54,6 +54,9 @@ struct AttemptTarget: Sendable {
     /// The destination's paths, decoded once for the attempt (see ``DownloadEngines``); nil to
     /// decode them when needed.
     var destinationPaths: Destination.Paths? = nil
+    /// Asks the app's request adapter for the headers of an attempt to the URL given; nil
+    /// without one.
+    var adaptHeaders: (@Sendable (URL) async -> Result<[String: String], DownloadError>)? = nil
 
     var partialPath: String { location.path }
 
@@ -71,13 +74,17 @@ struct AttemptTarget: Sendable {
     var verifiesServerDigests: Bool { settings.transfer.verifiesServerDigests }
 
     /// The request's request to `url`, with what every request of the engines carries: no cache,
-    /// the credentials the authentication handler gave (made for this request), and the body
-    /// asked for as it is stored (whatever `Accept-Encoding` the request had).
-    func baseRequest(to url: URL, credentials: RequestCredentials) -> URLRequest {
+    /// the headers the app's request adapter gave for the attempt (`adapted`), the credentials
+    /// the authentication handler gave (made for this request), and the body asked for as it is
+    /// stored (whatever `Accept-Encoding` the request had).
+    func baseRequest(to url: URL, adapted: [String: String], credentials: RequestCredentials) -> URLRequest {
         var urlRequest = request.urlRequest
         urlRequest.url = url
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         request.networkAccess.apply(to: &urlRequest)
+        for (name, value) in adapted {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
         credentials.apply(to: &urlRequest)
         // Byte offsets must be the file's own: ask for the body as it is stored (a request from the
         // first byte may accept it compressed: see `AttemptPlan.acceptEncoding`).

@@ -35,13 +35,36 @@ struct DownloadEngines: Sendable {
         _ attempt: Attempt, of target: AttemptTarget, end: @escaping @Sendable (AttemptEnd) -> Void
     ) -> RunningAttempt {
         let running = RunningAttempt()
+        guard let adaptHeaders = target.adaptHeaders else {
+            start(attempt, of: target, in: running, end: end)
+            return running
+        }
+        // The app's headers first, then the attempt as without them. A pause meanwhile ends it
+        // when it launches its request.
+        Task {
+            switch await adaptHeaders(attempt.url) {
+            case .success(let headers):
+                var adapted = attempt
+                adapted.adaptedHeaders = headers
+                start(adapted, of: target, in: running, end: end)
+            case .failure(let error):
+                end(.notSent(error))
+            }
+        }
+        return running
+    }
+
+    /// Starts `attempt` on a file-work thread.
+    private func start(
+        _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
+        end: @escaping @Sendable (AttemptEnd) -> Void
+    ) {
         FileWork.run {
             var target = target
             target.destinationPaths = target.request.destination.paths
             guard attempt.kind == .run else { return step(attempt, of: target, in: running, end: end) }
             checkDestination(attempt, of: target, in: running, end: end)
         }
-        return running
     }
 
     /// What the file at the destination means for the first attempt of a run: its end (the file

@@ -85,7 +85,8 @@ struct RangedEngine: AttemptEngine {
             existingCopy: offset == 0 ? copy?.path : nil, serverDigest: record.serverDigest,
             acceptsCompression: request.acceptsCompressedBody, maximumLength: request.maximumFileSize)
 
-        var urlRequest = target.baseRequest(to: url, credentials: attempt.credentials)
+        var urlRequest = target.baseRequest(
+            to: url, adapted: attempt.adaptedHeaders, credentials: attempt.credentials)
         urlRequest.setValue(plan.acceptEncoding, forHTTPHeaderField: "Accept-Encoding")
         urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
         urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")

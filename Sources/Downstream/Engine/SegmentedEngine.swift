@@ -42,7 +42,7 @@ struct SegmentedEngine: AttemptEngine {
             record.validator = Validator()
         }
         // Each connection's request gets credentials of its own.
-        let urlRequest = target.baseRequest(to: url, credentials: .none)
+        let urlRequest = target.baseRequest(to: url, adapted: attempt.adaptedHeaders, credentials: .none)
         do throws(DownloadError) {
             try target.preparePlaces()
             // Only the bytes from the first on, with no gap, can be hashed: the saved digest goes

@@ -43,6 +43,9 @@ struct SystemEngine: AttemptEngine {
         var urlRequest = request.urlRequest
         urlRequest.url = attempt.url
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        for (name, value) in attempt.adaptedHeaders {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
         let options = SystemTaskOptions(
             networkAccess: request.networkAccess,
             earliestBeginDate: resumeData == nil ? request.earliestBeginDate : nil,

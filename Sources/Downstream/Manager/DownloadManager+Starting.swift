@@ -73,7 +73,7 @@ extension DownloadManager {
             } else {
                 // Another URL to the same file: both would write the same partial file.
                 requestError = .invalidRequest(
-                    "\(location.path) is in use by the download of \(existing.request.url?.absoluteString ?? "?")"
+                    "\(location.path) is in use by the download of \(existing.request.url.map(LogText.url) ?? "?")"
                 )
             }
         }

@@ -6,7 +6,8 @@ import Foundation
 
 /// An event monitor that writes one line per request, response, resume, retry and end of every
 /// download (and, if asked, per progress value) to standard output or wherever you say; and a
-/// line when the manager falls back to URLSession.
+/// line when the manager falls back to URLSession. URLs are written without their secrets, and
+/// what servers say is escaped (see ``LogText``).
 ///
 /// ```swift
 /// configuration.eventMonitors = [ConsoleEventLogger()]
@@ -27,7 +28,7 @@ public struct ConsoleEventLogger: DownloadEventMonitor {
     }
 
     private func log(_ download: Download, _ text: String) {
-        write("[Downstream \(download.id.rawValue.uuidString.prefix(8))] \(text)")
+        write("[Downstream \(download.id.rawValue.uuidString.prefix(8))] \(LogText.escaped(text))")
     }
 
     public func download(_ download: Download, acceptsAnyCertificateOf host: String) {
@@ -35,7 +36,7 @@ public struct ConsoleEventLogger: DownloadEventMonitor {
     }
 
     public func download(_ download: Download, willSend request: URLRequest) {
-        var line = "→ \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "?")"
+        var line = "→ \(request.httpMethod ?? "GET") \(request.url.map(LogText.url) ?? "?")"
         for name in ["Range", "If-Range"] {
             if let value = request.value(forHTTPHeaderField: name) { line += " \(name): \(value)" }
         }
@@ -56,7 +57,7 @@ public struct ConsoleEventLogger: DownloadEventMonitor {
         } else if let delay = event.retryDelay, let error = event.error {
             log(download, "retry in \(delay.inSeconds) s after: \(error.kind) (\(error.reason))")
         } else if let url = event.url {
-            log(download, "now from \(url.absoluteString)")
+            log(download, "now from \(LogText.url(url))")
         } else if event.state == .waitingForNetwork {
             log(download, "waiting for the network after: \(event.error?.reason ?? "?")")
         } else if let file = event.fileURL {
@@ -69,7 +70,7 @@ public struct ConsoleEventLogger: DownloadEventMonitor {
     }
 
     public func transportFellBack(to transport: String, reason: String) {
-        write("[Downstream] requests go through \(transport): \(reason)")
+        write("[Downstream] requests go through \(transport): \(LogText.escaped(reason))")
     }
 
     public func download(_ download: Download, didProgress progress: DownloadProgress) {

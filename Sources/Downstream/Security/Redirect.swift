@@ -56,12 +56,12 @@ enum RedirectPolicy {
         }
         guard let target = proposed.url, let scheme = target.scheme?.lowercased(), ["http", "https"].contains(scheme)
         else {
-            return .failure(.redirectRefused("a redirect to \(proposed.url?.absoluteString ?? "nothing") is not HTTP"))
+            return .failure(.redirectRefused("a redirect to \(proposed.url.map(LogText.url) ?? "nothing") is not HTTP"))
         }
         let wasSecure = current?.scheme?.lowercased() == "https" || original.scheme?.lowercased() == "https"
         if wasSecure, scheme == "http", !settings.allowsInsecureDowngrade {
             return .failure(
-                .redirectRefused("a redirect from HTTPS to HTTP (\(target.absoluteString)) would expose the download"))
+                .redirectRefused("a redirect from HTTPS to HTTP (\(LogText.url(target))) would expose the download"))
         }
         var request = proposed
         if Origin(original) != Origin(target) {

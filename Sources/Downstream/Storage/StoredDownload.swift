@@ -42,7 +42,9 @@ struct StoredDownload: Codable, Equatable, Sendable {
     /// The parts of a `DownloadRequest` that are stored.
     struct Request: Codable, Equatable, Sendable {
         var url: URL
-        /// The request's own headers; `Range` and `If-Range` are the engine's and not stored.
+        /// The request's own headers, but those that carry credentials (see
+        /// ``LogText/isCredential(header:)``); `Range` and `If-Range` are the engine's and not
+        /// stored.
         var headers: [String: String]
         var onServerFileChange: DownloadRequest.ServerFileChangePolicy.Code
         var priority: Int
@@ -89,12 +91,9 @@ struct StoredDownload: Codable, Equatable, Sendable {
         created: Date = Date()
     ) {
         self.id = id
-        var headers = request.headerFields
-        for name in headers.keys where ["range", "if-range"].contains(name.lowercased()) {
-            headers[name] = nil
-        }
         self.request = Request(
-            url: url, headers: headers, onServerFileChange: request.onServerFileChange.code,
+            url: url, headers: Self.storedRequestHeaders(request.headerFields),
+            onServerFileChange: request.onServerFileChange.code,
             priority: request.priority.value, metadata: request.metadata,
             expectedDigest: request.expectedDigest.map { "\($0.algorithm.code.rawValue):\($0.hexValue)" },
             onRejectedFile: request.onRejectedFile == .discard ? nil : request.onRejectedFile.code,
@@ -294,7 +293,7 @@ extension StoredDownload {
                         writer.string("header", serverDigest.header)
                     }
                 }
-                if let response = resume.response {
+                if let response = resume.response.map(Self.storedResponse) {
                     writer.object("response") { writer in
                         writer.integer("statusCode", response.statusCode)
                         if let url = response.url {

@@ -144,7 +144,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         }
 
         public var description: String {
-            "\(url.absoluteString): \(error.kind) (\(error.reason))"
+            "\(LogText.url(url)): \(error.kind) (\(error.reason))"
         }
     }
 

@@ -140,7 +140,7 @@ public struct DownloadEvent: Sendable, Hashable, CustomStringConvertible {
         case .paused: "paused"
         case .willRetry(let delay, let error): "retrying in \(delay) after: \(error)"
         case .waitingForNetwork(let error): "waiting for the network after: \(error)"
-        case .switchedURL(let url): "switched to \(url.absoluteString)"
+        case .switchedURL(let url): "switched to \(LogText.url(url))"
         case .completed(let url): "completed \(url.path)"
         case .failed(let error): "failed: \(error)"
         case .cancelled: "cancelled"

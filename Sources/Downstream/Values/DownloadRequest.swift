@@ -8,8 +8,11 @@ import Foundation
 ///
 /// Carries a `URLRequest`, so the request's headers (authorisation, cookies, user agent) go with
 /// every request the download sends, including the ranged ones that resume it. The request is
-/// stored with the download (headers included, in a file only the user can read) so that the
-/// download survives a relaunch.
+/// stored with the download (in a file only the user can read) so that the download survives a
+/// relaunch, but for its credentials: `Authorization`, `Proxy-Authorization`, `Cookie` and
+/// headers whose names say they carry a token, a secret, a password or an API key stay in
+/// memory. A download restored after a relaunch gets them from
+/// ``AuthenticationSettings/requestAdapter``, which is asked before every attempt.
 ///
 /// ```swift
 /// var urlRequest = URLRequest(url: url)
@@ -257,9 +260,9 @@ public struct DownloadRequest: Sendable {
     /// Why `url` cannot be downloaded, if it cannot: only HTTP and HTTPS URLs with a host can.
     static func problem(with url: URL) -> String? {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            return "only http and https URLs can be downloaded, not \(url.absoluteString)"
+            return "only http and https URLs can be downloaded, not \(LogText.url(url))"
         }
-        guard url.host != nil else { return "the URL has no host: \(url.absoluteString)" }
+        guard url.host != nil else { return "the URL has no host: \(LogText.url(url))" }
         return nil
     }
 }

@@ -64,6 +64,19 @@ struct CodeSamplesTests {
         return await manager.download(DownloadRequest(urlRequest, to: .directory(downloads)))
     }
 
+    // AuthenticationSettings.requestAdapter's documentation: credentials the store does not keep.
+    actor Tokens {
+        func current(for url: URL) throws -> String { "token for \(url.host ?? "")" }
+    }
+
+    func adaptedConfiguration(tokens: Tokens) -> DownloadManager.Configuration {
+        var configuration = DownloadManager.Configuration(identifier: "com.example.app")
+        configuration.authentication.requestAdapter = { adaptation in
+            ["Authorization": "Bearer \(try await tokens.current(for: adaptation.url))"]
+        }
+        return configuration
+    }
+
     // DownloadError's documentation.
     func errorKinds(download: Download) async {
         do {

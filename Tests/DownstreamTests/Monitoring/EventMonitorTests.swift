@@ -180,6 +180,27 @@ struct EventMonitorTests {
         }
     }
 
+    @Test func theConsoleLoggerWritesNoSecretOfAURLAndEscapesWhatServersSay() async throws {
+        let lines = Locked<[String]>([])
+        let logger = ConsoleEventLogger { line in lines.withLock { $0.append(line) } }
+        try await withFixture { fixture in
+            let served = fixture.serve("/logged.bin", .pattern(count: 10, seed: 765))
+            let url = try #require(URL(string: served.absoluteString + "?access_token=t0ken&n=1"))
+            let download = await fixture.manager.download(
+                DownloadRequest(url: url, to: .file(fixture.file("logged.bin"))), startsPaused: true)
+            logger.download(download, willSend: URLRequest(url: url))
+            logger.download(download, didPublish: .switchedURL(to: url))
+            logger.download(
+                download,
+                didPublish: .failed(.unexpectedResponse("the server said \u{1B}]0;owned\u{7} and \u{202E}")))
+            let logged = lines.withLock { $0 }.joined(separator: "\n")
+            #expect(!logged.contains("t0ken"))
+            #expect(logged.contains("access_token=***&n=1"))
+            #expect(!logged.contains("\u{1B}"))
+            #expect(logged.contains("the server said \\u{1B}]0;owned\\u{7} and \\u{202E}"), "\(logged)")
+        }
+    }
+
     /// Each event is said once, in `didPublish`, and the logger writes one line for each that
     /// matters: waiting for the network is not an end.
     @Test func theConsoleLoggerWritesOneLinePerEvent() async throws {

@@ -53,7 +53,7 @@ struct StoredDownloadJSONTests {
         record.resume.digest = digest
         record.resume.serverDigest = ServerDigest(.crc32c, bytes: [0xE3, 0x06, 0x92, 0x83], header: awkward)
         record.resume.response = ServerResponse(
-            url: url, statusCode: 206, headers: ["Content-Range": "bytes 0-9/10", "X-Awkward": awkward])
+            url: url, statusCode: 206, headers: ["Content-Range": "bytes 0-9/10", "Content-Disposition": awkward])
         return record
     }
 

@@ -38,11 +38,21 @@ struct DownloadRequestTests {
     }
 
     /// A stored request comes back as it was: its URL alone when it had no headers, with its
-    /// headers when it had them.
-    @Test(arguments: [[:], ["Authorization": "Bearer abc", "X-Trace": "1"]])
-    func aRestoredRequestIsTheRequestStored(headers: [String: String]) {
+    /// headers when it had them, but those that carry secrets, which are not stored.
+    @Test(arguments: [
+        ([:], [:]),
+        (["X-Trace": "1"], ["X-Trace": "1"]),
+        (
+            [
+                "Authorization": "Bearer abc", "X-Trace": "1", "Cookie": "s=1", "Proxy-Authorization": "Basic eA==",
+                "X-Auth-Token": "t", "X-Api-Key": "k",
+            ],
+            ["X-Trace": "1"]
+        ),
+    ])
+    func aRestoredRequestIsTheRequestStored(given: [String: String], headers: [String: String]) {
         var request = DownloadRequest(url: Self.url, to: Self.destination)
-        for (name, value) in headers {
+        for (name, value) in given {
             request.urlRequest.setValue(value, forHTTPHeaderField: name)
         }
         request.metadata = ["title": "A"]
@@ -81,5 +91,35 @@ struct DownloadRequestTests {
         #expect(restored.url?.path == url.path)
         #expect(restored.url?.query == url.query)
         #expect(restored.urlRequest.url == url)
+    }
+}
+
+/// What Downstream prints of URLs and server text (``LogText``).
+@Suite struct LogTextTests {
+    @Test(arguments: [
+        ("https://example.com/f.iso", "https://example.com/f.iso"),
+        ("https://alice:pw@example.com/f.iso", "https://***@example.com/f.iso"),
+        ("https://alice@example.com/f.iso", "https://***@example.com/f.iso"),
+        (
+            "https://b.s3.amazonaws.com/f?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=abc&X-Amz-Expires=60",
+            "https://b.s3.amazonaws.com/f?X-Amz-Credential=***&X-Amz-Signature=***&X-Amz-Expires=60"
+        ),
+        (
+            "https://e.com/f?token=t&v=2&access_token=a&sig=s&key=k",
+            "https://e.com/f?token=***&v=2&access_token=***&sig=***&key=***"
+        ),
+        ("https://e.com/f?flag", "https://e.com/f?flag"),
+    ])
+    func aURLIsWrittenWithoutItsSecrets(_ text: String, _ expected: String) throws {
+        #expect(LogText.url(try #require(URL(string: text))) == expected)
+    }
+
+    @Test func serverTextCannotTakeATerminalOver() {
+        #expect(LogText.escaped("plain text\twith a tab") == "plain text\twith a tab")
+        #expect(LogText.escaped("a\u{1B}[2Jb") == "a\\u{1B}[2Jb")
+        #expect(LogText.escaped("line\nbreak\r") == "line\\u{A}break\\u{D}")
+        #expect(LogText.escaped("\u{9B}31m") == "\\u{9B}31m")
+        #expect(LogText.escaped("invoice\u{202E}fdp.exe") == "invoice\\u{202E}fdp.exe")
+        #expect(LogText.escaped("é ✓ 日本") == "é ✓ 日本")
     }
 }
