@@ -154,7 +154,8 @@ import Testing
 
     /// The folders of `Tests/DownstreamTests` mirror those of `Sources/Downstream`: a test of a
     /// file is found in the folder of the same name. Besides: this suite, the tests of the
-    /// examples and of the DownstreamTesting library, and the helpers tests share.
+    /// examples and of the DownstreamTesting library, the fuzz tests of the parsers of server text
+    /// (of several layers, with their shared fuzzer), and the helpers tests share.
     @Test func testFoldersMirrorSourceFolders() throws {
         let tests = Self.sources.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Tests/DownstreamTests")
@@ -164,7 +165,7 @@ import Testing
                     POSIXFile.isDirectory(atPath: url.appendingPathComponent($0).path)
                 })
         }
-        let others: Set<String> = ["Architecture", "Examples", "DownstreamTesting", "Helpers"]
+        let others: Set<String> = ["Architecture", "Examples", "DownstreamTesting", "Fuzzing", "Helpers"]
         let strays = try folders(tests).subtracting(folders(Self.sources)).subtracting(others)
         #expect(strays.isEmpty, "test folders with no source folder: \(strays.sorted())")
     }
