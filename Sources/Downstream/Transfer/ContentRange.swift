@@ -38,8 +38,9 @@ struct ContentRange: Equatable, Sendable {
             range = nil
         } else {
             let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+            // The offset past the last byte is where the body ends in the file: it must be one.
             guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]),
-                first >= 0, first <= last
+                first >= 0, first <= last, last < Int64.max
             else { return nil }
             if let total, last >= total { return nil }
             range = first...last

@@ -41,6 +41,18 @@ import Testing
                 == .write(.init(start: 400, end: 450, totalLength: 1000, discardsPartial: false, isResumable: true)))
     }
 
+    /// A range that ends at the last byte `Int64` numbers has no offset past it: it is invalid,
+    /// where its end once overflowed.
+    @Test func aRangeEndingAtTheLastNumberedByteIsInvalid() {
+        let head = ResponseHead(status: 206, contentRange: "bytes 0-9223372036854775807/*")
+        #expect(
+            ResponseDecision.decide(head, for: plan(offset: 0, expected: nil))
+                == .fail(.unexpectedResponse("206 with an invalid Content-Range")))
+        #expect(
+            ResponseDecision.decide(head, for: plan(offset: 400, expected: nil))
+                == .restart(reason: "206 with an invalid Content-Range"))
+    }
+
     @Test func anEmptyFileAnswersAFirstRangeWith416() {
         let head = ResponseHead(status: 416, contentRange: "bytes */0")
         #expect(
