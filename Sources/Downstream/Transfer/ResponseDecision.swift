@@ -44,7 +44,10 @@ struct ResponseHead: Equatable, Sendable {
         self.init(
             status: response.statusCode,
             contentRange: fields["content-range"],
-            contentLength: fields["content-length"].flatMap { Int64($0.trimmingWhitespace) },
+            // A length is never negative: `-1` says nothing (RFC 9110 allows digits only).
+            contentLength: fields["content-length"].flatMap { Int64($0.trimmingWhitespace) }.flatMap {
+                $0 >= 0 ? $0 : nil
+            },
             validator: Validator(etag: fields["etag"], lastModified: fields["last-modified"]),
             contentEncoding: fields["content-encoding"],
             contentDisposition: fields["content-disposition"],

@@ -255,6 +255,21 @@ import Testing
         #expect(head.contentDisposition == "attachment; filename=\"b.bin\"")
     }
 
+    /// A negative `Content-Length` (which curl passes on as it is) is no length: the whole file
+    /// is written without one, where it was planned to end at `-1`, of `-1` bytes.
+    @Test func aNegativeContentLengthIsNoLength() {
+        for value in ["-1", " -1000 ", "-9223372036854775808"] {
+            let head = ResponseHead(ServerResponse(url: nil, statusCode: 200, headers: ["Content-Length": value]))
+            #expect(head.contentLength == nil, "\(value)")
+            #expect(
+                ResponseDecision.decide(head, for: plan(offset: 0))
+                    == .write(.init(start: 0, end: nil, totalLength: nil, discardsPartial: true, isResumable: true)),
+                "\(value)")
+        }
+        let zero = ResponseHead(ServerResponse(url: nil, statusCode: 200, headers: ["Content-Length": "0"]))
+        #expect(zero.contentLength == 0)
+    }
+
     // MARK: - Overlap
 
     func overlapPlan(offset: Int64, overlap: Int64, end: Int64? = nil) -> AttemptPlan {
