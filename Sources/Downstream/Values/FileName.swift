@@ -50,8 +50,11 @@ enum FileName {
         if isPlain, let first = name.utf8.first, first != UInt8(ascii: "."), name.utf8.last != UInt8(ascii: ".") {
             return truncated(isReservedOnWindows(name) ? "_" + name : name)
         }
-        // Keep only the last component, whichever separator the server used.
-        let lastComponent = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        // Keep only the last component, whichever separator the server used. Split between
+        // scalars, not characters: a combining mark after a separator, or a prepended mark
+        // before it, makes one character of both, which hid the separator.
+        let lastComponent =
+            name.unicodeScalars.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var scalars = String.UnicodeScalarView()
         for scalar in lastComponent.unicodeScalars {
             switch scalar.value {

@@ -24,6 +24,11 @@ import Testing
         // Plain ASCII, the common case, is still bounded.
         (String(repeating: "a", count: 300) + ".bin", String(repeating: "a", count: 251) + ".bin"),
         ("episode-12_final.mp3", "episode-12_final.mp3"),
+        // A separator in one character with a mark after it, or a prepended one before it.
+        ("x/\u{301}y.txt", "\u{301}y.txt"),
+        ("x\\\u{301}y.txt", "\u{301}y.txt"),
+        ("dir\u{600}/../\u{301}passwd", "\u{301}passwd"),
+        ("\u{600}/etc/passwd", "passwd"),
     ])
     func sanitizes(_ input: String, _ expected: String) {
         #expect(FileName.sanitize(input) == expected)
