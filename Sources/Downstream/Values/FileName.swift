@@ -87,7 +87,17 @@ enum FileName {
         let budget = limit - (keepsSuffix ? suffix.utf8.count : 0)
         var cut = ""
         for character in stem {
-            if cut.utf8.count + String(character).utf8.count > budget { break }
+            if cut.utf8.count + String(character).utf8.count > budget {
+                // A first character longer than the budget (a letter under hundreds of combining
+                // marks) is cut between its scalars: left out, it left no name.
+                if cut.isEmpty {
+                    for scalar in character.unicodeScalars {
+                        guard cut.utf8.count + UTF8.width(scalar) <= budget else { break }
+                        cut.unicodeScalars.append(scalar)
+                    }
+                }
+                break
+            }
             cut.append(character)
         }
         return cut + (keepsSuffix ? suffix : "")

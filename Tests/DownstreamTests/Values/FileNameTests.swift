@@ -66,6 +66,15 @@ import Testing
         #expect(safe.hasPrefix("éé"))
     }
 
+    /// A name that is one character longer than the limit (a letter under hundreds of
+    /// combining marks) is cut between its scalars, where it was cut to nothing.
+    @Test func cutsACharacterLongerThanTheLimit() {
+        let marks = String(repeating: "\u{301}", count: 300)
+        #expect(FileName.sanitize("a" + marks) == "a" + String(repeating: "\u{301}", count: 127))
+        #expect(FileName.sanitize("a" + marks + ".txt") == "a" + String(repeating: "\u{301}", count: 125) + ".txt")
+        #expect(FileName.truncated("a" + marks, limit: 10) == "a" + String(repeating: "\u{301}", count: 4))
+    }
+
     @Test func readsFilenameFromContentDisposition() {
         #expect(FileName.fromContentDisposition("attachment; filename=\"a b.zip\"") == "a b.zip")
         #expect(FileName.fromContentDisposition("attachment; filename=plain.txt; size=3") == "plain.txt")
