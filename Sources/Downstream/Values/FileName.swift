@@ -105,8 +105,10 @@ enum FileName {
 
     /// `name (n).ext`, for a unique name beside an existing file.
     static func numbered(_ name: String, _ number: Int) -> String {
-        let url = URL(fileURLWithPath: name)
-        let ext = url.pathExtension
+        // An extension is kept as `truncated` keeps one: up to 16 bytes with its dot. A longer one
+        // is part of the name, cut with it (kept whole, it made the name longer than the limit).
+        let pathExtension = URL(fileURLWithPath: name).pathExtension
+        let ext = pathExtension.utf8.count < 16 ? pathExtension : ""
         let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
         let suffix = " (\(number))" + (ext.isEmpty ? "" : ".\(ext)")
         return truncated(stem, limit: maximumByteCount - suffix.utf8.count) + suffix

@@ -107,4 +107,12 @@ import Testing
         #expect(FileName.numbered("movie.mp4", 2) == "movie (2).mp4")
         #expect(FileName.numbered("README", 1) == "README (1)")
     }
+
+    /// A long extension is cut with the name, where it was kept whole past the limit.
+    @Test func numberedNamesAreBoundedToo() {
+        let long = "x." + String(repeating: "e", count: 253)
+        #expect(FileName.numbered(long, 2) == String(long.prefix(251)) + " (2)")
+        let short = String(repeating: "a", count: 260) + ".tar"
+        #expect(FileName.numbered(short, 10_000) == String(repeating: "a", count: 243) + " (10000).tar")
+    }
 }
