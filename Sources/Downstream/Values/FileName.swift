@@ -120,7 +120,8 @@ enum FileName {
             name.utf8.firstIndex(of: UInt8(ascii: ".")).map { name.utf8.distance(from: name.utf8.startIndex, to: $0) }
             ?? name.utf8.count
         guard stemLength == 3 || stemLength == 4 else { return false }
-        let stem = name.split(separator: ".", maxSplits: 1).first.map { $0.uppercased() } ?? ""
+        // Up to the first "." scalar, as above: a mark after the dot makes one character of both.
+        let stem = String(name.unicodeScalars.prefix { $0 != "." }).uppercased()
         if ["CON", "PRN", "AUX", "NUL"].contains(stem) { return true }
         if stem.count == 4, ["COM", "LPT"].contains(String(stem.prefix(3))), let digit = stem.last,
             ("1"..."9").contains(digit)

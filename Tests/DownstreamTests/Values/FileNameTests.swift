@@ -19,6 +19,7 @@ import Testing
         ("a:b.txt", "a_b.txt"),
         ("CON", "_CON"),
         ("com1.txt", "_com1.txt"),
+        ("com1.\u{301}txt", "_com1.\u{301}txt"),
         ("  spaced  ", "spaced"),
         ("trailing.", "trailing"),
         // Plain ASCII, the common case, is still bounded.
