@@ -48,7 +48,7 @@ enum FileName {
                 && byte != UInt8(ascii: ":")
         }
         if isPlain, let first = name.utf8.first, first != UInt8(ascii: "."), name.utf8.last != UInt8(ascii: ".") {
-            return truncated(isReservedOnWindows(name) ? "_" + name : name)
+            return trimmingEnd(truncated(isReservedOnWindows(name) ? "_" + name : name))
         }
         // Keep only the last component, whichever separator the server used. Split between
         // scalars, not characters: a combining mark after a separator, or a prepended mark
@@ -71,10 +71,18 @@ enum FileName {
         }
         var result = String(scalars)
         while let first = result.first, first == "." || first.isWhitespace { result.removeFirst() }
-        while let last = result.last, last == "." || last.isWhitespace { result.removeLast() }
+        result = trimmingEnd(result)
         guard !result.isEmpty else { return fallback }
         if isReservedOnWindows(result) { result = "_" + result }
-        return truncated(result)
+        return trimmingEnd(truncated(result))
+    }
+
+    /// `name` without the dots and white space at its end, where a cut can leave some again (never
+    /// all: a name to cut begins with neither).
+    private static func trimmingEnd(_ name: String) -> String {
+        var name = name
+        while let last = name.last, last == "." || last.isWhitespace { name.removeLast() }
+        return name
     }
 
     /// `name` cut to ``maximumByteCount`` UTF-8 bytes on a character boundary, extension kept.

@@ -67,6 +67,14 @@ import Testing
         #expect(safe.hasPrefix("éé"))
     }
 
+    /// A name cut to the limit does not end in the dots or spaces before the cut.
+    @Test func aCutNameDoesNotEndInDotsOrSpaces() {
+        let plain = String(repeating: "a", count: 253) + ".." + String(repeating: "b", count: 20)
+        #expect(FileName.sanitize(plain) == String(repeating: "a", count: 253))
+        let spaced = "é" + String(repeating: "a", count: 250) + " . " + String(repeating: "b", count: 30)
+        #expect(FileName.sanitize(spaced) == "é" + String(repeating: "a", count: 250))
+    }
+
     /// A name that is one character longer than the limit (a letter under hundreds of
     /// combining marks) is cut between its scalars, where it was cut to nothing.
     @Test func cutsACharacterLongerThanTheLimit() {
