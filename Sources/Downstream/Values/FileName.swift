@@ -69,9 +69,10 @@ enum FileName {
                 }
             }
         }
-        var result = String(scalars)
-        while let first = result.first, first == "." || first.isWhitespace { result.removeFirst() }
-        result = trimmingEnd(result)
+        // Leading dots (a hidden file) are found among scalars too: with a mark after it, a dot
+        // is one character of both, and still a dot in the file system.
+        let start = scalars.firstIndex { $0 != "." && !$0.properties.isWhitespace } ?? scalars.endIndex
+        var result = trimmingEnd(String(scalars[start...]))
         guard !result.isEmpty else { return fallback }
         if isReservedOnWindows(result) { result = "_" + result }
         return trimmingEnd(truncated(result))

@@ -14,6 +14,7 @@ import Testing
         ("", "download"),
         (".hidden", "hidden"),
         ("...dots...", "dots"),
+        (".\u{301}hidden", "\u{301}hidden"),
         ("name\u{0}with\u{1}controls\u{7F}.bin", "namewithcontrols.bin"),
         ("line\nbreak.txt", "linebreak.txt"),
         ("a:b.txt", "a_b.txt"),
