@@ -51,7 +51,10 @@ import Foundation
         let weekday = weekdays[Int(parts.tm_wday) % 7]
         let month = months[Int(parts.tm_mon) % 12]
         let clock = "\(twoDigits(parts.tm_hour)):\(twoDigits(parts.tm_min)):\(twoDigits(parts.tm_sec))"
-        return "\(weekday), \(twoDigits(parts.tm_mday)) \(month) \(parts.tm_year + 1900) \(clock) GMT"
+        // Four digits, as the form writes them: year 1 is 0001.
+        let year = String(parts.tm_year + 1900)
+        let fourDigitYear = year.hasPrefix("-") ? year : String(repeating: "0", count: max(0, 4 - year.count)) + year
+        return "\(weekday), \(twoDigits(parts.tm_mday)) \(month) \(fourDigitYear) \(clock) GMT"
     }
 
     /// The seconds since 1970 of an HTTP-date in any of the three forms a recipient must accept:

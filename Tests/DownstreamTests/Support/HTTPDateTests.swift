@@ -51,4 +51,15 @@ struct HTTPDateTests {
         }
         #expect(HTTPDate.format(Date(timeIntervalSince1970: 951_782_400)) == "Tue, 29 Feb 2000 00:00:00 GMT")
     }
+
+    /// A year before 1000 is written with four digits, as it is read (a server written in Go
+    /// sends its zero time as `Mon, 01 Jan 0001 00:00:00 GMT`).
+    @Test func aYearBeforeOneThousandIsWrittenWithFourDigits() {
+        for (text, seconds): (String, Int64) in [
+            ("Mon, 01 Jan 0001 00:00:00 GMT", -62_135_596_800), ("Mon, 01 Jan 0970 00:00:00 GMT", -31_556_908_800),
+        ] {
+            #expect(HTTPDate.secondsSince1970(text) == seconds)
+            #expect(HTTPDate.format(Date(timeIntervalSince1970: TimeInterval(seconds))) == text)
+        }
+    }
 }
