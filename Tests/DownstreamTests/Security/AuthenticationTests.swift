@@ -9,6 +9,23 @@ import Testing
 struct AuthenticationTests {
     static let basic = "Basic " + Data("ada:lovelace".utf8).base64EncodedString()
 
+    /// The scheme and the realm end at their first separator, also when a combining mark after
+    /// it makes one character of both.
+    @Test(arguments: [
+        ("Basic realm=\"x\"", "Basic", "x"),
+        ("Basic,\u{301}Bearer realm=\"x\"\u{301}, charset=\"UTF-8\"", "Basic", "x"),
+        ("Digest realm=a,\u{301}b", "Digest", "a"),
+        (" ,Bearer", "Bearer", nil),
+    ])
+    func theSchemeAndTheRealmEndAtTheirSeparators(header: String, scheme: String, realm: String?) {
+        let challenge = AuthenticationChallenge(
+            downloadID: DownloadID(),
+            response: ServerResponse(url: nil, statusCode: 401, headers: ["WWW-Authenticate": header]),
+            previousFailureCount: 0)
+        #expect(challenge.scheme == scheme)
+        #expect(challenge.realm == realm)
+    }
+
     @Test func withoutAHandlerA401FailsWithItsStatus() async throws {
         try await withFixture { fixture in
             let url = fixture.serve("/private.bin", .pattern(count: 1_000)) { $0.requiredAuthorization = Self.basic }
