@@ -63,21 +63,25 @@ enum HTTPRequestParser {
     }
 
     /// The path of a request target in origin form (`/a?b`) or absolute form (`http://h/a`).
+    ///
+    /// Delimiters are found among scalars: a combining mark after one (or a prepended one before
+    /// it) makes one character of both.
     static func path(of target: String) -> String {
         var rest = Substring(target)
         if let scheme = rest.range(of: "://"), !rest.hasPrefix("/") {
             rest = rest[scheme.upperBound...]
-            rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+            rest = rest.unicodeScalars.firstIndex(of: "/").map { rest[$0...] } ?? "/"
         }
-        if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+        if let end = rest.unicodeScalars.firstIndex(where: { $0 == "?" || $0 == "#" }) {
             rest = rest[..<end]
         }
         return String(rest)
     }
 
-    /// The query of a request target (`b` in `/a?b#c`); `nil` when absent or empty.
+    /// The query of a request target (`b` in `/a?b#c`); `nil` when absent or empty. Delimiters
+    /// are found among scalars, as in ``path(of:)``.
     static func query(of target: String) -> String? {
-        let beforeFragment = target.prefix { $0 != "#" }
+        let beforeFragment = target.unicodeScalars.prefix { $0 != "#" }
         guard let mark = beforeFragment.firstIndex(of: "?") else { return nil }
         let query = beforeFragment[beforeFragment.index(after: mark)...]
         return query.isEmpty ? nil : String(query)
