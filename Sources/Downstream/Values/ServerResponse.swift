@@ -49,7 +49,8 @@ public struct ServerResponse: Sendable, Hashable, Codable {
     /// The media type of the body (`Content-Type` without its parameters, lowercased), if given.
     public var mediaType: String? {
         guard let contentType = value(forHTTPHeaderField: "Content-Type") else { return nil }
-        let type = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+        // Up to the first ";" scalar: a mark after it makes one character of both, which hid it.
+        let type = String(contentType.unicodeScalars.prefix { $0 != ";" })
         let trimmed = type.trimmingCharacters(in: .whitespaces).lowercased()
         return trimmed.isEmpty ? nil : trimmed
     }
