@@ -42,7 +42,8 @@ struct ResponseDecisionFuzzTests {
             offset: offset, overlap: overlap, end: end,
             validator: fuzz.oneIn(2) ? head.validator : fuzz.pick(Self.validators), expectedLength: expected,
             onServerFileChange: fuzz.oneIn(2) ? .restart : .fail, existingCopy: fuzz.oneIn(8) ? "/copy" : nil,
-            serverDigest: serverDigest)
+            serverDigest: serverDigest, acceptsCompression: fuzz.oneIn(2),
+            maximumLength: fuzz.oneIn(4) ? fuzz.pick([0, 1, 99, 100, 999, 1000, .max]) : nil)
     }
 
     @Test func aBodyIsWrittenOnlyWhereTheRequestAskedAndOnlyFromTheFileItAskedFor() async throws {
@@ -90,7 +91,14 @@ struct ResponseDecisionFuzzTests {
                 fuzz.expect(!changed(head, total: total, plan), "a range of a changed file appended: \(what())")
             }
         case .write(let body):
-            // The whole file, from its first byte.
+            // The whole file, from its first byte: compressed only when the request accepts it,
+            // never announced larger than the request allows.
+            fuzz.expect(
+                !head.isEncoded || (plan.acceptsCompression && head.codingRefusal(acceptsCompression: true) == nil),
+                "a compressed body written: \(what())")
+            if let length = body.totalLength, let limit = plan.maximumLength {
+                fuzz.expect(length <= limit, "a file larger than the limit: \(what())")
+            }
             fuzz.expect(
                 (200...299).contains(head.status) && head.status != 206, "a whole file from \(head.status): \(what())")
             fuzz.expect(body.start == 0 && body.verifiedPrefix == 0 && body.keptLength == 0, "not from 0: \(what())")
@@ -119,9 +127,15 @@ struct ResponseDecisionFuzzTests {
                         && error.retryAfter == head.retryAfter,
                     "not the status: \(what())")
             }
-            if (200...299).contains(head.status), head.status != 206 {
+            if (200...299).contains(head.status), head.isEncoded {
+                // A compressed body: refused unless the request accepts it and Downstream decodes it.
                 fuzz.expect(
-                    plan.isRanged && plan.onServerFileChange == .fail, "a whole file refused: \(what())")
+                    error.kind == .unexpectedResponse || error.kind == .serverFileChanged
+                        || error.kind == .fileTooLarge, "a compressed body refused so: \(what())")
+            } else if (200...299).contains(head.status), head.status != 206 {
+                fuzz.expect(
+                    (plan.isRanged && plan.onServerFileChange == .fail) || error.kind == .fileTooLarge,
+                    "a whole file refused: \(what())")
             }
         }
         fuzz.expect(ResponseDecision.decide(head, for: plan) == decision, "decided otherwise again: \(what())")
