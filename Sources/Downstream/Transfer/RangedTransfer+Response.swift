@@ -15,6 +15,9 @@ extension RangedTransfer {
         if let refusal = refusedRedirect {
             return reject(.failed(refusal))
         }
+        if let location = ResponseHead.unreadableLocation(of: response) {
+            return reject(.failed(.unexpectedResponse("a redirect to a Location that is not a URL: \(location)")))
+        }
         if setup.answersChallenges, [401, 407].contains(response.statusCode) {
             return reject(
                 .challenged(

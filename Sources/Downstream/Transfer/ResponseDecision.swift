@@ -57,6 +57,16 @@ struct ResponseHead: Equatable, Sendable {
             status: response.statusCode, fields: fields, isWholeFile: contentRange?.isWholeFile == true)
     }
 
+    /// The `Location` of a redirect `response` that is not a URL (its first 200 characters), if
+    /// it has one: the transport could not follow it, and the answer is no file.
+    static func unreadableLocation(of response: ServerResponse) -> String? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+            let location = response.value(forHTTPHeaderField: "Location"),
+            URL(string: location, relativeTo: response.url) == nil
+        else { return nil }
+        return String(location.prefix(200))
+    }
+
     /// `Retry-After` is delay-seconds or an HTTP-date (RFC 9110, section 10.2.3).
     static func parseRetryAfter(_ value: String, now: Date) -> Duration? {
         let trimmed = String(value.trimmingWhitespace)

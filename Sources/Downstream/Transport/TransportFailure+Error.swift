@@ -16,10 +16,14 @@ extension TransportFailure {
         }
         // The initialiser is failable on Linux only; an optional-typed constant suits both.
         let bridged: URLError.Code? = URLError.Code(rawValue: (error as NSError).code)
-        let reason = (error as NSError).localizedDescription
+        var reason = (error as NSError).localizedDescription
         var code = (error as? URLError)?.code ?? bridged ?? .unknown
         if code == .unknown || code == .networkConnectionLost, Self.isClientCertificateRefusal(reason) {
             code = .clientCertificateRequired
+        } else if Self.isBrokenResponse(reason) {
+            // libcurl's refusals of what a server sent, which Foundation reports in its words.
+            code = .cannotParseResponse
+            reason = Self.brokenResponseReason(reason)
         } else if code == .unknown, Self.isCertificateRefusal(reason) {
             // swift-corelibs-foundation maps libcurl's certificate failures to `.unknown`, with
             // libcurl's words as the description: they are the only sign.
@@ -43,6 +47,23 @@ extension TransportFailure {
         ["alert certificate required", "alert bad certificate", "alert unknown ca"].contains { reason.contains($0) }
     }
 
+    /// Whether libcurl's words (`reason`) say that the response broke HTTP's framing: a head too
+    /// large (libcurl takes 300 KB, a line 100 KB: longer, it says "Out of memory"), a chunk size
+    /// no integer holds or otherwise malformed chunks. Not a network failure: a retry gets the
+    /// same answer.
+    static func isBrokenResponse(_ reason: String) -> Bool {
+        ["Too large response headers", "in chunked-encoding", "Header too large", "Out of memory"].contains {
+            reason.contains($0)
+        }
+    }
+
+    /// libcurl's words for a broken response, said plainly: its "Out of memory" is a header line
+    /// longer than it takes.
+    static func brokenResponseReason(_ reason: String) -> String {
+        reason.contains("Out of memory")
+            ? "a header line of the response is longer than libcurl takes (100 KB)" : reason
+    }
+
     /// Whether libcurl's words (`reason`) say the server's certificate was refused.
     static func isCertificateRefusal(_ reason: String) -> Bool {
         ["SSL certificate problem", "SSL peer certificate", "SSL: no alternative certificate subject name"].contains {
@@ -56,6 +77,10 @@ extension DownloadError {
     static func network(_ failure: TransportFailure) -> DownloadError {
         if failure.isTrustRefusal {
             return serverTrustFailed(failure.code, reason: failure.reason)
+        }
+        if [.cannotParseResponse, .cannotDecodeContentData, .cannotDecodeRawData].contains(failure.code) {
+            // What the server sent is broken, not the network: a protocol error, not retried.
+            return .unexpectedResponse("the response cannot be read: \(failure.reason)")
         }
         return network(failure.code, reason: failure.reason, unavailableReason: failure.networkUnavailableReason)
     }

@@ -29,7 +29,14 @@ extension Connection {
             owedTrailingBytes = 0
             guard POSIXSocket.sendAll(socket, trailing) else { return .clientGone }
         }
+        if let endless = plan.endlessHead {
+            sendEndlessHead(plan, bytesPerSecond: endless.bytesPerSecond)
+            return .clientGone
+        }
         guard POSIXSocket.sendAll(socket, plan.headBytes()) else { return .clientGone }
+        if plan.hugeChunkSize {
+            guard POSIXSocket.sendAll(socket, Array("100000000000000000000\r\n".utf8)) else { return .clientGone }
+        }
         // The last body byte ends the response, unless a terminating chunk or a cut follows.
         let bodyEndsIt = !plan.chunked && plan.bodyLimit == nil && plan.interruption.map({ $0.kind == .hold }) != false
         lastBodyByte = bodyEndsIt ? body.upperBound : nil
@@ -62,6 +69,33 @@ extension Connection {
         }
         owedTrailingBytes = plan.trailingBytes
         return .completed
+    }
+
+    /// Sends the plan's head without its end, then header lines for ever, paced to about
+    /// `bytesPerSecond` if given, until the client leaves or the server stops.
+    private func sendEndlessHead(_ plan: ResponsePlan, bytesPerSecond: Int?) {
+        var head = plan.headBytes()
+        head.removeLast(2)  // the blank line that would end it
+        let start = ContinuousClock.now
+        var sent = 0
+        var line = 0
+        var pending = head
+        while true {
+            if let rate = bytesPerSecond {
+                // A byte at a time, each when the rate allows it.
+                guard core.sleep(until: start + .seconds(Double(sent) / Double(rate))) else { return }
+                guard POSIXSocket.sendAll(socket, [pending.removeFirst()]) else { return }
+                sent += 1
+            } else {
+                guard POSIXSocket.sendAll(socket, pending) else { return }
+                sent += pending.count
+                pending = []
+            }
+            if pending.isEmpty {
+                pending = Array("X-Endless-\(line): \(String(repeating: "e", count: 1_000))\r\n".utf8)
+                line += 1
+            }
+        }
     }
 
     /// Sends `range` of the plan's body, in chunks if the plan says so, paced if it is

@@ -23,6 +23,9 @@ public struct Fault: Sendable, Equatable {
         case contentRangeTotal(Int64)
         case ignoreRange
         case trailingBytes(Int)
+        case endlessHeaders(bytesPerSecond: Int?)
+        case oversizedHeader(Int)
+        case hugeChunkSize
     }
 
     let kind: Kind
@@ -91,4 +94,28 @@ public struct Fault: Sendable, Equatable {
     public static func trailingBytes(_ count: Int) -> Fault {
         Fault(kind: .trailingBytes(count))
     }
+
+    // MARK: Hostile servers
+    //
+    // What a server that means harm sends, for testing that a client bounds what it takes (a
+    // compressed body that decodes to gigabytes is a body: ``Body/gzippedZeros(count:)``; a
+    // redirect to a `Location` that is no URL is a route: ``Route/redirect(_:to:)`` sends it as
+    // given).
+
+    /// Send the status line and the route's headers, then header lines (`X-Endless-<n>: …`) for
+    /// ever, never the blank line that ends the head: at full speed, or a trickle of about
+    /// `bytesPerSecond`, which no timeout between two bytes catches. Ends when the client leaves
+    /// or the server stops.
+    public static func endlessHeaders(bytesPerSecond: Int? = nil) -> Fault {
+        Fault(kind: .endlessHeaders(bytesPerSecond: bytesPerSecond))
+    }
+
+    /// Answer normally, with one more header whose value is `count` bytes long (`X-Oversized`).
+    public static func oversizedHeader(_ count: Int) -> Fault {
+        Fault(kind: .oversizedHeader(count))
+    }
+
+    /// Answer with `Transfer-Encoding: chunked` and a first chunk whose size line says 2^80 bytes
+    /// (`100000000000000000000` in hexadecimal), then the body: a chunk size no integer holds.
+    public static let hugeChunkSize = Fault(kind: .hugeChunkSize)
 }

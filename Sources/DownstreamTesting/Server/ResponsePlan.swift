@@ -42,6 +42,15 @@ struct ResponsePlan {
     /// The body bytes reserved from the request's expiring query: the most this response
     /// sends. 0 when the route's queries do not expire, or for answers without the route's body.
     var queryCharge: Int64 = 0
+    /// A hostile head: header lines for ever, never its end.
+    var endlessHead: EndlessHead?
+
+    /// Header lines for ever: at full speed, or paced to about `bytesPerSecond`.
+    struct EndlessHead {
+        var bytesPerSecond: Int?
+    }
+    /// A chunk-size line no integer holds before the body (``Fault/hugeChunkSize``).
+    var hugeChunkSize = false
 
     /// The status line and headers, ending with the blank line.
     func headBytes() -> [UInt8] {

@@ -64,8 +64,22 @@ enum ResponsePlanner {
         if chargesQuery {
             plan.queryCharge = plan.mostBodyBytes
         }
-        if case .trailingBytes(let count) = fault.kind {
+        switch fault.kind {
+        case .trailingBytes(let count):
             plan.trailingBytes = count
+        case .endlessHeaders(let rate):
+            plan.endlessHead = .init(bytesPerSecond: rate)
+            plan.keepAlive = false
+        case .oversizedHeader(let count):
+            plan.headers.append(("X-Oversized", String(repeating: "o", count: count)))
+        case .hugeChunkSize:
+            plan.hugeChunkSize = true
+            plan.chunked = true
+            plan.keepAlive = false
+            plan.headers.removeAll { $0.name.lowercased() == "content-length" }
+            plan.headers.append(("Transfer-Encoding", "chunked"))
+        default:
+            break
         }
         if plan.interruption.map({ $0.kind != .hold }) == true || plan.bodyLimit != nil {
             plan.keepAlive = false

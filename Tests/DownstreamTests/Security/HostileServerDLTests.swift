@@ -62,6 +62,64 @@ struct HostileServerDLTests {
         }
     }
 
+    /// A hostile behaviour (on every request: the client's and dl's), what the library fails
+    /// with (its kind and the start of its reason, whatever transport reads it) and the status dl
+    /// exits with.
+    struct Hostility: Sendable, CustomTestStringConvertible {
+        var name: String
+        var configure: @Sendable (inout Route) -> Void
+        var kind: DownloadError.Kind
+        var reason: String
+        var exitStatus: Int32
+
+        var testDescription: String { name }
+    }
+
+    static let hostilities: [Hostility] = [
+        Hostility(
+            name: "endless headers", configure: { $0.faults = Array(repeating: .endlessHeaders(), count: 8) },
+            kind: .unexpectedResponse,
+            reason: "the response cannot be read: ", exitStatus: 7),
+        Hostility(
+            name: "a header line of 2 MB",
+            configure: { $0.faults = Array(repeating: .oversizedHeader(2 << 20), count: 8) },
+            kind: .unexpectedResponse,
+            reason: "the response cannot be read: a header line of the response is longer than libcurl takes",
+            exitStatus: 7),
+        Hostility(
+            name: "a chunk of 2^80 bytes", configure: { $0.faults = Array(repeating: .hugeChunkSize, count: 8) },
+            kind: .unexpectedResponse,
+            reason: "the response cannot be read: Too long hexadecimal number in chunked-encoding", exitStatus: 7),
+        Hostility(
+            name: "a head that trickles",
+            configure: { $0.faults = Array(repeating: .endlessHeaders(bytesPerSecond: 50), count: 8) },
+            kind: .network, reason: "", exitStatus: 4),
+        Hostility(
+            name: "a Location that is not a URL", configure: { $0.redirect = (302, "http://[::1") },
+            kind: .unexpectedResponse, reason: "", exitStatus: 7),
+    ]
+
+    @Test(arguments: transports, 0..<hostilities.count)
+    func aHostileServerIsATypedErrorInBoundedMemory(_ transport: String, _ index: Int) async throws {
+        let hostility = Self.hostilities[index]
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/hostile.bin", .pattern(count: 100_000, seed: 791), hostility.configure)
+            // A request timeout of a second: what a trickle is given before it counts as stalled.
+            let fetched = try await HostileClient.fetch(url, in: fixture, transport: transport, ["--timeout", "1"])
+            #expect(fetched.kind == hostility.kind.description, "\(hostility.name): \(fetched.line)")
+            #expect(fetched.line.contains("reason=" + hostility.reason), "\(hostility.name): \(fetched.line)")
+            #expect(fetched.peakBytes < HostileClient.peakLimit, "\(hostility.name): \(fetched.line)")
+            #expect(fetched.partial <= 0, "\(hostility.name): \(fetched.line)")
+
+            let run = try await DLChild.run(
+                ["-T", "1", "-t", "1", "-o", "hostile.bin", url.absoluteString], in: fixture,
+                environment: ["DOWNSTREAM_TRANSPORT": transport])
+            #expect(run.status == hostility.exitStatus, "\(hostility.name): \(run.output)\(run.errors)")
+            #expect(run.errors.contains("failed hostile.bin: "), "\(hostility.name): \(run.errors)")
+            #expect(!run.errors.contains("\u{1B}"))
+        }
+    }
+
     @Test(arguments: transports)
     func anAcceptedGzipFileIsSavedDecodedInTheMemoryOfAnyFile(_ transport: String) async throws {
         try await withFixture(startsManager: false) { fixture in
@@ -104,15 +162,15 @@ enum HostileClient {
         var partial: Int64
     }
 
-    /// Downloads `url` to the fixture's file `fetched` over `transport` with `options`.
+    /// Downloads `url` to the fixture's file `file` over `transport` with `options`.
     static func fetch(
-        _ url: URL, in fixture: Fixture, transport: String, _ options: [String] = []
+        _ url: URL, in fixture: Fixture, transport: String, _ options: [String] = [], to file: String = "fetched"
     ) async throws -> Fetched {
         var environment = ProcessInfo.processInfo.environment
         environment["DOWNSTREAM_TRANSPORT"] = transport
         let (_, output) = try await ChildProcess.run(
             try ChildProcess.executable("DownstreamTestClient"),
-            ["fetch", url.absoluteString, fixture.file("fetched").path] + options, environment: environment)
+            ["fetch", url.absoluteString, fixture.file(file).path] + options, environment: environment)
         let line = output.split(separator: "\n").last.map(String.init) ?? output
         // `ok peak-kib=… bytes=…`, or `failed`, `kind=…`, `peak-kib=…`… separated by tabs.
         var fields: [String: String] = [:]

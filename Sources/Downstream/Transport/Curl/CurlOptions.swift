@@ -70,6 +70,7 @@ enum CurlCode {
     static let http2: Int32 = 16
     static let partialFile: Int32 = 18
     static let writeError: Int32 = 23
+    static let outOfMemory: Int32 = 27
     static let operationTimedOut: Int32 = 28
     static let sslConnectError: Int32 = 35
     static let abortedByCallback: Int32 = 42

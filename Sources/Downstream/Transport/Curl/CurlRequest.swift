@@ -45,8 +45,14 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         /// Decodes the body of a successful response that the server compressed.
         var decoder: CurlBodyDecoder?
     }
-    /// Why the body could not be decoded, when it could not.
-    private var decodingFailure: TransportFailure?
+    /// Why the response could not be taken (its head too large, its body not decodable), when
+    /// it could not.
+    private var responseFailure: TransportFailure?
+    /// The bytes of the response heads read for the handle so far (interim ones included).
+    private var headBytes = 0
+    /// The most head bytes a request takes: below libcurl's own limit (300 KB, in versions that
+    /// have one), so that every version stops at the same place, with this transport's words.
+    static let maximumHeadBytes = 256 << 10
 
     init(_ request: URLRequest, receiver: any TransportReceiver, driver: CurlTransport.Driver) {
         self.request = request
@@ -89,6 +95,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         self.easy = easy
         currentURL = url
         head = Head()
+        headBytes = 0
         let context = Unmanaged.passUnretained(self).toOpaque()
         _ = ds_curl_easy_setopt_pointer(easy, CurlOption.url, url.absoluteString)
         _ = ds_curl_easy_setopt_long(easy, CurlOption.noSignal, 1)
@@ -183,7 +190,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         if isCancelled {
             return TransportFailure(code: .cancelled, reason: "cancelled")
         }
-        if let decodingFailure { return decodingFailure }
+        if let responseFailure { return responseFailure }
         guard result != CurlCode.ok else { return nil }
         var osErrno = 0
         if let easy { _ = ds_curl_easy_getinfo_long(easy, CurlInfo.osErrno, &osErrno) }
@@ -251,6 +258,14 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
     /// One header line of a response (status line, field, or the blank line that ends the head).
     private func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard !isCancelled else { return 0 }
+        headBytes += bytes.count
+        guard headBytes <= Self.maximumHeadBytes else {
+            // An endless head: refused before it costs more memory (libcurl then ends the transfer).
+            responseFailure = TransportFailure(
+                code: .cannotParseResponse,
+                reason: "the response's head is longer than \(Self.maximumHeadBytes >> 10) KiB")
+            return 0
+        }
         // Without its line end ("\r\n" is one Character in Swift: trimmed as bytes).
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
@@ -322,7 +337,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
             return reception == .later ? CurlPause.fromWriteCallback : bytes.count
         } catch {
             // libcurl ends the transfer (a write error); `failure(of:)` says why.
-            decodingFailure = error
+            responseFailure = error
             return 0
         }
     }

@@ -11,6 +11,7 @@ extension TransportFailure {
         let urlCode: URLError.Code
         switch code {
         case _ where Self.isClientCertificateRefusal(message): urlCode = .clientCertificateRequired
+        case _ where Self.isBrokenResponse(message): urlCode = .cannotParseResponse
         case _ where osErrno == ECONNREFUSED: urlCode = .cannotConnectToHost
         case CurlCode.operationTimedOut: urlCode = .timedOut
         case CurlCode.couldNotConnect: urlCode = osErrno == ETIMEDOUT ? .timedOut : .cannotConnectToHost
@@ -28,6 +29,6 @@ extension TransportFailure {
         case CurlCode.sslConnectError: urlCode = .secureConnectionFailed
         default: urlCode = .unknown
         }
-        self.init(code: urlCode, reason: message)
+        self.init(code: urlCode, reason: urlCode == .cannotParseResponse ? Self.brokenResponseReason(message) : message)
     }
 }
