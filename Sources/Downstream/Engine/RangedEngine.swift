@@ -87,7 +87,10 @@ struct RangedEngine: AttemptEngine {
 
         var urlRequest = target.baseRequest(
             to: url, adapted: attempt.adaptedHeaders, credentials: attempt.credentials)
-        urlRequest.setValue(plan.acceptEncoding, forHTTPHeaderField: "Accept-Encoding")
+        if plan.acceptEncoding != "identity" {
+            // (`identity`, the base request's, is most requests': no second change of the request.)
+            urlRequest.setValue(plan.acceptEncoding, forHTTPHeaderField: "Accept-Encoding")
+        }
         urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
         urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")
         if plan.existingCopy != nil, let copy {

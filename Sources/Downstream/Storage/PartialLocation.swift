@@ -37,7 +37,7 @@ struct PartialLocation: Hashable, Sendable {
         let destinationPath = destinationPath ?? destination.path
         let isFile = destination.fileURL != nil
         if partialsDirectory == nil, id == nil, isFile,
-            destinationPath.pathName.utf8.count + 1 + Self.partialExtension.utf8.count <= FileName.maximumByteCount
+            Self.nameLength(of: destinationPath) + 1 + Self.partialExtension.utf8.count <= FileName.maximumByteCount
         {
             path = destinationPath + "." + Self.partialExtension
             return
@@ -80,6 +80,16 @@ struct PartialLocation: Hashable, Sendable {
 }
 
 extension PartialLocation {
+    /// The UTF-8 length of the name part of `path` (what follows its last `/`), without making it.
+    private static func nameLength(of path: String) -> Int {
+        var length = 0
+        for byte in path.utf8.reversed() {
+            if byte == UInt8(ascii: "/") { break }
+            length += 1
+        }
+        return length
+    }
+
     /// Why `path`, a partial file a record names for a download to `destination`, is not where
     /// Downstream puts such a file, or nil when it is: an absolute path without `.` or `..`, named
     /// `….partial`, beside its destination (`<file>.partial`, or `<name>.<key>.partial` for a

@@ -32,15 +32,26 @@ extension StoredDownload {
     static func storedResponse(_ response: ServerResponse) -> ServerResponse {
         var kept: [String: String] = [:]
         var bytes = 0
-        // In name order: the same headers are kept whatever the dictionary's order.
-        for name in response.headers.keys.sorted() {
+        for (name, value) in response.headers where value.utf8.count <= storedResponseValueBytes {
             let lowercased = name.lowercased()
-            guard storedResponseHeaders.contains(lowercased) || lowercased.hasPrefix("x-amz-checksum-"),
-                let value = response.headers[name], value.utf8.count <= storedResponseValueBytes,
-                bytes + name.utf8.count + value.utf8.count <= storedResponseBytes
-            else { continue }
+            guard storedResponseHeaders.contains(lowercased) || lowercased.hasPrefix("x-amz-checksum-") else {
+                continue
+            }
             kept[name] = value
             bytes += name.utf8.count + value.utf8.count
+        }
+        if bytes > storedResponseBytes {
+            // Over the cap (rare): the first headers in name order that fit, the same whatever the
+            // dictionary's order.
+            var fitting: [String: String] = [:]
+            bytes = 0
+            for name in kept.keys.sorted() {
+                let size = name.utf8.count + kept[name]!.utf8.count
+                guard bytes + size <= storedResponseBytes else { continue }
+                fitting[name] = kept[name]
+                bytes += size
+            }
+            kept = fitting
         }
         return ServerResponse(url: response.url, statusCode: response.statusCode, headers: kept)
     }

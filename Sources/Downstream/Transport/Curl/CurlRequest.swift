@@ -248,7 +248,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         head.isDelivered = true
         if (200..<300).contains(head.status),
             let coding = CurlBodyDecoder.coding(
-                of: head.headers.first(where: { $0.key.lowercased() == "content-encoding" })?.value)
+                of: head.headers.first(where: { Self.isContentEncoding($0.key) })?.value)
         {
             head.decoder = CurlBodyDecoder(coding)
         }
@@ -292,6 +292,16 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
             head.headers[name] = head.headers[name].map { "\($0), \(value)" } ?? value
         }
         return bytes.count
+    }
+
+    /// Whether `name` is `Content-Encoding`, in any case: compared byte by byte, since every
+    /// successful response asks (a lowercased copy of each name would cost an allocation each).
+    private static func isContentEncoding(_ name: String) -> Bool {
+        let expected = "content-encoding".utf8
+        return name.utf8.count == expected.count
+            && zip(name.utf8, expected).allSatisfy { byte, lower in
+                lower == UInt8(ascii: "-") ? byte == lower : byte | 0x20 == lower
+            }
     }
 
     /// The status code of a status line (`HTTP/1.1 206 Partial Content`): the three digits after
