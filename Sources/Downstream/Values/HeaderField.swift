@@ -34,22 +34,9 @@ enum HeaderField {
         }
     }
 
-    /// `text` in quotes, with its control characters escaped, so that a message shows it on one
-    /// line as it is.
+    /// `text` in quotes, escaped as logs escape it (see ``LogText``), so that a message shows it
+    /// on one line as it is.
     private static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\r": result += "\\r"
-            case "\n": result += "\\n"
-            case "\0": result += "\\0"
-            case "\"": result += "\\\""
-            default:
-                result +=
-                    scalar.value < 0x20 || scalar.value == 0x7F
-                    ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-            }
-        }
-        return result + "\""
+        "\"" + LogText.escaped(text) + "\""
     }
 }

@@ -141,7 +141,7 @@ struct RecordSecretsTests {
                 ("other", .invalidRequest, "the request adapter failed: NoToken()"),
                 (
                     "split", .invalidRequest,
-                    "the request adapter's headers: the value of the header X-Token holds a line break or a NUL: \"a\\r\\nb\""
+                    "the request adapter's headers: the value of the header X-Token holds a line break or a NUL: \"a\\u{D}\\u{A}b\""
                 ),
             ] {
                 var request = DownloadRequest(url: url, to: .file(fixture.file(key)))
