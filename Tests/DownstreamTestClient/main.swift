@@ -110,6 +110,7 @@ func fetch(_ arguments: Arguments) async throws {
             .flatMap { ($0 as? NSNumber)?.int64Value } ?? -1
         print("failed\tkind=\(error.kind)\tpeak-kib=\(peakResidentKiB())\tpartial=\(partial)\treason=\(error.reason)")
     }
+    await manager.invalidate()
 }
 
 /// What the process does on `SIGPIPE`: `default` (it ends), `ignored`, or `handled` (Linux, where

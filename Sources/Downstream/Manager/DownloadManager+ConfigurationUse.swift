@@ -88,6 +88,13 @@ extension DownloadManager.Configuration {
     func applySessionSettings(to configuration: URLSessionConfiguration) {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        // No cookie jar: a server's Set-Cookie is neither kept (Foundation's shared storage
+        // writes cookies to disk) nor sent to another download, or another server of the same
+        // host; cookies a download needs are headers of its request (see the request adapter).
+        // The libcurl transport keeps none either.
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
         configuration.httpMaximumConnectionsPerHost = network.maximumConnectionsPerHost
         let headers = network.headers
         if !headers.isEmpty {

@@ -208,7 +208,7 @@ public actor DownloadManager {
         }
         await observer.drainMonitors()
         systemRouter?.detach()
-        engines.ranged.invalidate()
+        await engines.ranged.invalidate()
         for download in ordered {
             download.placeClaim?.release()
         }

@@ -41,17 +41,21 @@ import Foundation
         guard let transport = CurlTransport(name: "floor", settings: settings) else {
             throw Failure(description: "libcurl cannot be used here")
         }
-        defer { transport.invalidate() }
-        let journal = try Journal(path: directory.path + "/.floor-journal")
-        defer { journal.close() }
-        let run = Run(
-            transport: transport, url: url, count: count, directory: directory.path, discipline: discipline,
-            journal: journal)
-        let coordinator = discipline == .guarantees ? Coordinator(run: run) : nil
-        run.coordinator = coordinator
-        if let failure = await run.start(limit) {
-            throw failure
+        let failure: (any Error)?
+        do {
+            let journal = try Journal(path: directory.path + "/.floor-journal")
+            defer { journal.close() }
+            let run = Run(
+                transport: transport, url: url, count: count, directory: directory.path, discipline: discipline,
+                journal: journal)
+            let coordinator = discipline == .guarantees ? Coordinator(run: run) : nil
+            run.coordinator = coordinator
+            failure = await run.start(limit)
+        } catch {
+            failure = error
         }
+        await transport.invalidate()
+        if let failure { throw failure }
     }
 
     /// The journal's frames: bytes of the store's frame sizes, appended.

@@ -68,10 +68,15 @@ final class URLSessionTransport: Transport {
     }
 
     deinit {
-        invalidate()
+        cancelEverything()
     }
 
-    func invalidate() {
+    func invalidate() async {
+        cancelEverything()
+    }
+
+    /// Cancels the session's tasks and lets the session go, from the control queue.
+    private func cancelEverything() {
         let session = self.session
         controlQueue.async {
             session.invalidateAndCancel()

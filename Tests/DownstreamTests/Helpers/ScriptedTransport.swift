@@ -47,7 +47,7 @@ final class ScriptedTransport: Transport {
         return started
     }
 
-    func invalidate() {}
+    func invalidate() async {}
 }
 
 /// One request of a ``ScriptedTransport``: what was asked, whether it was cancelled, and the

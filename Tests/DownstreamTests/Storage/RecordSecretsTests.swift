@@ -155,6 +155,23 @@ struct RecordSecretsTests {
         }
     }
 
+    /// No cookie jar, on either transport: a server's cookie goes to no later request (of this
+    /// download, another, or another server of the same host) and is kept nowhere.
+    @Test func aServersCookieIsNotKeptForAnyRequest() async throws {
+        try await withFixture({ $0.network.maximumBytesPerRequest = 100_000 }) { fixture in
+            let body = Body.pattern(count: 250_000, seed: 805)
+            let first = fixture.serve("/first.bin", body) {
+                $0.extraHeaders = ["Set-Cookie": "jar=server-secret; Path=/"]
+            }
+            let second = fixture.serve("/second.bin", body)
+            _ = try await fixture.manager.downloadFile(from: first, to: .file(fixture.file("first.bin")))
+            _ = try await fixture.manager.downloadFile(from: second, to: .file(fixture.file("second.bin")))
+            let requests = fixture.server.requests("/first.bin") + fixture.server.requests("/second.bin")
+            #expect(requests.count >= 4)
+            #expect(requests.allSatisfy { $0.header("Cookie") == nil }, "\(requests.map { $0.header("Cookie") })")
+        }
+    }
+
     @Test func whatARecordKeepsOfAResponseIsBounded() {
         var headers = ["ETag": "\"v1\"", "Set-Cookie": "a=b", "Content-Type": "text/plain", "X-Other": "o"]
         headers["Content-Disposition"] = String(repeating: "d", count: 2_000)

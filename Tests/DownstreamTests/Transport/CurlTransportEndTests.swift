@@ -50,7 +50,7 @@ struct CurlTransportEndTests {
     @Test(.enabled(if: TransportUnderTest.isLibcurlAvailable, "libcurl is not available"))
     func aRequestFollowsARedirectAndDeliversTheBody() async throws {
         let transport = try #require(Self.transport())
-        defer { transport.invalidate() }
+        defer { Task { await transport.invalidate() } }
         let server = try TestServer()
         defer { server.shutdown() }
         server.setRoute("/file.bin", Route(body: .pattern(count: 100_000, seed: 3)))
@@ -68,7 +68,7 @@ struct CurlTransportEndTests {
         // The held response must outlast whatever delays a loaded machine puts between the bytes
         // and the cancel: only the cancel may end it (a 30 s timeout once did, measured).
         let transport = try #require(Self.transport(requestTimeout: .seconds(600)))
-        defer { transport.invalidate() }
+        defer { Task { await transport.invalidate() } }
         let server = try TestServer()
         defer { server.shutdown() }
         var route = Route(body: .pattern(count: 1_000_000, seed: 4))
@@ -87,7 +87,7 @@ struct CurlTransportEndTests {
     @Test(.enabled(if: TransportUnderTest.isLibcurlAvailable, "libcurl is not available"))
     func aRequestStartedAsTheTransportEndsEndsCancelled() async throws {
         let transport = try #require(Self.transport())
-        transport.invalidate()
+        await transport.invalidate()
         let receiver = Receiver()
         _ = transport.start(URLRequest(url: URL(string: "http://127.0.0.1:9/never")!), receiver: receiver)
         let end = await receiver.end()

@@ -106,7 +106,7 @@ struct TransportPauseTests {
     @Test(arguments: kinds)
     func theRefusedBytesComeAgainAfterResumeAndTheBodyIsWhole(_ kind: Kind) async throws {
         let transport = try #require(Self.transport(kind))
-        defer { transport.invalidate() }
+        defer { Task { await transport.invalidate() } }
         let server = try TestServer()
         defer { server.shutdown() }
         let body = Body.pattern(count: 3_000_000, seed: 21)
@@ -128,7 +128,7 @@ struct TransportPauseTests {
     @Test(arguments: kinds)
     func aCancelWhileBytesWaitHandsOverNothingAfterThem(_ kind: Kind) async throws {
         let transport = try #require(Self.transport(kind))
-        defer { transport.invalidate() }
+        defer { Task { await transport.invalidate() } }
         let server = try TestServer()
         defer { server.shutdown() }
         let body = Body.pattern(count: 4_000_000, seed: 23)
@@ -148,7 +148,7 @@ struct TransportPauseTests {
     @Test(.enabled(if: TransportUnderTest.isLibcurlAvailable, "libcurl is not available"))
     func aPausedTransferHoldsBackNoOtherOnLibcurl() async throws {
         let transport = try #require(Self.transport(.libcurl))
-        defer { transport.invalidate() }
+        defer { Task { await transport.invalidate() } }
         let server = try TestServer()
         defer { server.shutdown() }
         let body = Body.pattern(count: 2_000_000, seed: 22)

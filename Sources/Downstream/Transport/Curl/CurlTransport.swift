@@ -57,8 +57,9 @@ final class CurlTransport: Transport {
         return task
     }
 
-    func invalidate() {
+    func invalidate() async {
         driver.enqueue(.invalidate)
+        await driver.stopped.wait()
     }
 }
 
@@ -101,6 +102,8 @@ extension CurlTransport {
         /// The requests whose receiver decides about a redirect.
         private var awaitingAnswers: [ObjectIdentifier: CurlRequest] = [:]
         private var isInvalidated = false
+        /// Opens once the driver's thread has ended every request and freed the multi handle.
+        let stopped = Latch()
 
         private struct Queue {
             var commands: [Command] = []
@@ -168,6 +171,7 @@ extension CurlTransport {
                 request.complete(invalidated)
             }
             ds_curl_multi_cleanup(multi)
+            stopped.open()
         }
 
         private func performCommands() {
