@@ -13,7 +13,8 @@ extension Body {
     /// route.extraHeaders["Content-Encoding"] = "gzip"
     /// ```
     ///
-    /// Its bytes are made as they are sent; making it reads `body` once, for its CRC-32.
+    /// Its bytes are made as they are sent; its trailer's CRC-32 reads `body` once, when the
+    /// trailer is first sent (on the server's thread, not the caller's).
     public static func gzip(_ body: Body) -> Body {
         var pieces: [BodyPieces.Piece] = [.bytes(GzipFormat.header)]
         let blockSize: Int64 = 65_535
@@ -26,9 +27,13 @@ extension Body {
             if length > 0 { pieces.append(.slice(body, start: offset, count: length)) }
             offset += length
         } while offset < body.count
-        var crc: UInt32 = 0
-        body.write(0..<body.count) { crc = CRC32.checksum($0, continuing: crc) }
-        pieces.append(.bytes(GzipFormat.trailer(crc: crc, count: body.count)))
+        pieces.append(
+            .later(
+                LaterBytes(count: 8) {
+                    var crc: UInt32 = 0
+                    body.write(0..<body.count) { crc = CRC32.checksum($0, continuing: crc) }
+                    return GzipFormat.trailer(crc: crc, count: body.count)
+                }))
         return Body(storage: .pieces(BodyPieces(pieces)))
     }
 
@@ -55,11 +60,14 @@ final class BodyPieces: Sendable {
         case bytes([UInt8])
         case zeros(Int64)
         case slice(Body, start: Int64, count: Int64)
+        /// Bytes made when first read.
+        case later(LaterBytes)
 
         var count: Int64 {
             switch self {
             case .bytes(let bytes): Int64(bytes.count)
             case .zeros(let count), .slice(_, _, let count): count
+            case .later(let bytes): Int64(bytes.count)
             }
         }
     }
@@ -104,6 +112,11 @@ final class BodyPieces: Sendable {
                     target.copyMemory(
                         from: UnsafeRawBufferPointer(rebasing: source[Int(within)..<(Int(within) + length)]))
                 }
+            case .later(let later):
+                later.bytes.withUnsafeBytes { source in
+                    target.copyMemory(
+                        from: UnsafeRawBufferPointer(rebasing: source[Int(within)..<(Int(within) + length)]))
+                }
             case .zeros:
                 target.initializeMemory(as: UInt8.self, repeating: 0)
             case .slice(let body, let start, _):
@@ -113,6 +126,32 @@ final class BodyPieces: Sendable {
             position += Int64(length)
             index += 1
         }
+    }
+}
+
+/// Bytes of a known count, made once, when first read: a pass over a large body is paid by the
+/// server's thread that sends them, not by whoever makes the body (a test, on a thread of Swift's
+/// pool, of which there are as many as cores).
+final class LaterBytes: @unchecked Sendable {
+    // Safe: `made` is only touched under `lock`; the rest is immutable.
+    let count: Int
+    private let make: @Sendable () -> [UInt8]
+    private let lock = NSLock()
+    private var made: [UInt8]?
+
+    init(count: Int, make: @escaping @Sendable () -> [UInt8]) {
+        self.count = count
+        self.make = make
+    }
+
+    var bytes: [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let made { return made }
+        let bytes = make()
+        precondition(bytes.count == count, "made \(bytes.count) bytes, not \(count)")
+        made = bytes
+        return bytes
     }
 }
 

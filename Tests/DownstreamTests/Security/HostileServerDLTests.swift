@@ -123,7 +123,7 @@ struct HostileServerDLTests {
     @Test(arguments: transports)
     func anAcceptedGzipFileIsSavedDecodedInTheMemoryOfAnyFile(_ transport: String) async throws {
         try await withFixture(startsManager: false) { fixture in
-            let file = Body.pattern(count: 50_000_000, seed: 790)
+            let file = Body.pattern(count: 16_000_000, seed: 790)
             let url = fixture.serve("/file.txt", .gzip(file)) { $0.extraHeaders["Content-Encoding"] = "gzip" }
             let plainURL = fixture.serve("/plain.txt", file)
             let fetched = try await HostileClient.fetch(

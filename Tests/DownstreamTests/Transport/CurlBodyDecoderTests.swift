@@ -10,10 +10,10 @@ import Testing
     .timeLimit(.minutes(1)),
     .enabled(if: CurlBodyDecoder.zlibUnavailability == nil, "zlib is the libcurl transport's, on Linux"))
 struct CurlBodyDecoderTests {
-    @Test(arguments: [1, 2, 258, 259, 260, 1_000, 65_536, 100_003, 10_000_000] as [Int64])
+    @Test(arguments: [1, 2, 258, 259, 260, 1_000, 65_536, 100_003, 4_000_000] as [Int64])
     func aCompressionBombDecodesToItsZerosAPieceAtATime(_ count: Int64) throws {
         let body = Body.gzippedZeros(count: count)
-        if count >= 10_000_000 {
+        if count >= 4_000_000 {
             // About a thousandth, as gzip -9 makes it.
             #expect(body.count < count / 900)
         }
