@@ -16,11 +16,18 @@ extension URLSessionTransport {
         private let refusals = Locked<[Int: TransportFailure]>([:])
         #if canImport(Darwin)
             private let trust: AppleTrust
+        #else
+            /// Where a challenge is answered: never on the delegate queue (see
+            /// ``urlSession(_:task:didReceive:completionHandler:)``).
+            private let controlQueue: DispatchQueue
         #endif
 
-        init(trust: TrustSettings) {
+        /// - Parameter controlQueue: the session's control queue.
+        init(trust: TrustSettings, controlQueue: DispatchQueue) {
             #if canImport(Darwin)
                 self.trust = AppleTrust(settings: trust, showsClientIdentity: true)
+            #else
+                self.controlQueue = controlQueue
             #endif
         }
 
@@ -76,8 +83,13 @@ extension URLSessionTransport {
                     completionHandler: completionHandler)
             #else
                 // Linux waits forever on the default handling of a challenge without a stored
-                // credential; the receiver has the 401 already.
-                completionHandler(.cancelAuthenticationChallenge, nil)
+                // credential; the receiver has the 401 already. The answer cancels the task, and
+                // Linux's cancel waits for Foundation's work queue: made here, it could wait for
+                // a work queue that waits for room on this very queue (``BoundedDelegateQueue``),
+                // and every URLSession of the process would stop. It is made on the control queue.
+                controlQueue.async {
+                    completionHandler(.cancelAuthenticationChallenge, nil)
+                }
             #endif
         }
 

@@ -57,13 +57,14 @@ final class URLSessionTransport: Transport {
         identifier: String, configuration: URLSessionConfiguration, pendingCallbackLimit: Int,
         trust: TrustSettings = TrustSettings()
     ) {
-        let delegate = Delegate(trust: trust)
+        let controlQueue = URLSessionQueues.makeControlQueue(label: "Downstream.\(identifier).control")
+        self.controlQueue = controlQueue
+        let delegate = Delegate(trust: trust, controlQueue: controlQueue)
         self.delegate = delegate
         let delegateQueue = URLSessionQueues.makeDelegateQueue(
             limit: pendingCallbackLimit, name: "Downstream.\(identifier).delegate")
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
         self.delegateQueue = SendableOperationQueue(queue: delegateQueue)
-        controlQueue = URLSessionQueues.makeControlQueue(label: "Downstream.\(identifier).control")
         holdBack = .platformDefault
     }
 

@@ -2,6 +2,10 @@
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Where URLSession's control calls and delegate callbacks run: never on threads that can run
 /// out. (With a queue per manager, a full test run stalled in 4 of 9 runs: 255 of Dispatch's
 /// threads, its limit, waited in control calls, and two delegate queues waiting for the disk held
@@ -56,4 +60,52 @@ struct URLSessionQueuesTests {
             #expect(queue is BoundedDelegateQueue)
         #endif
     }
+
+    #if !canImport(Darwin)
+        /// On Linux a challenge is answered on the control queue, never inline on the delegate
+        /// queue: the answer cancels the task, and Linux's cancel waits for Foundation's work
+        /// queue, which may itself wait for room on the delegate queue (``BoundedDelegateQueue``):
+        /// every URLSession of the process would stop.
+        @Test func aChallengeIsAnsweredOnTheControlQueueNotTheDelegateQueue() async throws {
+            let control = DispatchQueue(label: "test.challenge.control")
+            let key = DispatchSpecificKey<String>()
+            control.setSpecific(key: key, value: "control")
+            let delegate = URLSessionTransport.Delegate(trust: TrustSettings(), controlQueue: control)
+            let session = URLSession(configuration: .ephemeral)
+            defer { session.invalidateAndCancel() }
+            let task = session.dataTask(with: try #require(URL(string: "http://127.0.0.1:9/file.bin")))
+            let space = URLProtectionSpace(
+                host: "127.0.0.1", port: 9, protocol: "http", realm: "files",
+                authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
+            let challenge = URLAuthenticationChallenge(
+                protectionSpace: space, proposedCredential: nil, previousFailureCount: 0, failureResponse: nil,
+                error: nil, sender: IgnoringChallengeSender())
+            // The control queue waits: an answer made inline comes before the callback returns.
+            control.suspend()
+            let answer = Locked<(URLSession.AuthChallengeDisposition, String?)?>(nil)
+            let answered = AsyncStream<Void>.makeStream()
+            delegate.urlSession(session, task: task, didReceive: challenge) { disposition, _ in
+                answer.withLock { $0 = (disposition, DispatchQueue.getSpecific(key: key)) }
+                answered.continuation.yield()
+            }
+            #expect(answer.value == nil)
+            control.resume()
+            var iterator = answered.stream.makeAsyncIterator()
+            await iterator.next()
+            #expect(answer.value?.0 == .cancelAuthenticationChallenge)
+            #expect(answer.value?.1 == "control")
+        }
+    #endif
 }
+
+#if !canImport(Darwin)
+    /// A challenge's sender that is never asked: URLSession's delegate answers through its
+    /// completion handler.
+    private final class IgnoringChallengeSender: NSObject, URLAuthenticationChallengeSender {
+        func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {}
+        func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {}
+        func cancel(_ challenge: URLAuthenticationChallenge) {}
+        func performDefaultHandling(for challenge: URLAuthenticationChallenge) {}
+        func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {}
+    }
+#endif
