@@ -4,8 +4,9 @@
 ///
 /// On the continuous clock (the default) actions run on the ``TimerThread``, not in Swift's
 /// concurrency pool: a URLSession transfer that waits for one holds every URLSession call of the
-/// process, and pool threads making such calls would then wait for the timer that frees them. On
-/// another clock (a test's manual one) each action runs in a task that sleeps on that clock.
+/// process, and pool threads making such calls would then wait for the timer that frees them. A
+/// ``SelfSchedulingClock`` (a test's manual one) runs them itself; on any other clock each action
+/// runs in a task that sleeps on that clock.
 struct ClockReadings: Sendable {
     /// The time since the readings were made.
     let now: @Sendable () -> Duration
@@ -44,6 +45,11 @@ struct ClockReadings: Sendable {
                 TimerThread.shared.schedule(after: deadline - now(), tolerance: tolerance, action)
             }
         }
+        if let selfScheduling = clock as? any SelfSchedulingClock {
+            return ClockReadings(now: now) { deadline, _, action in
+                selfScheduling.run(after: deadline - now(), action)
+            }
+        }
         return ClockReadings(now: now) { deadline, _, action in
             Task {
                 try? await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil)
@@ -51,4 +57,14 @@ struct ClockReadings: Sendable {
             }
         }
     }
+}
+
+/// A clock that runs actions at its times itself, without a task of Swift's concurrency pool: a
+/// test's manual clock, whose actions run as the test moves it on. (Through a task, a bandwidth
+/// limit's wait on such a clock held every URLSession of a Linux process until the pool, busy
+/// with other tests, ran that task.)
+protocol SelfSchedulingClock: Sendable {
+    /// Runs `action` once the clock has moved `delay` on from its time now, off the caller's
+    /// thread (the caller may hold a lock the action takes).
+    func run(after delay: Duration, _ action: @escaping @Sendable () -> Void)
 }

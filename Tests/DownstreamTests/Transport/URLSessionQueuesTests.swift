@@ -72,8 +72,11 @@ struct URLSessionQueuesTests {
             control.setSpecific(key: key, value: "control")
             let delegate = URLSessionTransport.Delegate(trust: TrustSettings(), controlQueue: control)
             let session = URLSession(configuration: .ephemeral)
-            defer { session.invalidateAndCancel() }
-            let task = session.dataTask(with: try #require(URL(string: "http://127.0.0.1:9/file.bin")))
+            // URLSession's calls wait for the work queue every session of the process shares
+            // (which a held-back download holds): never on a thread of the concurrency pool.
+            defer { Thread.detachNewThread { session.invalidateAndCancel() } }
+            let url = try #require(URL(string: "http://127.0.0.1:9/file.bin"))
+            let task = try await onOwnThread { session.dataTask(with: url) }
             let space = URLProtectionSpace(
                 host: "127.0.0.1", port: 9, protocol: "http", realm: "files",
                 authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
