@@ -3,9 +3,9 @@ import Downstream
 /// `dl --help`, made from the option table and the exit statuses so that it cannot drift from
 /// them.
 enum Help {
-    static let version = "dl 1.0 (Downstream example)"
+    static let version = "dl \(downstreamVersion) (Downstream example)"
     /// What dl says it is to servers, unless told otherwise (`-U`).
-    static let userAgent = "dl/1.0 \(DownloadManager.Configuration.Network.defaultUserAgent)"
+    static let userAgent = "dl/\(downstreamVersion) \(DownloadManager.Configuration.Network.defaultUserAgent)"
 
     static var text: String {
         var text = """

@@ -317,7 +317,10 @@ struct DLExampleTests {
             let url = fixture.serve("/ua/a.bin", Body.pattern(count: 1_000, seed: 2302))
             let (status, output, errors) = try await DLChild.run([url.absoluteString], in: fixture)
             #expect(status == 0, "\(output)\(errors)")
-            #expect(fixture.server.requests("/ua/a.bin").last?.header("User-Agent") == "dl/1.0 Downstream/1.0")
+            let version = downstreamVersion
+            #expect(
+                fixture.server.requests("/ua/a.bin").last?.header("User-Agent")
+                    == "dl/\(version) Downstream/\(version)")
 
             let other = fixture.serve("/ua/b.bin", Body.pattern(count: 1_000, seed: 2303))
             let (again, rerun, rerunErrors) = try await DLChild.run(
