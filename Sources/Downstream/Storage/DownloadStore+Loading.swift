@@ -185,7 +185,7 @@ extension DownloadStore {
         }
         switch RecordSlots.read(data) {
         case .record(let payload, let position, _):
-            let bases = bases ?? PathBases(home: NSHomeDirectory(), store: file.deletingLastPathComponent().path)
+            let bases = bases ?? PathBases(home: HomeDirectory.current, store: file.deletingLastPathComponent().path)
             return payload.withUnsafeBytes {
                 decode($0, bases: bases, place: .file(position), placement: placement)
             }
@@ -199,20 +199,21 @@ extension DownloadStore {
     }
 
     /// Every record in the store at `directory`, as it is on disk, without repairing anything
-    /// (for tests and tools; a store in use belongs to its manager).
-    static func records(in directory: URL) -> [StoredDownload] {
+    /// (for tests and tools; a store in use belongs to its manager), with paths relative to the
+    /// home directory resolved against `home` (by default the process's).
+    static func records(in directory: URL, home: String? = HomeDirectory.current) -> [StoredDownload] {
         var records: [StoredDownload] = []
         var inFiles: Set<UUID> = []
+        let bases = PathBases(home: home, store: directory.path)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names where name.hasSuffix(".\(recordExtension)") {
             if case .record(let loaded) = read(
-                directory.appendingPathComponent(name, isDirectory: false), placement: .unchecked)
+                directory.appendingPathComponent(name, isDirectory: false), bases: bases, placement: .unchecked)
             {
                 records.append(loaded.record)
                 inFiles.insert(loaded.record.id.rawValue)
             }
         }
-        let bases = PathBases(home: NSHomeDirectory(), store: directory.path)
         StoreJournal.forEachRecord(in: directory.path) { id, payload in
             guard !inFiles.contains(id.rawValue),
                 case .record(let loaded) = decode(
@@ -233,6 +234,13 @@ extension DownloadStore {
             let stored = try StoredDownload.decode(payload)
             guard stored.version <= StoredDownload.currentVersion else { return .newer(newerVersion(stored.version)) }
             guard let record = stored.resolvingPaths(bases) else {
+                if bases.resolved("~home") == nil,
+                    [stored.partialPath, stored.destination.path].contains(where: { $0.hasPrefix("~home/") })
+                {
+                    return .unresolved(
+                        "it names its files relative to the home directory, and \(HomeDirectory.absence); "
+                            + "set HOME to restore it: \(stored.partialPath)")
+                }
                 return .unresolved(
                     "it names its files relative to a directory the configuration does not name "
                         + "(storage.relocatableDirectories): \(stored.partialPath)")

@@ -64,7 +64,9 @@ final class DownloadStore: Sendable {
     ///
     /// - Parameters:
     ///   - relocatableDirectories: the app's directories that records name files relative to, by
-    ///     name (see ``PathBases``); the home directory is `home`'s, or the process's.
+    ///     name (see ``PathBases``); the home directory is `home`, or the process's (see
+    ///     ``HomeDirectory``). A process without one still has a store: records then name files
+    ///     relative to the other bases, or absolutely.
     ///   - partialsDirectory: the manager's directory of partial files, if it has one: a record
     ///     whose partial file is neither there nor beside its destination is refused.
     ///   - sharedByProcesses: whether managers of other processes may use the store at the same
@@ -104,7 +106,7 @@ final class DownloadStore: Sendable {
         self.identifier = identifier
         self.directory = directory
         bases = PathBases(
-            home: home ?? NSHomeDirectory(), store: directory.path, registered: relocatableDirectories)
+            home: home ?? HomeDirectory.current, store: directory.path, registered: relocatableDirectories)
         placement = .checked(partialsDirectory: partialsDirectory?.path)
         directoryPath = directory.path
         self.synchronizes = synchronizes

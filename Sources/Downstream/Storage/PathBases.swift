@@ -14,9 +14,15 @@ import Foundation
 ///
 /// The bases are the directories the app registers
 /// (``DownloadManager/Configuration-swift.struct/Storage-swift.struct/relocatableDirectories``),
-/// the store's own directory, and the home directory (the app's container on Apple platforms).
-/// A path is stored relative to the deepest base it is inside, as `~<base>/<rest>`, and absolute
-/// when it is inside none. Paths as older versions stored them (absolute) are read as they are.
+/// the store's own directory, and the home directory (the app's container on Apple platforms;
+/// `$HOME` on Linux, see ``HomeDirectory``). A path is stored relative to the deepest base it is
+/// inside, as `~<base>/<rest>`, and absolute when it is inside none. Paths as older versions
+/// stored them (absolute) are read as they are.
+///
+/// A process without a home directory (on Linux: `HOME` unset and a uid the password database
+/// does not know) has no `home` base: it stores paths relative to the other bases or absolute,
+/// and a record that names its files relative to the home directory is not resolved (the store
+/// keeps it, and reports it, until a launch with a home directory).
 struct PathBases: Sendable, Equatable {
     /// A base: its name in records, and its path (with symbolic links as given, and resolved:
     /// `/var` and `/private/var` are the same directory on Apple platforms).
@@ -30,11 +36,12 @@ struct PathBases: Sendable, Equatable {
     let bases: [Base]
 
     /// - Parameters:
-    ///   - home: the home directory.
+    ///   - home: the home directory; nil when the process has none.
     ///   - store: the store's directory.
     ///   - registered: the app's directories, by name.
-    init(home: String, store: String, registered: [String: URL] = [:]) {
-        var bases = [Self.base("home", home), Self.base("store", store)]
+    init(home: String?, store: String, registered: [String: URL] = [:]) {
+        var bases = [Self.base("store", store)]
+        if let home { bases.append(Self.base("home", home)) }
         for (name, url) in registered {
             bases.append(Self.base("app." + name, url.path))
         }

@@ -9,7 +9,9 @@ public struct RestorationIssue: Sendable, Hashable, CustomStringConvertible {
     /// puts none), so that it is not
     /// read again and can be inspected; left in place when it names its files relative to a
     /// directory the configuration does not name this time
-    /// (``DownloadManager/Configuration-swift.struct/Storage-swift.struct/relocatableDirectories``).
+    /// (``DownloadManager/Configuration-swift.struct/Storage-swift.struct/relocatableDirectories``),
+    /// or to the home directory in a process that has none (on Linux, `HOME` unset and a uid
+    /// without an entry in the password database).
     public let recordURL: URL
     /// Why it could not be restored.
     public let reason: String

@@ -119,10 +119,11 @@ struct CrashTests {
     /// Also expects what the client promises whenever it dies: every byte its record says is
     /// durable is in the partial file. (How much the server had sent beyond that is not the
     /// client's to bound: the sockets' buffers, which the kernel sizes as it likes, hold it.)
+    /// Records name files in the home directory relative to it: `home` is the one to read them with.
     static func expectedStarts(
-        paths: [String], files: URL, store: URL
+        paths: [String], files: URL, store: URL, home: String? = HomeDirectory.current
     ) -> [String: Int64] {
-        let records = DownloadStore.records(in: store)
+        let records = DownloadStore.records(in: store, home: home)
         var starts: [String: Int64] = [:]
         for path in paths {
             let name = URL(fileURLWithPath: path).lastPathComponent
