@@ -169,7 +169,11 @@ extension DownloadManager.Configuration {
     public struct Storage: Sendable {
         /// The directory of the manager's store: one record per download, which is how
         /// downloads survive a relaunch. When nil (the default), `Downstream/<identifier>` in the
-        /// application-support directory (on Linux, `$XDG_DATA_HOME` or `~/.local/share`).
+        /// application-support directory (on Linux, `$XDG_DATA_HOME`, else `.local/share` in the
+        /// home directory: `$HOME`, else the password database's home of the process's user). A
+        /// Linux process with neither `HOME` nor an entry in the password database (a container's
+        /// arbitrary uid) has no default place: give one here, or its manager fails to start with
+        /// ``DownloadError/Kind/managerUnavailable``, which says to set `HOME`.
         public var directory: URL?
         /// A directory for the partial files. When nil (the default), a partial file lives beside
         /// its destination, as `<name>.partial`. The directory belongs to this manager: at launch,
@@ -178,11 +182,13 @@ extension DownloadManager.Configuration {
         /// Directories that may move between launches, by a name of your choosing: an app group's
         /// container, a folder the user picked. Records name the partial file and the destination
         /// relative to the deepest of these, of the store's directory and of the home directory
-        /// (on Apple platforms, the app's container, which iOS moves when the app is updated), so
-        /// that a relaunch finds them where the directory is now; a path inside none of them is
-        /// kept absolute. Give the same names at every launch: a record whose directory is not
-        /// named is left in the store and reported in ``DownloadManager/restorationIssues``.
-        /// Default: none.
+        /// (on Apple platforms, the app's container, which iOS moves when the app is updated; on
+        /// Linux, `$HOME`, else the password database's home), so that a relaunch finds them
+        /// where the directory is now; a path inside none of them is kept absolute. Give the same
+        /// names at every launch: a record whose directory is not named is left in the store and
+        /// reported in ``DownloadManager/restorationIssues``, as is a record relative to the home
+        /// directory in a Linux process that has none (`HOME` unset, a uid without an entry in the
+        /// password database), until a launch that has one. Default: none.
         public var relocatableDirectories: [String: URL] = [:]
         /// Whether managers of several processes may use the store at once, each with downloads
         /// of its own: command-line tools started side by side, worker processes. Default: false

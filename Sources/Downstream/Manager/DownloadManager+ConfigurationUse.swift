@@ -47,31 +47,44 @@ extension DownloadManager.Configuration {
     }
 
     /// The store directory: the configured one, else `Downstream/<identifier>` in the
-    /// application-support directory.
+    /// application-support directory (on Linux, the data directory: `$XDG_DATA_HOME`, else
+    /// `.local/share` in the home directory).
+    ///
+    /// - Throws: ``DownloadError/Kind/managerUnavailable`` on Linux when the store has no place:
+    ///   no directory is configured, `XDG_DATA_HOME` is not set, and the process has no home
+    ///   directory (see ``HomeDirectory``).
     var storeDirectory: URL {
-        if let directory = storage.directory { return directory }
-        #if os(Linux)
-            let base = Self.linuxDataDirectory(
-                environment: ProcessInfo.processInfo.environment,
-                home: FileManager.default.homeDirectoryForCurrentUser)
-        #else
-            let base =
-                FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-                ?? FileManager.default.temporaryDirectory
-        #endif
-        // Separators become part of the name: identifiers must not collide or climb out.
-        let name = FileName.sanitize(
-            identifier.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\\", with: "_"))
-        return base.appendingPathComponent("Downstream").appendingPathComponent(name)
+        get throws(DownloadError) {
+            if let directory = storage.directory { return directory }
+            #if os(Linux)
+                let base = try Self.linuxDataDirectory(
+                    environment: ProcessInfo.processInfo.environment, home: HomeDirectory.current)
+            #else
+                let base =
+                    FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+                    ?? FileManager.default.temporaryDirectory
+            #endif
+            // Separators become part of the name: identifiers must not collide or climb out.
+            let name = FileName.sanitize(
+                identifier.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\\", with: "_"))
+            return base.appendingPathComponent("Downstream").appendingPathComponent(name)
+        }
     }
 
     /// `$XDG_DATA_HOME` when it is an absolute path (as the XDG base directory specification
-    /// requires), else `~/.local/share`.
-    static func linuxDataDirectory(environment: [String: String], home: URL) -> URL {
+    /// requires), else `.local/share` in `home`, the home directory.
+    ///
+    /// - Throws: ``DownloadError/Kind/managerUnavailable`` when there is neither (`home` is nil).
+    static func linuxDataDirectory(environment: [String: String], home: String?) throws(DownloadError) -> URL {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             return URL(fileURLWithPath: data, isDirectory: true)
         }
-        return home.appendingPathComponent(".local/share", isDirectory: true)
+        guard let home else {
+            throw .managerUnavailable(
+                "its store has no default place: \(HomeDirectory.absence); set HOME (or XDG_DATA_HOME, or "
+                    + "storage.directory)")
+        }
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
     }
 
     func makeURLSessionConfiguration() -> URLSessionConfiguration {

@@ -5,7 +5,7 @@ extension DownloadManager {
     /// them for the same downloads (``Configuration-swift.struct/Storage-swift.struct/directory``,
     /// or the default for its identifier).
     public nonisolated var storeDirectory: URL {
-        configuration.storeDirectory
+        store.directory
     }
 
     /// A stored record that could not be restored.

@@ -67,8 +67,10 @@ public actor DownloadManager {
     /// their partial files hold.
     ///
     /// - Throws: ``DownloadError/Kind/managerUnavailable`` if another manager with this
-    ///   identifier exists in this process, another process uses the store, or the store's
-    ///   directory cannot be created.
+    ///   identifier exists in this process, another process uses the store, the store's
+    ///   directory cannot be created, or it has no place: on Linux, a process without a home
+    ///   directory (`HOME` unset, and a user the password database does not know) needs
+    ///   ``Configuration-swift.struct/Storage-swift.struct/directory`` or `XDG_DATA_HOME`.
     public init(configuration: Configuration) throws(DownloadError) {
         self.configuration = configuration
         scheduler = Scheduler(limits: configuration.schedulerLimits)
@@ -81,9 +83,10 @@ public actor DownloadManager {
                 "a store shared by processes (storage.isSharedByProcesses) cannot have a background session: "
                     + "the system's tasks of one app would belong to every process")
         }
+        let storeDirectory = try configuration.storeDirectory
         do {
             store = try DownloadStore(
-                identifier: configuration.identifier, directory: configuration.storeDirectory,
+                identifier: configuration.identifier, directory: storeDirectory,
                 relocatableDirectories: configuration.storage.relocatableDirectories,
                 home: configuration.storage.homeDirectory,
                 partialsDirectory: configuration.storage.partialsDirectory, sharedByProcesses: isShared,

@@ -464,19 +464,29 @@ struct RestorationTests {
         }
     }
 
-    @Test func theStoreLivesInTheDataDirectoryByDefault() {
-        let home = URL(fileURLWithPath: "/home/someone", isDirectory: true)
+    @Test func theStoreLivesInTheDataDirectoryByDefault() throws {
+        let home = "/home/someone"
         typealias Configuration = DownloadManager.Configuration
         #expect(
-            Configuration.linuxDataDirectory(environment: [:], home: home).path == "/home/someone/.local/share")
+            try Configuration.linuxDataDirectory(environment: [:], home: home).path == "/home/someone/.local/share")
         #expect(
-            Configuration.linuxDataDirectory(environment: ["XDG_DATA_HOME": "/data/xdg"], home: home).path
+            try Configuration.linuxDataDirectory(environment: ["XDG_DATA_HOME": "/data/xdg"], home: home).path
                 == "/data/xdg")
         #expect(
-            Configuration.linuxDataDirectory(environment: ["XDG_DATA_HOME": "relative"], home: home).path
+            try Configuration.linuxDataDirectory(environment: ["XDG_DATA_HOME": "relative"], home: home).path
                 == "/home/someone/.local/share")
+        // Without a home directory, only an absolute XDG_DATA_HOME gives the store a place; else
+        // an error that says what to set.
+        #expect(
+            try Configuration.linuxDataDirectory(environment: ["XDG_DATA_HOME": "/data/xdg"], home: nil).path
+                == "/data/xdg")
+        let error = #expect(throws: DownloadError.self) {
+            try Configuration.linuxDataDirectory(environment: ["XDG_DATA_HOME": "relative"], home: nil)
+        }
+        #expect(error?.kind == .managerUnavailable)
+        #expect(error?.reason.contains("set HOME") == true)
         // On every platform, whatever the base: Downstream/<the identifier made one safe name>.
-        let store = Configuration(identifier: "com.example/../app").storeDirectory
+        let store = try Configuration(identifier: "com.example/../app").storeDirectory
         #expect(store.lastPathComponent == "com.example_.._app")
         #expect(store.deletingLastPathComponent().lastPathComponent == "Downstream")
     }
