@@ -11,14 +11,18 @@
 //         `reason=<reason>` separated by tabs, and exits 0 either way: for tests of what hostile
 //         servers make the library do.
 //
-//     DownstreamTestClient many --store <dir> --directory <dir> [--checkpoint-bytes N]
-//                               [--stall-in-record-write N] [--connections N]
-//                               [--minimum-segment BYTES] [--sha256 HEX] <url>...
-//         Restores the downloads of its store, then downloads every URL whose file is not in the
-//         directory yet (joining restored downloads; over N connections each, expecting the
-//         SHA-256 HEX); prints `ok`. Tests kill it at random
-//         moments and run it again. With --stall-in-record-write, the Nth record write of the run
-//         prints `stalled in record write` and never finishes: the test kills it there.
+//     DownstreamTestClient many [--store <dir>] --directory <dir> [--identifier NAME]
+//                               [--checkpoint-bytes N] [--stall-in-record-write N] [--connections N]
+//                               [--minimum-segment BYTES] [--sha256 HEX] [--retry-delay-ms N]
+//                               [--uid N] <url>...
+//         Restores the downloads of its store (the library's default place without --store: the
+//         data directory of $XDG_DATA_HOME or $HOME), prints `store=<its directory>`, then
+//         downloads every URL whose file is not in the directory yet (joining restored downloads;
+//         over N connections each, expecting the SHA-256 HEX); prints `ok`. Tests kill it at
+//         random moments and run it again. With --stall-in-record-write, the Nth record write of
+//         the run prints `stalled in record write` and never finishes: the test kills it there.
+//         With --retry-delay-ms, the first retry waits that long. With --uid (run as root), it
+//         first becomes user and group N (one the password database may not know).
 //
 //     DownstreamTestClient disk-full --store <dir> --directory <small-file-system> --sha256 <hex> <url>
 //         Downloads <url> (a file of known length) into a directory on a small file system,
@@ -161,14 +165,25 @@ final class RecordWriteStall: @unchecked Sendable {
     }
 }
 
+/// Becomes user and group `id`, with no supplementary groups, for good (the process runs as root).
+func become(_ id: UInt32) {
+    guard setgroups(0, nil) == 0, setgid(id) == 0, setuid(id) == 0 else {
+        print("failed to become uid \(id): errno \(errno)")
+        exit(1)
+    }
+}
+
 func many(_ arguments: Arguments) async throws {
-    guard let store = arguments.options["store"], let directory = arguments.options["directory"] else {
-        print("usage: DownstreamTestClient many --store <dir> --directory <dir> [--checkpoint-bytes N] <url>...")
+    guard let directory = arguments.options["directory"] else {
+        print("usage: DownstreamTestClient many [--store <dir>] --directory <dir> [--checkpoint-bytes N] <url>...")
         exit(2)
     }
+    if let uid = arguments.options["uid"].flatMap({ UInt32($0) }) {
+        become(uid)
+    }
     let manager = try DownloadManager(
-        configuration: .init(identifier: "test-client-many") {
-            $0.storage.directory = URL(fileURLWithPath: store)
+        configuration: .init(identifier: arguments.options["identifier"] ?? "test-client-many") {
+            $0.storage.directory = arguments.options["store"].map { URL(fileURLWithPath: $0) }
             if let bytes = arguments.options["checkpoint-bytes"].flatMap({ Int64($0) }) {
                 $0.storage.checkpoints.bytes = bytes
                 $0.storage.checkpoints.interval = .milliseconds(50)
@@ -183,7 +198,11 @@ func many(_ arguments: Arguments) async throws {
             if let minimum = arguments.options["minimum-segment"].flatMap({ Int64($0) }) {
                 $0.network.minimumSegmentSize = minimum
             }
+            if let delay = arguments.options["retry-delay-ms"].flatMap({ Int($0) }) {
+                $0.retry.initialDelay = .milliseconds(delay)
+            }
         })
+    FileHandle.standardOutput.write(Data("store=\(manager.storeDirectory.path)\n".utf8))
     let target = URL(fileURLWithPath: directory, isDirectory: true)
     var downloads: [Download] = []
     for address in arguments.positional {

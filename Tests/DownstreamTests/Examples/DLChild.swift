@@ -28,13 +28,16 @@ final class DLChild: Sendable {
     /// The pseudo-terminal's side that reads, for a child on a terminal.
     private let terminal: Int32?
 
-    /// Starts `dl` with `arguments`; `input` is written to its standard input.
+    /// Starts `dl` with `arguments`; `input` is written to its standard input. Its data
+    /// directory (`XDG_DATA_HOME`) is the fixture's unless `environment` names one.
     init(
         _ arguments: [String], in fixture: Fixture, output kind: Output = .pipe, input: String? = nil,
         environment added: [String: String] = [:]
     ) throws {
         var environment = ProcessInfo.processInfo.environment.merging(added) { $1 }
-        environment["XDG_DATA_HOME"] = Self.dataDirectory(fixture).path
+        if added["XDG_DATA_HOME"] == nil {
+            environment["XDG_DATA_HOME"] = Self.dataDirectory(fixture).path
+        }
         // The size comes from the terminal, not from the test runner's environment.
         environment["COLUMNS"] = nil
         environment["LINES"] = nil
