@@ -23,7 +23,7 @@ final class Session {
     }
 
     /// The name of dl's store: `$XDG_DATA_HOME/Downstream/dl` (on every platform, when it is
-    /// set), else the library's default (`~/.local/share/Downstream/dl` on Linux, Application
+    /// set), else the library's default (`$HOME/.local/share/Downstream/dl` on Linux, Application
     /// Support on Apple platforms). A rerun finds the bytes an interrupted run kept.
     static let identifier = "dl"
     static let tickInterval = Duration.milliseconds(250)
