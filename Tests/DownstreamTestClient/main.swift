@@ -1,6 +1,6 @@
 // A child process for tests that observe downloads from the outside.
 //
-//     DownstreamTestClient single <url> <destination-file> [--disk-bytes-per-second N]
+//     DownstreamTestClient single <url> <destination-file> [--disk-bytes-per-second N] [--sha256 HEX]
 //         Downloads one URL; prints `ok peak-kib=<VmHWM> bytes=<size> transport=<name> sigpipe=<disposition>`
 //         (peak memory as the kernel counts it; what the process does on SIGPIPE after the download).
 //
@@ -69,7 +69,8 @@ struct Arguments {
 
 func single(_ arguments: Arguments) async throws {
     guard arguments.positional.count == 2, let url = URL(string: arguments.positional[0]) else {
-        print("usage: DownstreamTestClient single <url> <destination-file> [--disk-bytes-per-second N]")
+        print(
+            "usage: DownstreamTestClient single <url> <destination-file> [--disk-bytes-per-second N] [--sha256 HEX]")
         exit(2)
     }
     let destination = URL(fileURLWithPath: arguments.positional[1])
@@ -79,7 +80,9 @@ func single(_ arguments: Arguments) async throws {
             $0.storage.simulatedDiskBytesPerSecond = arguments.options["disk-bytes-per-second"].flatMap { Int($0) }
             $0.eventMonitors = [FallbackPrinter()]
         })
-    let file = try await manager.downloadFile(from: url, to: .file(destination, ifExists: .replace))
+    var request = DownloadRequest(url: url, to: .file(destination, ifExists: .replace))
+    request.expectedDigest = arguments.options["sha256"].map { Digest(.sha256, hex: $0) }
+    let file = try await manager.downloadFile(request)
     let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? -1
     print(
         "ok peak-kib=\(peakResidentKiB()) bytes=\(size) transport=\(manager.transportName)"
@@ -134,10 +137,15 @@ func brokenPipeDisposition() -> String {
     #endif
 }
 
-/// Prints `fallback to <transport>: <reason>` when the manager falls back to URLSession.
+/// Prints `fallback to <transport>: <reason>` when the manager falls back to URLSession, and
+/// `digests in <implementation>: <reason>` when it computes digests without the platform's code.
 struct FallbackPrinter: DownloadEventMonitor {
     func transportFellBack(to transport: String, reason: String) {
         print("fallback to \(transport): \(reason)")
+    }
+
+    func digestsFellBack(to implementation: String, reason: String) {
+        print("digests in \(implementation): \(reason)")
     }
 }
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "Digests.h"
 #include "Inflate.h"
 
 /// An easy handle (`CURL *`), a multi handle (`CURLM *`), a header list (`struct curl_slist *`).

@@ -1,12 +1,15 @@
-/// The compression step of a Merkle–Damgård hash with 64-byte blocks (SHA-1, SHA-256, MD5): the
-/// part that differs between them. ``BlockHasher`` does the buffering and the padding they share.
+/// The compression step of a Merkle–Damgård hash (SHA-1, SHA-256, MD5): the part that differs
+/// between them. ``BlockHasher`` does the buffering and the padding they share.
 protocol BlockCompression: Sendable {
     /// Whether the message length in the padding is big-endian (SHA) or little-endian (MD5).
     static var lengthIsBigEndian: Bool { get }
     /// The state before any block.
     init()
-    /// Folds one 64-byte block into the state.
+    /// Folds one 64-byte block into the state, in Swift.
     mutating func compress(_ block: UnsafeRawBufferPointer)
+    /// Folds whole 64-byte blocks into the state with the platform's code (`Digests.h`); false,
+    /// with nothing done, where the platform has none.
+    mutating func compressOnPlatform(_ blocks: UnsafeRawBufferPointer) -> Bool
     /// The digest of the state, in the algorithm's byte order.
     var digest: [UInt8] { get }
     /// The state's words, to be saved and restored with ``init(words:)``.
@@ -16,7 +19,9 @@ protocol BlockCompression: Sendable {
 }
 
 /// Hashes a message given in pieces of any size, in constant memory: whole blocks go to the
-/// compression as they come, the rest waits in a 64-byte buffer.
+/// compression as they come (the platform's, or Swift's: see ``DigestImplementation``), the rest
+/// waits in a 64-byte buffer. The padding is done here, so the state is the same whoever
+/// compresses, and a state saved by one goes on in the other.
 struct BlockHasher<Compression: BlockCompression>: Sendable {
     static var blockSize: Int { 64 }
 
@@ -24,8 +29,11 @@ struct BlockHasher<Compression: BlockCompression>: Sendable {
     private var pending: [UInt8] = []
     /// Bytes hashed so far.
     private(set) var length: UInt64 = 0
+    /// Who compresses the blocks.
+    let implementation: DigestImplementation
 
-    init() {
+    init(implementation: DigestImplementation = .preferred) {
+        self.implementation = implementation
         pending.reserveCapacity(Self.blockSize)
     }
 
@@ -38,30 +46,44 @@ struct BlockHasher<Compression: BlockCompression>: Sendable {
             pending.append(contentsOf: rest.prefix(taken))
             rest = rest.dropFirst(taken)
             guard pending.count == Self.blockSize else { return }
-            pending.withUnsafeBytes { compression.compress($0) }
+            pending.withUnsafeBytes { Self.compress(&compression, $0, implementation) }
             pending.removeAll(keepingCapacity: true)
         }
-        var start = rest.startIndex
-        while rest.endIndex - start >= Self.blockSize {
-            compression.compress(UnsafeRawBufferPointer(rebasing: bytes[start..<start + Self.blockSize]))
-            start += Self.blockSize
+        let whole = rest.count - rest.count % Self.blockSize
+        if whole > 0 {
+            Self.compress(&compression, UnsafeRawBufferPointer(rebasing: rest.prefix(whole)), implementation)
         }
-        pending.append(contentsOf: bytes[start..<rest.endIndex])
+        pending.append(contentsOf: rest.dropFirst(whole))
+    }
+
+    /// Folds whole blocks into `compression`, all in one call to the platform where it can.
+    private static func compress(
+        _ compression: inout Compression, _ blocks: UnsafeRawBufferPointer, _ implementation: DigestImplementation
+    ) {
+        if implementation == .platform, compression.compressOnPlatform(blocks) { return }
+        var start = 0
+        while start < blocks.count {
+            compression.compress(UnsafeRawBufferPointer(rebasing: blocks[start..<start + blockSize]))
+            start += blockSize
+        }
     }
 
     /// A hasher that continues from a state saved with ``words``, ``pending`` and ``length``;
     /// nil if they do not fit together.
-    init?(words: [UInt32], pending: [UInt8], length: UInt64) {
+    init?(
+        words: [UInt32], pending: [UInt8], length: UInt64, implementation: DigestImplementation = .preferred
+    ) {
         guard let compression = Compression(words: words), pending.count < Self.blockSize,
             length % UInt64(Self.blockSize) == UInt64(pending.count)
         else { return nil }
         self.compression = compression
         self.pending = pending
         self.length = length
+        self.implementation = implementation
         self.pending.reserveCapacity(Self.blockSize)
     }
 
-    /// The compression's state words (see ``init(words:pending:length:)``).
+    /// The compression's state words (see ``init(words:pending:length:implementation:)``).
     var words: [UInt32] { compression.words }
     /// The bytes after the last whole block, not compressed yet.
     var pendingBytes: [UInt8] { pending }

@@ -1,3 +1,4 @@
+internal import CCurl
 import Foundation
 
 /// MD5 (RFC 1321), for servers that still publish it (`Content-MD5`, old mirrors). Broken for
@@ -46,6 +47,15 @@ struct MD5Compression: BlockCompression {
                     b = b &+ sum.rotatedLeft(Self.shifts[round * 4 + step % 4])
                 }
                 state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
+            }
+        }
+    }
+
+    mutating func compressOnPlatform(_ blocks: UnsafeRawBufferPointer) -> Bool {
+        guard let base = blocks.baseAddress else { return true }
+        return withUnsafeMutablePointer(to: &state) { tuple in
+            tuple.withMemoryRebound(to: UInt32.self, capacity: 4) { words in
+                ds_md5_blocks(words, base, blocks.count / 64) == 1
             }
         }
     }

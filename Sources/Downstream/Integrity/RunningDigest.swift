@@ -20,13 +20,18 @@ struct RunningDigest: Sendable {
     let algorithm: Digest.Algorithm
     private var hasher: Hasher
 
+    /// Who computes the digest: the platform where it can, or Swift (see
+    /// ``DigestImplementation``). Not saved: a restored digest goes on with the preferred one.
+    let implementation: DigestImplementation
+
     /// A digest of nothing yet.
-    init(_ algorithm: Digest.Algorithm) {
+    init(_ algorithm: Digest.Algorithm, implementation: DigestImplementation = .preferred) {
         self.algorithm = algorithm
+        self.implementation = implementation
         switch algorithm.code {
-        case .sha256: hasher = .sha256(BlockHasher())
-        case .sha1: hasher = .sha1(BlockHasher())
-        case .md5: hasher = .md5(BlockHasher())
+        case .sha256: hasher = .sha256(BlockHasher(implementation: implementation))
+        case .sha1: hasher = .sha1(BlockHasher(implementation: implementation))
+        case .md5: hasher = .md5(BlockHasher(implementation: implementation))
         case .crc32c: hasher = .crc32c(CRCState())
         case .crc32: hasher = .crc32(CRCState())
         }
@@ -54,11 +59,11 @@ struct RunningDigest: Sendable {
             hasher.update(bytes)
             self.hasher = .md5(hasher)
         case .crc32c(var state):
-            state.value = CRC32C.checksum(bytes, continuing: state.value)
+            state.value = CRC32C.checksum(bytes, continuing: state.value, implementation: implementation)
             state.length += UInt64(bytes.count)
             self.hasher = .crc32c(state)
         case .crc32(var state):
-            state.value = CRC32.checksum(bytes, continuing: state.value)
+            state.value = CRC32.checksum(bytes, continuing: state.value, implementation: implementation)
             state.length += UInt64(bytes.count)
             self.hasher = .crc32(state)
         }
@@ -116,7 +121,7 @@ extension RunningDigest: Codable {
         return "\(algorithm.code.rawValue):\(length):\(wordText):\(pending.hexString)"
     }
 
-    init?(serialized: String) {
+    init?(serialized: String, implementation: DigestImplementation = .preferred) {
         let parts = serialized.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 4, let code = Digest.Algorithm.Code(rawValue: String(parts[0])),
             let length = UInt64(parts[1]), let wordBytes = [UInt8](hex: parts[2]),
@@ -126,21 +131,19 @@ extension RunningDigest: Codable {
             wordBytes[index..<index + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         }
         algorithm = Digest.Algorithm(code: code)
+        self.implementation = implementation
+        func restored<C: BlockCompression>(_: C.Type) -> BlockHasher<C>? {
+            BlockHasher(words: words, pending: pending, length: length, implementation: implementation)
+        }
         switch code {
         case .sha256:
-            guard let hasher = BlockHasher<SHA256Compression>(words: words, pending: pending, length: length) else {
-                return nil
-            }
+            guard let hasher = restored(SHA256Compression.self) else { return nil }
             self.hasher = .sha256(hasher)
         case .sha1:
-            guard let hasher = BlockHasher<SHA1Compression>(words: words, pending: pending, length: length) else {
-                return nil
-            }
+            guard let hasher = restored(SHA1Compression.self) else { return nil }
             self.hasher = .sha1(hasher)
         case .md5:
-            guard let hasher = BlockHasher<MD5Compression>(words: words, pending: pending, length: length) else {
-                return nil
-            }
+            guard let hasher = restored(MD5Compression.self) else { return nil }
             self.hasher = .md5(hasher)
         case .crc32c, .crc32:
             guard words.count == 1, pending.isEmpty else { return nil }

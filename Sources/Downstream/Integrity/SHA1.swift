@@ -1,3 +1,5 @@
+internal import CCurl
+
 /// SHA-1 (FIPS 180-4, section 6.1), for servers that still publish it. Not collision resistant:
 /// it detects damage, not tampering.
 struct SHA1Compression: BlockCompression {
@@ -43,6 +45,15 @@ struct SHA1Compression: BlockCompression {
                 a = temporary
             }
             state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
+        }
+    }
+
+    mutating func compressOnPlatform(_ blocks: UnsafeRawBufferPointer) -> Bool {
+        guard let base = blocks.baseAddress else { return true }
+        return withUnsafeMutablePointer(to: &state) { tuple in
+            tuple.withMemoryRebound(to: UInt32.self, capacity: 5) { words in
+                ds_sha1_blocks(words, base, blocks.count / 64) == 1
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+internal import CCurl
 import Foundation
 
 /// SHA-256 (FIPS 180-4, section 6.2).
@@ -46,6 +47,15 @@ struct SHA256Compression: BlockCompression {
                     state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
                     state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h
                 )
+            }
+        }
+    }
+
+    mutating func compressOnPlatform(_ blocks: UnsafeRawBufferPointer) -> Bool {
+        guard let base = blocks.baseAddress else { return true }
+        return withUnsafeMutablePointer(to: &state) { tuple in
+            tuple.withMemoryRebound(to: UInt32.self, capacity: 8) { words in
+                ds_sha256_blocks(words, base, blocks.count / 64) == 1
             }
         }
     }

@@ -79,6 +79,12 @@ extension DownloadManager {
             monitors?.send { $0.transportFellBack(to: transport, reason: reason) }
         }
 
+        /// Tells the monitors, once, that digests are computed by `implementation` instead of the
+        /// platform's code.
+        func digestsFellBack(to implementation: String, reason: String) {
+            monitors?.send { $0.digestsFellBack(to: implementation, reason: reason) }
+        }
+
         /// Adds a handler that every download runs when it completes.
         func addCompletionHandler(_ handler: @escaping Download.CompletionHandler) {
             handlers.withLock { $0.append(handler) }

@@ -116,6 +116,9 @@ public actor DownloadManager {
         if let fallbackReason {
             observer.transportFellBack(to: rangedSession.name, reason: fallbackReason)
         }
+        if let reason = DigestImplementation.hashesFallbackReason {
+            observer.digestsFellBack(to: "Swift", reason: reason)
+        }
         var system: SystemEngine?
         var makeSystemSession: ((SystemTaskRouter) -> any SystemSession)?
         if let background = configuration.background {

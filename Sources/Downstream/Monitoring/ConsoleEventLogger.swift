@@ -73,6 +73,10 @@ public struct ConsoleEventLogger: DownloadEventMonitor {
         write("[Downstream] requests go through \(transport): \(LogText.escaped(reason))")
     }
 
+    public func digestsFellBack(to implementation: String, reason: String) {
+        write("[Downstream] digests are computed in \(implementation): \(LogText.escaped(reason))")
+    }
+
     public func download(_ download: Download, didProgress progress: DownloadProgress) {
         guard logsProgress else { return }
         let total = progress.expectedBytes.map { " of \($0)" } ?? ""

@@ -43,6 +43,11 @@ public protocol DownloadEventMonitor: Sendable {
     /// its requests on the wire with `transport` ("URLSession") instead; `reason` says why. Told
     /// once, as the manager is made.
     func transportFellBack(to transport: String, reason: String)
+    /// The manager could not load the platform's hash functions (on Linux, libcrypto's, which
+    /// use the CPU's SHA instructions) and computes SHA-256, SHA-1 and MD5 digests with
+    /// Downstream's own code, `implementation` ("Swift"), several times slower; `reason` says
+    /// why. Told once, as the manager is made.
+    func digestsFellBack(to implementation: String, reason: String)
     /// A request of `download` is about to go to `host`, whose certificate nobody checks
     /// (``TrustRule/acceptingAnyCertificate(forHost:)``): told for every such request, so that a
     /// development setting that reached a release is seen.
@@ -55,5 +60,6 @@ extension DownloadEventMonitor {
     public func download(_ download: Download, didPublish event: DownloadEvent) {}
     public func download(_ download: Download, didProgress progress: DownloadProgress) {}
     public func transportFellBack(to transport: String, reason: String) {}
+    public func digestsFellBack(to implementation: String, reason: String) {}
     public func download(_ download: Download, acceptsAnyCertificateOf host: String) {}
 }

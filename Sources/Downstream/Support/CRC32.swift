@@ -1,22 +1,43 @@
+internal import CCurl
+
 /// CRC-32 (IEEE 802.3, the checksum of zip and PNG), to tell a whole record from a torn one, and
-/// to check files whose server gives it (`x-amz-checksum-crc32`).
+/// to check files whose server gives it (`x-amz-checksum-crc32`). zlib's where it is loaded (on
+/// Linux), else computed here.
 package enum CRC32 {
     private static let tables = CRCTables(polynomial: 0xEDB8_8320)
 
     /// The checksum of `bytes`, continuing from `initial` (the checksum of the bytes before).
     package static func checksum(_ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0) -> UInt32 {
-        tables.checksum(bytes, continuing: initial)
+        checksum(bytes, continuing: initial, implementation: .preferred)
+    }
+
+    static func checksum(
+        _ bytes: UnsafeRawBufferPointer, continuing initial: UInt32, implementation: DigestImplementation
+    ) -> UInt32 {
+        var crc = initial
+        if implementation == .platform, let base = bytes.baseAddress, ds_crc32(&crc, base, bytes.count) == 1 {
+            return crc
+        }
+        return tables.checksum(bytes, continuing: initial)
     }
 }
 
 /// CRC-32C (Castagnoli, RFC 3720's iSCSI checksum), which object stores give for their files
-/// (`x-goog-hash: crc32c=…`, `x-amz-checksum-crc32c`).
+/// (`x-goog-hash: crc32c=…`, `x-amz-checksum-crc32c`). The CPU's instruction where it has one
+/// (SSE 4.2, ARMv8's CRC extension), else computed here.
 enum CRC32C {
     private static let tables = CRCTables(polynomial: 0x82F6_3B78)
 
     /// The checksum of `bytes`, continuing from `initial` (the checksum of the bytes before).
-    static func checksum(_ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0) -> UInt32 {
-        tables.checksum(bytes, continuing: initial)
+    static func checksum(
+        _ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0,
+        implementation: DigestImplementation = .preferred
+    ) -> UInt32 {
+        var crc = initial
+        if implementation == .platform, let base = bytes.baseAddress, ds_crc32c(&crc, base, bytes.count) == 1 {
+            return crc
+        }
+        return tables.checksum(bytes, continuing: initial)
     }
 }
 

@@ -4,8 +4,13 @@ import Testing
 import DownstreamTesting
 
 /// The digests against the examples of their standards (FIPS 180-4's SHA examples, RFC 1321's
-/// test suite) and against the system's `sha256sum`, `sha1sum` and `md5sum` on random files.
+/// test suite) and against the system's `sha256sum`, `sha1sum` and `md5sum` on random files, each
+/// computed by the platform's code (libcrypto on Linux, CommonCrypto on Apple platforms) and by
+/// Downstream's Swift code. The hashing runs on a thread of its own: in a debug build the Swift
+/// code takes a second for a few megabytes.
 struct DigestTests {
+    static let implementations: [DigestImplementation] = [.platform, .swift]
+
     static let longMessage = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
     static let millionA = String(repeating: "a", count: 1_000_000)
 
@@ -15,8 +20,13 @@ struct DigestTests {
         (longMessage, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
         (millionA, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
     ])
-    func sha256MatchesTheStandardsExamples(message: String, expected: String) {
-        #expect(Self.digest(SHA256Compression.self, of: Array(message.utf8)) == expected)
+    func sha256MatchesTheStandardsExamples(message: String, expected: String) async throws {
+        for implementation in Self.implementations {
+            let digest = try await onOwnThread {
+                Self.digest(SHA256Compression.self, of: Array(message.utf8), implementation)
+            }
+            #expect(digest == expected, "\(implementation)")
+        }
     }
 
     @Test(arguments: [
@@ -25,8 +35,13 @@ struct DigestTests {
         (longMessage, "84983e441c3bd26ebaae4aa1f95129e5e54670f1"),
         (millionA, "34aa973cd4c4daa4f61eeb2bdbad27316534016f"),
     ])
-    func sha1MatchesTheStandardsExamples(message: String, expected: String) {
-        #expect(Self.digest(SHA1Compression.self, of: Array(message.utf8)) == expected)
+    func sha1MatchesTheStandardsExamples(message: String, expected: String) async throws {
+        for implementation in Self.implementations {
+            let digest = try await onOwnThread {
+                Self.digest(SHA1Compression.self, of: Array(message.utf8), implementation)
+            }
+            #expect(digest == expected, "\(implementation)")
+        }
     }
 
     @Test(arguments: [
@@ -38,17 +53,23 @@ struct DigestTests {
         ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "d174ab98d277d9f5a5611c2c9f419d9f"),
         (String(repeating: "1234567890", count: 8), "57edf4a22be3c955ac49da2e2107b67a"),
     ])
-    func md5MatchesRFC1321(message: String, expected: String) {
-        #expect(Self.digest(MD5Compression.self, of: Array(message.utf8)) == expected)
+    func md5MatchesRFC1321(message: String, expected: String) async throws {
+        for implementation in Self.implementations {
+            let digest = try await onOwnThread {
+                Self.digest(MD5Compression.self, of: Array(message.utf8), implementation)
+            }
+            #expect(digest == expected, "\(implementation)")
+        }
     }
 
     /// Pieces of every size around the block size give the digest of the whole.
-    @Test func theDigestDoesNotDependOnHowTheBytesArrive() {
+    @Test(arguments: implementations)
+    func theDigestDoesNotDependOnHowTheBytesArrive(_ implementation: DigestImplementation) {
         var generator = SystemRandomNumberGenerator()
         let message = (0..<1000).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let whole = Self.digest(SHA256Compression.self, of: message)
+        let whole = Self.digest(SHA256Compression.self, of: message, .swift)
         for pieceSize in [1, 3, 55, 56, 63, 64, 65, 127, 128, 999] {
-            var hasher = BlockHasher<SHA256Compression>()
+            var hasher = BlockHasher<SHA256Compression>(implementation: implementation)
             var start = 0
             while start < message.count {
                 let end = min(start + pieceSize, message.count)
@@ -62,8 +83,8 @@ struct DigestTests {
 
     /// Lengths around the padding boundary (55, 56 and 64 bytes), and larger random files, agree
     /// with the system's tools.
-    @Test(arguments: [0, 1, 2])
-    func digestsAgreeWithTheSystemTools(algorithm: Int) async throws {
+    @Test(arguments: [0, 1, 2], implementations)
+    func digestsAgreeWithTheSystemTools(algorithm: Int, implementation: DigestImplementation) async throws {
         let tool = try #require(Self.systemTool(for: algorithm), "no tool for digest \(algorithm) in PATH")
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("digests-\(UUID().uuidString)", isDirectory: true)
@@ -83,18 +104,21 @@ struct DigestTests {
             }
             let file = directory.appendingPathComponent("\(length).bin", isDirectory: false)
             try Data(bytes).writeWithoutSync(to: file)
-            let ours =
+            let ours = try await onOwnThread { [bytes] in
                 switch algorithm {
-                case 0: Self.digest(SHA256Compression.self, of: bytes)
-                case 1: Self.digest(SHA1Compression.self, of: bytes)
-                default: Self.digest(MD5Compression.self, of: bytes)
+                case 0: Self.digest(SHA256Compression.self, of: bytes, implementation)
+                case 1: Self.digest(SHA1Compression.self, of: bytes, implementation)
+                default: Self.digest(MD5Compression.self, of: bytes, implementation)
                 }
+            }
             #expect(try await Self.run(tool, file) == ours, "\(tool), \(length) bytes")
         }
     }
 
-    static func digest<C: BlockCompression>(_: C.Type, of bytes: [UInt8]) -> String {
-        var hasher = BlockHasher<C>()
+    static func digest<C: BlockCompression>(
+        _: C.Type, of bytes: [UInt8], _ implementation: DigestImplementation
+    ) -> String {
+        var hasher = BlockHasher<C>(implementation: implementation)
         hasher.update(bytes)
         return hasher.finalized().hexString
     }
