@@ -6,7 +6,9 @@ import Testing
 /// A process killed with SIGKILL again and again while it downloads one file over four
 /// connections loses nothing: each launch continues every segment from the bytes its record says
 /// are on disk, never asks for those again, and the file ends byte-identical, its expected
-/// SHA-256 checked.
+/// SHA-256 checked. Every other launch hashes with Downstream's Swift code
+/// (`DOWNSTREAM_DIGESTS=swift`), the others with the platform's: each goes on from the digest
+/// state the other saved.
 @Suite(.timeLimit(.minutes(3)))
 struct SegmentedCrashTests {
     static let fileSize: Int64 = 6_000_000
@@ -31,12 +33,17 @@ struct SegmentedCrashTests {
         let thresholds = (0..<Self.kills).map { _ in
             Int64.random(in: Self.fileSize / 20...(Self.fileSize * 9 / 10))
         }.sorted()
+        var platformDigests = ProcessInfo.processInfo.environment
+        platformDigests["DOWNSTREAM_DIGESTS"] = nil
+        var swiftDigests = platformDigests
+        swiftDigests["DOWNSTREAM_DIGESTS"] = "swift"
         var segmentedKills = 0
-        for threshold in thresholds {
+        for (launch, threshold) in thresholds.enumerated() {
             let missing = Self.missingParts(store: store, partial: partial)
             if missing.count > 1 { segmentedKills += 1 }
             let logged = server.requests().count
-            let run = try ChildProcess.Running(client, arguments)
+            let run = try ChildProcess.Running(
+                client, arguments, environment: launch % 2 == 0 ? swiftDigests : platformDigests)
             server.whenBodyBytesReach(threshold) { run.kill() }
             #expect(await run.ending() == .signalled(SIGKILL))
             Self.expectNothingOnDiskAskedAgain(server.requests().dropFirst(logged), missing: missing)
