@@ -176,12 +176,16 @@ enum ChildRun {
         return value(usage.ru_utime) + value(usage.ru_stime)
     }
 
-    /// What a child run of this executable with `arguments` printed, as its `name=value` fields,
-    /// once it exited with 0; otherwise an error naming `what` and the child's output.
-    static func figures(of arguments: [String], what: String) throws -> [String: String] {
+    /// What a child run of this executable with `arguments` (and `environment`, this process's
+    /// otherwise) printed, as its `name=value` fields, once it exited with 0; otherwise an error
+    /// naming `what` and the child's output.
+    static func figures(
+        of arguments: [String], what: String, environment: [String: String]? = nil
+    ) throws -> [String: String] {
         let process = Process()
         process.executableURL = Bundle.main.executableURL
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()

@@ -20,9 +20,10 @@
 //         Many small files, each client in a child process: Downstream on its default transport,
 //         Downstream over URLSession, and curl -Z (when installed); wall and CPU time, ratios.
 //
-//     swift run -c release downstream-benchmark digest [--mib 4608] [--directory DIR]
-//         SHA-256 speed next to the system's sha256sum on the same file, and a download of that
-//         size with and without an expected digest: wall time, CPU time, peak memory.
+//     swift run -c release downstream-benchmark digest [--mib 1024] [--runs 5] [--directory DIR]
+//         Each digest's CPU time per GiB next to `openssl dgst` on the same file (interleaved,
+//         medians, ratios), and Downstream's Swift code alone; then a download of that size with
+//         and without an expected SHA-256: wall time, CPU time, peak memory, ratios.
 //
 //     swift run -c release downstream-benchmark limit [--rate 5000000] [--seconds 10] [--count 8]
 //         Whether a bandwidth limit holds: one download under a manager limit, then several
@@ -52,6 +53,9 @@ if arguments.first == "files" {
 }
 if arguments.first == "queue" {
     exit(await QueueBenchmark(arguments: Array(arguments.dropFirst())).run())
+}
+if arguments.first == DigestBenchmark.childCommand {
+    exit(DigestBenchmark.child(Array(arguments.dropFirst())))
 }
 if arguments.first == "digest" {
     exit(await DigestBenchmark(arguments: Array(arguments.dropFirst())).run())
