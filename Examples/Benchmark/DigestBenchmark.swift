@@ -11,7 +11,8 @@ import Foundation
 struct DigestBenchmark {
     static let childCommand = "digest-child"
     static let algorithms: [(name: String, algorithm: Digest.Algorithm, openssl: String?)] = [
-        ("sha256", .sha256, "sha256"), ("sha1", .sha1, "sha1"), ("md5", .md5, "md5"),
+        ("sha256", .sha256, "sha256"), ("sha512", .sha512, "sha512"), ("sha384", .sha384, "sha384"),
+        ("sha1", .sha1, "sha1"), ("md5", .md5, "md5"),
         ("crc32c", .crc32c, nil), ("crc32", .crc32, nil),
     ]
 

@@ -28,6 +28,7 @@ enum InputFile {
     static let optionNames = ["out", "checksum", "mirror"]
     /// The names of digests in aria2's `checksum=TYPE=HEX`.
     static let algorithms: [String: Digest.Algorithm] = [
+        "sha-512": .sha512, "sha512": .sha512, "sha-384": .sha384, "sha384": .sha384,
         "sha-256": .sha256, "sha256": .sha256, "sha-1": .sha1, "sha1": .sha1, "md5": .md5,
     ]
 
@@ -76,7 +77,8 @@ enum InputFile {
             // aria2's form: checksum=sha-256=HEX.
             let checksum = value.split(separator: "=", maxSplits: 1).map(String.init)
             guard checksum.count == 2, let algorithm = algorithms[checksum[0].lowercased()] else {
-                throw .other("\(location): checksum must be TYPE=HEX, TYPE one of sha-256, sha-1, md5")
+                throw .other(
+                    "\(location): checksum must be TYPE=HEX, TYPE one of sha-512, sha-384, sha-256, sha-1, md5")
             }
             entry.digest = try Digest.parse(algorithm, checksum[1], for: "\(location): checksum")
         default:

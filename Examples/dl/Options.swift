@@ -117,7 +117,7 @@ struct Options: Equatable {
             names: ["-i", "--input-file"], action: .value("FILE") { $0.inputFiles.append($1) }, section: "Input",
             help: "read URLs from FILE, one a line ('-' for standard input); blank lines and lines"
                 + " starting with '#' are skipped; indented lines after a URL set its options:"
-                + " 'out=NAME', 'checksum=sha-256=HEX' (or sha-1, md5), 'mirror=URL'"),
+                + " 'out=NAME', 'checksum=sha-256=HEX' (or sha-512, sha-384, sha-1, md5), 'mirror=URL'"),
         OptionSpec(
             names: ["-o", "--output"], action: .value("PATH") { $0.output = $1 }, section: "Files",
             help: "with one URL, save it as the file PATH (curl's and aria2's -o), unless PATH is a folder"
@@ -212,6 +212,8 @@ struct Options: Equatable {
             help: "fail a file larger than SIZE bytes (k, M, G as for --limit-rate): refused before its first"
                 + " byte when its length is known, else stopped at SIZE (a decoded or chunked body)"),
         digestOption("--sha256", .sha256, help: "the file's expected SHA-256; a mismatch fails it (one URL only)"),
+        digestOption("--sha512", .sha512, help: "the file's expected SHA-512 (one URL only)"),
+        digestOption("--sha384", .sha384, help: "the file's expected SHA-384 (one URL only)"),
         digestOption("--sha1", .sha1, help: "the file's expected SHA-1 (one URL only)"),
         digestOption("--md5", .md5, help: "the file's expected MD5 (one URL only)"),
         OptionSpec(
@@ -281,12 +283,15 @@ struct Options: Equatable {
                 let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, let algorithm = InputFile.algorithms[parts[0].lowercased()] else {
                     throw .invalidValue(
-                        option: "--checksum", value: value, expected: "TYPE=HEX, TYPE one of sha-256, sha-1, md5")
+                        option: "--checksum", value: value,
+                        expected: "TYPE=HEX, TYPE one of sha-512, sha-384, sha-256, sha-1, md5")
                 }
                 try options.setDigest(algorithm, parts[1], by: "--checksum")
             },
             section: "Downloads",
-            help: "the file's expected digest, aria2's form (sha-256=HEX, sha-1=, md5=; one URL only)"),
+            help:
+                "the file's expected digest, aria2's form (sha-256=HEX, sha-512=, sha-384=, sha-1=, md5=; one URL only)"
+        ),
         OptionSpec(
             names: ["-U", "--user-agent"], action: .value("AGENT") { $0.userAgent = $1 }, section: "Downloads",
             help: "send AGENT as the User-Agent (default: '\(Help.userAgent)')"),

@@ -212,6 +212,8 @@ extension Digest.Algorithm {
     /// The command-line option for it, without dashes.
     var optionName: String {
         switch self {
+        case .sha512: "sha512"
+        case .sha384: "sha384"
         case .sha1: "sha1"
         case .md5: "md5"
         default: "sha256"
@@ -221,6 +223,8 @@ extension Digest.Algorithm {
     /// Its name in an input file's `checksum=` line.
     var inputFileName: String {
         switch self {
+        case .sha512: "sha-512"
+        case .sha384: "sha-384"
         case .sha1: "sha-1"
         case .md5: "md5"
         default: "sha-256"

@@ -1,14 +1,18 @@
-/// The compression step of a Merkle–Damgård hash (SHA-1, SHA-256, MD5): the part that differs
-/// between them. ``BlockHasher`` does the buffering and the padding they share.
+/// The compression step of a Merkle–Damgård hash (SHA-1, SHA-256, SHA-512, MD5): the part that
+/// differs between them. ``BlockHasher`` does the buffering and the padding they share.
 protocol BlockCompression: Sendable {
     /// Whether the message length in the padding is big-endian (SHA) or little-endian (MD5).
     static var lengthIsBigEndian: Bool { get }
+    /// Bytes per block: 64, or 128 for SHA-512 and SHA-384.
+    static var blockSize: Int { get }
+    /// Bytes of the message length at the end of the padding: 8, or 16 for SHA-512 and SHA-384.
+    static var lengthFieldSize: Int { get }
     /// The state before any block.
     init()
-    /// Folds one 64-byte block into the state, in Swift.
+    /// Folds one block into the state, in Swift.
     mutating func compress(_ block: UnsafeRawBufferPointer)
-    /// Folds whole 64-byte blocks into the state with the platform's code (`Digests.h`); false,
-    /// with nothing done, where the platform has none.
+    /// Folds whole blocks into the state with the platform's code (`Digests.h`); false, with
+    /// nothing done, where the platform has none.
     mutating func compressOnPlatform(_ blocks: UnsafeRawBufferPointer) -> Bool
     /// The digest of the state, in the algorithm's byte order.
     var digest: [UInt8] { get }
@@ -18,12 +22,17 @@ protocol BlockCompression: Sendable {
     init?(words: [UInt32])
 }
 
+extension BlockCompression {
+    static var blockSize: Int { 64 }
+    static var lengthFieldSize: Int { 8 }
+}
+
 /// Hashes a message given in pieces of any size, in constant memory: whole blocks go to the
 /// compression as they come (the platform's, or Swift's: see ``DigestImplementation``), the rest
-/// waits in a 64-byte buffer. The padding is done here, so the state is the same whoever
+/// waits in a buffer of less than a block. The padding is done here, so the state is the same whoever
 /// compresses, and a state saved by one goes on in the other.
 struct BlockHasher<Compression: BlockCompression>: Sendable {
-    static var blockSize: Int { 64 }
+    static var blockSize: Int { Compression.blockSize }
 
     private var compression = Compression()
     private var pending: [UInt8] = []
@@ -100,8 +109,10 @@ struct BlockHasher<Compression: BlockCompression>: Sendable {
         let bitLength = length &* 8
         var padding: [UInt8] = [0x80]
         let used = (pending.count + 1) % Self.blockSize
-        let zeros = (Self.blockSize - 8 - used + Self.blockSize) % Self.blockSize
-        padding.append(contentsOf: repeatElement(0, count: zeros))
+        let lengthSize = Compression.lengthFieldSize
+        let zeros = (Self.blockSize - lengthSize - used + Self.blockSize) % Self.blockSize
+        // The length in bits; a field of 16 bytes (SHA-512) starts with 8 zero bytes here.
+        padding.append(contentsOf: repeatElement(0, count: zeros + lengthSize - 8))
         for index in 0..<8 {
             let shift = Compression.lengthIsBigEndian ? (7 - index) * 8 : index * 8
             padding.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))

@@ -7,6 +7,8 @@ struct RunningDigest: Sendable {
         case sha256(BlockHasher<SHA256Compression>)
         case sha1(BlockHasher<SHA1Compression>)
         case md5(BlockHasher<MD5Compression>)
+        case sha512(BlockHasher<SHA512Compression>)
+        case sha384(BlockHasher<SHA384Compression>)
         case crc32c(CRCState)
         case crc32(CRCState)
     }
@@ -32,6 +34,8 @@ struct RunningDigest: Sendable {
         case .sha256: hasher = .sha256(BlockHasher(implementation: implementation))
         case .sha1: hasher = .sha1(BlockHasher(implementation: implementation))
         case .md5: hasher = .md5(BlockHasher(implementation: implementation))
+        case .sha512: hasher = .sha512(BlockHasher(implementation: implementation))
+        case .sha384: hasher = .sha384(BlockHasher(implementation: implementation))
         case .crc32c: hasher = .crc32c(CRCState())
         case .crc32: hasher = .crc32(CRCState())
         }
@@ -43,6 +47,8 @@ struct RunningDigest: Sendable {
         case .sha256(let hasher): Int64(hasher.length)
         case .sha1(let hasher): Int64(hasher.length)
         case .md5(let hasher): Int64(hasher.length)
+        case .sha512(let hasher): Int64(hasher.length)
+        case .sha384(let hasher): Int64(hasher.length)
         case .crc32c(let state), .crc32(let state): Int64(state.length)
         }
     }
@@ -58,6 +64,12 @@ struct RunningDigest: Sendable {
         case .md5(var hasher):
             hasher.update(bytes)
             self.hasher = .md5(hasher)
+        case .sha512(var hasher):
+            hasher.update(bytes)
+            self.hasher = .sha512(hasher)
+        case .sha384(var hasher):
+            hasher.update(bytes)
+            self.hasher = .sha384(hasher)
         case .crc32c(var state):
             state.value = CRC32C.checksum(bytes, continuing: state.value, implementation: implementation)
             state.length += UInt64(bytes.count)
@@ -75,6 +87,8 @@ struct RunningDigest: Sendable {
         case .sha256(let hasher): hasher.finalized()
         case .sha1(let hasher): hasher.finalized()
         case .md5(let hasher): hasher.finalized()
+        case .sha512(let hasher): hasher.finalized()
+        case .sha384(let hasher): hasher.finalized()
         case .crc32c(let state), .crc32(let state): state.value.bigEndianBytes
         }
     }
@@ -115,6 +129,8 @@ extension RunningDigest: Codable {
             case .sha256(let hasher): (hasher.words, hasher.pendingBytes)
             case .sha1(let hasher): (hasher.words, hasher.pendingBytes)
             case .md5(let hasher): (hasher.words, hasher.pendingBytes)
+            case .sha512(let hasher): (hasher.words, hasher.pendingBytes)
+            case .sha384(let hasher): (hasher.words, hasher.pendingBytes)
             case .crc32c(let state), .crc32(let state): ([state.value], [])
             }
         let wordText = words.flatMap(\.bigEndianBytes).hexString
@@ -145,6 +161,12 @@ extension RunningDigest: Codable {
         case .md5:
             guard let hasher = restored(MD5Compression.self) else { return nil }
             self.hasher = .md5(hasher)
+        case .sha512:
+            guard let hasher = restored(SHA512Compression.self) else { return nil }
+            self.hasher = .sha512(hasher)
+        case .sha384:
+            guard let hasher = restored(SHA384Compression.self) else { return nil }
+            self.hasher = .sha384(hasher)
         case .crc32c, .crc32:
             guard words.count == 1, pending.isEmpty else { return nil }
             let state = CRCState(value: words[0], length: length)

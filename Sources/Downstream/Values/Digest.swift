@@ -17,6 +17,8 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
     /// A hash function.
     public struct Algorithm: Sendable, Hashable, CustomStringConvertible {
         enum Code: String, Sendable, Codable {
+            case sha512 = "sha512"
+            case sha384 = "sha384"
             case sha256 = "sha256"
             case sha1 = "sha1"
             case md5 = "md5"
@@ -26,7 +28,11 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
 
         let code: Code
 
-        /// SHA-256 (FIPS 180-4). Use it whenever the publisher offers it.
+        /// SHA-512 (FIPS 180-4), as Linux distributions and RFC 9530's `sha-512` give it.
+        public static let sha512 = Algorithm(code: .sha512)
+        /// SHA-384 (FIPS 180-4).
+        public static let sha384 = Algorithm(code: .sha384)
+        /// SHA-256 (FIPS 180-4). Use it, or SHA-512, whenever the publisher offers it.
         public static let sha256 = Algorithm(code: .sha256)
         /// SHA-1 (FIPS 180-4), for servers that publish nothing better. It detects damage, not
         /// tampering.
@@ -46,6 +52,8 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
         /// How many bytes a digest of this algorithm has.
         public var byteCount: Int {
             switch code {
+            case .sha512: 64
+            case .sha384: 48
             case .sha256: 32
             case .sha1: 20
             case .md5: 16
@@ -55,6 +63,8 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
 
         public var description: String {
             switch code {
+            case .sha512: "SHA-512"
+            case .sha384: "SHA-384"
             case .sha256: "SHA-256"
             case .sha1: "SHA-1"
             case .md5: "MD5"
@@ -64,9 +74,11 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
         }
 
         /// How much a match of this algorithm proves, to choose among the digests a server gives:
-        /// SHA-256, then SHA-1, MD5, CRC-32C, CRC-32.
+        /// SHA-512, SHA-384, SHA-256, then SHA-1, MD5, CRC-32C, CRC-32.
         var strength: Int {
             switch code {
+            case .sha512: 7
+            case .sha384: 6
             case .sha256: 5
             case .sha1: 4
             case .md5: 3
@@ -90,6 +102,10 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
         hexValue = hex.lowercased()
     }
 
+    /// A SHA-512 digest, in hexadecimal (as `sha512sum` prints it).
+    public static func sha512(_ hex: String) -> Digest { Digest(.sha512, hex: hex) }
+    /// A SHA-384 digest, in hexadecimal (as `sha384sum` prints it).
+    public static func sha384(_ hex: String) -> Digest { Digest(.sha384, hex: hex) }
     /// A SHA-256 digest, in hexadecimal (as `sha256sum` prints it).
     public static func sha256(_ hex: String) -> Digest { Digest(.sha256, hex: hex) }
     /// A SHA-1 digest, in hexadecimal (as `sha1sum` prints it).

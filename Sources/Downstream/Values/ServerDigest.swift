@@ -29,9 +29,10 @@ struct ServerDigest: Codable, Equatable, Sendable {
 
 extension ServerDigest {
     /// The digests of the whole file that a response with `status` and `fields` (header names
-    /// lowercased) gives, strongest algorithm first (SHA-256, SHA-1, MD5, CRC-32C, CRC-32), and
-    /// for one algorithm in the order of the headers below; empty when it gives none that can be
-    /// trusted. `isWholeFile`: a `206` whose `Content-Range` is the whole file (`bytes 0-99/100`).
+    /// lowercased) gives, strongest algorithm first (SHA-512, SHA-384, SHA-256, SHA-1, MD5,
+    /// CRC-32C, CRC-32), and for one algorithm in the order of the headers below; empty when it
+    /// gives none that can be trusted. `isWholeFile`: a `206` whose `Content-Range` is the whole
+    /// file (`bytes 0-99/100`).
     ///
     /// Which headers describe the whole file depends on what the body is:
     ///
@@ -79,12 +80,12 @@ extension ServerDigest {
 extension ServerDigest {
     /// The algorithms of RFC 9530's registry that can be checked, by key.
     private static let structuredNames: [String: Digest.Algorithm] = [
-        "sha-256": .sha256, "sha": .sha1, "md5": .md5, "crc32c": .crc32c,
+        "sha-512": .sha512, "sha-384": .sha384, "sha-256": .sha256, "sha": .sha1, "md5": .md5, "crc32c": .crc32c,
     ]
 
     /// The algorithms of RFC 3230's registry and Google's `x-goog-hash`, by lowercased name.
     private static let instanceNames: [String: Digest.Algorithm] = [
-        "sha-256": .sha256, "sha": .sha1, "md5": .md5, "crc32c": .crc32c,
+        "sha-512": .sha512, "sha-384": .sha384, "sha-256": .sha256, "sha": .sha1, "md5": .md5, "crc32c": .crc32c,
     ]
 
     /// `Repr-Digest` and `Content-Digest`: a structured-field dictionary of byte sequences,

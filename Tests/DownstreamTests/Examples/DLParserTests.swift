@@ -35,6 +35,11 @@ import Testing
         #expect(try Options.parse(["--output-dir", "dir"]).outputDirectory == "dir")
         #expect(try Options.parse(["--md5", String(repeating: "0", count: 32)]).digest?.algorithm == .md5)
         #expect(try Options.parse(["--sha1", String(repeating: "F", count: 40)]).digest?.algorithm == .sha1)
+        #expect(try Options.parse(["--sha512", String(repeating: "a", count: 128)]).digest?.algorithm == .sha512)
+        #expect(try Options.parse(["--sha384", String(repeating: "b", count: 96)]).digest?.algorithm == .sha384)
+        #expect(
+            try Options.parse(["--checksum", "sha-512=" + String(repeating: "c", count: 128)]).digest
+                == .sha512(String(repeating: "c", count: 128)))
         #expect(try Options.parse(["-q"]).mode == .quiet)
         #expect(try Options.parse(["-h"]).showsHelp)
         #expect(try Options.parse(["--version"]).showsVersion)
@@ -97,7 +102,10 @@ import Testing
         (["-H", "no colon"], "bad value 'no colon' for '-H': 'NAME: VALUE', on one line"),
         (["-C", "100"], "bad value '100' for '-C': '-' (dl always continues from the bytes it kept)"),
         (["-t", "x"], "bad value 'x' for '-t': a whole number, 0 for no limit"),
-        (["--checksum", "crc=12"], "bad value 'crc=12' for '--checksum': TYPE=HEX, TYPE one of sha-256, sha-1, md5"),
+        (
+            ["--checksum", "crc=12"],
+            "bad value 'crc=12' for '--checksum': TYPE=HEX, TYPE one of sha-512, sha-384, sha-256, sha-1, md5"
+        ),
     ])
     func mistakesAreTypedErrorsThatSayWhat(_ arguments: [String], _ message: String) {
         #expect(throws: UsageError.self) { try Options.parse(arguments) }
@@ -312,7 +320,7 @@ import Testing
         ("https://example.com/a\n  out", "urls.txt:2: 'out' is not NAME=VALUE (out, checksum, mirror)"),
         (
             "https://example.com/a\n  checksum=crc=12",
-            "urls.txt:2: checksum must be TYPE=HEX, TYPE one of sha-256, sha-1, md5"
+            "urls.txt:2: checksum must be TYPE=HEX, TYPE one of sha-512, sha-384, sha-256, sha-1, md5"
         ),
         ("\n\nnot a url", "urls.txt:3: 'not a url' is not a URL"),
         (

@@ -9,7 +9,7 @@ import Testing
 /// a digest saved by one goes on in the other, so a record written before the platform's code was
 /// used, or on a machine without it, still resumes. Hashing runs on a thread of its own.
 struct DigestImplementationTests {
-    static let algorithms: [Digest.Algorithm] = [.sha256, .sha1, .md5, .crc32c, .crc32]
+    static let algorithms: [Digest.Algorithm] = [.sha512, .sha384, .sha256, .sha1, .md5, .crc32c, .crc32]
 
     static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
         var generator = SplitMix64(seed: seed)
@@ -25,7 +25,7 @@ struct DigestImplementationTests {
             var problems: [String] = []
             var whole = RunningDigest(algorithm, implementation: .swift)
             message.withUnsafeBytes { whole.update($0) }
-            for cut in [0, 1, 55, 63, 64, 65, 4096, 65_537, 70_001] {
+            for cut in [0, 1, 55, 63, 64, 65, 111, 127, 128, 129, 4096, 65_537, 70_001] {
                 for (first, second) in [
                     (DigestImplementation.platform, DigestImplementation.swift), (.swift, .platform),
                 ] {

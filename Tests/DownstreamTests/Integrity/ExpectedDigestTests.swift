@@ -18,7 +18,7 @@ struct ExpectedDigestTests {
         Digest(algorithm, hex: String(repeating: "ab", count: algorithm.byteCount))
     }
 
-    @Test(arguments: [Digest.Algorithm.sha256, .sha1, .md5])
+    @Test(arguments: [Digest.Algorithm.sha512, .sha384, .sha256, .sha1, .md5])
     func aFileWithTheExpectedDigestIsDelivered(_ algorithm: Digest.Algorithm) async throws {
         try await withFixture { fixture in
             let body = Body.pattern(count: 1_500_001, seed: 600)

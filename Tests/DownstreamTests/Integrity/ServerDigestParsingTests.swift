@@ -105,13 +105,28 @@ struct ServerDigestParsingTests {
             ])
     }
 
-    @Test func unknownAlgorithmsAreSkipped() {
+    /// SHA-512 (RFC 9530's and RFC 3230's `sha-512`) and SHA-384 come before SHA-256.
+    @Test func sha512AndSHA384AreReadAndComeFirst() {
         let sha512 = Self.base64([UInt8](repeating: 1, count: 64))
-        #expect(Self.offered(["Repr-Digest": "sha-512=:\(sha512):"]).isEmpty)
+        let sha384 = Self.base64([UInt8](repeating: 2, count: 48))
         #expect(
-            Self.offered(["Repr-Digest": "sha-512=:\(sha512):, sha-256=:\(Self.base64(Self.sha256)):;p=1"])
+            Self.offered(["Repr-Digest": "sha-256=:\(Self.base64(Self.sha256)):, sha-512=:\(sha512):;p=1"])
+                == ["sha512 Repr-Digest", "sha256 Repr-Digest"])
+        #expect(
+            Self.offered(["Digest": "MD5=\(Self.base64(Self.md5)), SHA-384=\(sha384), SHA-512=\(sha512)"])
+                == ["sha512 Digest", "sha384 Digest", "md5 Digest"])
+        #expect(Self.offered(["Content-Digest": "sha-384=:\(sha384):"]) == ["sha384 Content-Digest"])
+        // A SHA-512 of the wrong length is not one.
+        #expect(Self.offered(["Repr-Digest": "sha-512=:\(sha384):"]).isEmpty)
+    }
+
+    @Test func unknownAlgorithmsAreSkipped() {
+        let sha3 = Self.base64([UInt8](repeating: 1, count: 32))
+        #expect(Self.offered(["Repr-Digest": "sha3-256=:\(sha3):"]).isEmpty)
+        #expect(
+            Self.offered(["Repr-Digest": "sha3-256=:\(sha3):, sha-256=:\(Self.base64(Self.sha256)):;p=1"])
                 == ["sha256 Repr-Digest"])
-        #expect(Self.offered(["Digest": "SHA-512=\(sha512), MD5=\(Self.base64(Self.md5))"]) == ["md5 Digest"])
+        #expect(Self.offered(["Digest": "SHA3-256=\(sha3), MD5=\(Self.base64(Self.md5))"]) == ["md5 Digest"])
         #expect(Self.offered(["x-amz-checksum-crc64nvme": "AAAAAAAAAAA="]).isEmpty)
         // Unpadded base64 in a byte sequence.
         let unpadded = Self.base64(Self.md5).replacingOccurrences(of: "=", with: "")

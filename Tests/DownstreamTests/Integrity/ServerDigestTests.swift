@@ -10,12 +10,12 @@ struct ServerDigestTests {
     /// A header, or a pair of headers, that gives a digest of the file.
     enum Kind: String, CaseIterable, Sendable {
         case reprDigest, contentDigest, instanceDigest, contentMD5, googleHash, amazonSHA256, amazonCRC32, s3ETag
-        case s3ServerETag
+        case s3ServerETag, reprDigestSHA512
 
         /// The header the download names when the file does not match.
         var header: String {
             switch self {
-            case .reprDigest: "Repr-Digest"
+            case .reprDigest, .reprDigestSHA512: "Repr-Digest"
             case .contentDigest: "Content-Digest"
             case .instanceDigest: "Digest"
             case .contentMD5: "Content-MD5"
@@ -34,7 +34,9 @@ struct ServerDigestTests {
             switch self {
             case .reprDigest:
                 route.extraHeaders["Repr-Digest"] =
-                    "sha-512=:\(Data(count: 64).base64EncodedString()):, sha-256=:\(base64(.sha256)):"
+                    "sha3-512=:\(Data(count: 64).base64EncodedString()):, sha-256=:\(base64(.sha256)):"
+            case .reprDigestSHA512:
+                route.extraHeaders["Repr-Digest"] = "sha-256=:\(base64(.sha256)):, sha-512=:\(base64(.sha512)):"
             case .contentDigest: route.extraHeaders["Content-Digest"] = "sha-256=:\(base64(.sha256)):"
             case .instanceDigest: route.extraHeaders["Digest"] = "SHA=\(base64(.sha1)),MD5=\(base64(.md5))"
             case .contentMD5: route.extraHeaders["Content-MD5"] = base64(.md5)
