@@ -44,7 +44,7 @@ public protocol DownloadEventMonitor: Sendable {
     /// once, as the manager is made.
     func transportFellBack(to transport: String, reason: String)
     /// The manager could not load the platform's hash functions (on Linux, libcrypto's, which
-    /// use the CPU's SHA instructions) and computes SHA-256, SHA-1 and MD5 digests with
+    /// use the CPU's SHA instructions) and computes SHA-2, SHA-1 and MD5 digests with
     /// Downstream's own code, `implementation` ("Swift"), several times slower; `reason` says
     /// why. Told once, as the manager is made.
     func digestsFellBack(to implementation: String, reason: String)

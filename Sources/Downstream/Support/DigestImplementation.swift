@@ -17,7 +17,7 @@ enum DigestImplementation: Sendable, Equatable {
     static let preferred: DigestImplementation =
         ProcessInfo.processInfo.environment["DOWNSTREAM_DIGESTS"] == "swift" ? .swift : .platform
 
-    /// Why SHA-256, SHA-1 and MD5 are computed in Swift in this process; nil when the platform's
+    /// Why SHA-2, SHA-1 and MD5 are computed in Swift in this process; nil when the platform's
     /// hash functions are used.
     static let hashesFallbackReason: String? = {
         if preferred == .swift { return "DOWNSTREAM_DIGESTS=swift" }
