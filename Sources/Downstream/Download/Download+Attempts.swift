@@ -56,7 +56,7 @@ extension Download {
 
     /// What the engines act on for this download, and whom they tell; nil for a request that
     /// cannot be downloaded (it has no record).
-    func attemptTarget() -> AttemptTarget? {
+    nonisolated func attemptTarget() -> AttemptTarget? {
         guard let recordFile else { return nil }
         let observer = context.observer
         var target = AttemptTarget(
@@ -79,8 +79,7 @@ extension Download {
                 guard let self else { return }
                 observer.downloadReturnsConnections(self)
             },
-            // Made only for a manager with a system session: it is two more closures per attempt.
-            systemTarget: engines.system == nil ? nil : systemTarget, deliveredCopies: context.deliveredCopies)
+            deliveredCopies: context.deliveredCopies)
         if let adapter = settings.authentication.requestAdapter {
             let (id, request) = (id, request)
             target.adaptHeaders = { url in
@@ -91,8 +90,18 @@ extension Download {
     }
 
     /// Attempt `attempt` ended as its engine reports: the machine decides what comes next, after
-    /// recovery was decided for a failure of the running attempt that sent its request.
+    /// recovery was decided for a failure of the running attempt that sent its request. An end
+    /// that holds background work holds it until the download finished with its file.
     func attemptEnded(_ attempt: Int, _ attemptEnd: AttemptEnd) {
+        guard attemptEnd.holdsBackgroundWork else { return proceed(after: attempt, attemptEnd) }
+        holdsBackgroundWork = true
+        proceed(after: attempt, attemptEnd)
+        if machine.phase != .finalizing, machine.publicState != .completed {
+            finishBackgroundWork()
+        }
+    }
+
+    private func proceed(after attempt: Int, _ attemptEnd: AttemptEnd) {
         if attemptEnd.rangesRefused {
             recoveryMemory.rangesRefused = true
         }

@@ -49,8 +49,8 @@ public actor Download {
     nonisolated let location: PartialLocation
     /// What the download shares with every other download of its manager.
     let context: Context
-    var engines: DownloadEngines { context.engines }
-    var settings: Settings { context.settings }
+    nonisolated var engines: DownloadEngines { context.engines }
+    nonisolated var settings: Settings { context.settings }
     /// The download's record in the store; nil for a request that cannot be downloaded.
     nonisolated let recordFile: DownloadRecordFile?
     /// What few downloads have, in one member (100,000 downloads may be queued): the reason the

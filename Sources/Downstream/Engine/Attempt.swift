@@ -61,6 +61,12 @@ struct AttemptEnd: Sendable {
     /// The attempt failed before it sent a request (its files could not be prepared, the request
     /// cannot be sent): nothing to recover from by asking again.
     var failedBeforeSending = false
+    /// The system waits for the download to finish with the file the attempt delivered (a system
+    /// task's file, in a batch of background events whose completion handler is called once
+    /// every such file is in place): the download tells its engines
+    /// (``DownloadEngines/backgroundWorkEnded()``) once it delivered the file, failed or was
+    /// cancelled.
+    var holdsBackgroundWork = false
 
     /// An attempt that could not send its request.
     static func notSent(_ error: DownloadError) -> AttemptEnd {

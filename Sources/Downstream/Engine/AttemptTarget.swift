@@ -46,8 +46,6 @@ struct AttemptTarget: Sendable {
     var borrowConnections: @Sendable (Int) async -> Int
     /// Gives the borrowed connections back.
     var returnConnections: @Sendable () -> Void
-    /// What a system task of the download acts on; nil when the manager has no system session.
-    var systemTarget: SystemTransfer.Target?
     /// What the manager knows of the files it delivered (for a destination replaced only if the
     /// server's file changed).
     var deliveredCopies: DeliveredCopies? = nil

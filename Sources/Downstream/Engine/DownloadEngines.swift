@@ -26,11 +26,18 @@ struct DownloadEngines: Sendable {
         }
     }
 
+    /// A download finished with the file of an attempt whose end held background work
+    /// (``AttemptEnd/holdsBackgroundWork``): the system's batch of background events may end.
+    func backgroundWorkEnded() {
+        system?.router.backgroundEvents.workEnded()
+    }
+
     /// Runs `attempt` on a file-work thread: looks at the destination first for the first attempt
     /// of a run (``DestinationCheck``), chooses its engine (``EngineChoice``) and starts it.
     /// A range that ended where it was meant to, with bytes written, is followed by the next
     /// (chosen again: the first range may show the file can come in segments) in the same
-    /// attempt, until the attempt ends otherwise or is stopped. `end` hears the attempt's end once.
+    /// attempt, until the attempt ends otherwise, is stopped, or is let go of (the download keeps
+    /// the handle returned while the attempt runs). `end` hears the attempt's end once.
     func run(
         _ attempt: Attempt, of target: AttemptTarget, end: @escaping @Sendable (AttemptEnd) -> Void
     ) -> RunningAttempt {
@@ -129,10 +136,14 @@ struct DownloadEngines: Sendable {
             case .segmented(let map): SegmentedEngine(transport: ranged, map: map)
             case .ranged: RangedEngine(transport: ranged)
             }
-        engine.run(attempt, of: target, in: running) { reported in
+        // Weak: a request keeps this closure, and its attempt keeps the request. A system task
+        // may never end in this process (it goes on after a shutdown): the attempt, let go of by
+        // its download, must not be kept by its own request.
+        engine.run(attempt, of: target, in: running) { [weak running] reported in
             var ended = reported
             ended.rangesRefused = reported.rangesRefused || attempt.rangesRefused
             let attemptEnd = ended
+            guard let running else { return end(attemptEnd) }
             running.requestEnded()
             switch attemptEnd.end {
             case .incomplete(progressed: true) where !running.isStopped:

@@ -3,6 +3,13 @@ protocol AttemptTransfer: AnyObject, Sendable {
     /// Stops the request; `keepingResumeData` asks the system for resume data when it can give
     /// some. It still reports its end.
     func stop(keepingResumeData: Bool)
+
+    /// Whether the request goes on in the system after the process ended (a system task).
+    var outlivesProcess: Bool { get }
+}
+
+extension AttemptTransfer {
+    var outlivesProcess: Bool { false }
 }
 
 extension RangedTransfer: AttemptTransfer {
@@ -13,7 +20,9 @@ extension RangedTransfer: AttemptTransfer {
 
 extension SegmentedTransfer: AttemptTransfer {}
 
-extension SystemTransfer: AttemptTransfer {}
+extension SystemTransfer: AttemptTransfer {
+    var outlivesProcess: Bool { true }
+}
 
 /// A download's attempt, from the moment its download hands it to the engines to its end: what
 /// the download stops. The engines prepare it on a file-work thread and run one request (or
@@ -72,9 +81,9 @@ final class RunningAttempt: Sendable {
         state.withLock { $0.transfer === transfer }
     }
 
-    /// Whether the attempt's request is a system task, which goes on in the system after the
-    /// process ended.
+    /// Whether the attempt's request goes on in the system after the process ended (a system
+    /// task).
     var outlivesProcess: Bool {
-        state.withLock { $0.transfer is SystemTransfer }
+        state.withLock { $0.transfer?.outlivesProcess ?? false }
     }
 }

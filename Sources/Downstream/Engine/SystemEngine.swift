@@ -7,9 +7,10 @@ import Foundation
 /// The system-task engine of a manager: download tasks of its system (background) session, which
 /// the system runs and may finish while the app is not running (``SystemTransfer``).
 ///
-/// A system task's end reaches its download through ``SystemTaskOwner/systemTransferChanged(_:)``,
-/// as the end of a task adopted after a relaunch does; `end` hears only of an attempt that could
-/// not start one.
+/// The end of a task it started reaches `end` as every engine's does. A task of an earlier
+/// process, found after a relaunch, is adopted on its download's behalf (see
+/// `SystemEngine+Adoption.swift`): the download sees a ``RunningAttempt`` and an ``AttemptEnd``
+/// either way.
 struct SystemEngine: AttemptEngine {
     /// Routes the session's events; holds the session, which exists once the downloads of
     /// the store are restored (so that no event finds its download missing).
@@ -21,7 +22,7 @@ struct SystemEngine: AttemptEngine {
         _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
         end: @escaping @Sendable (AttemptEnd) -> Void
     ) {
-        guard let session = router.session, let systemTarget = target.systemTarget else {
+        guard let session = router.session else {
             return end(.notSent(.invalidRequest("the manager's system session is closed")))
         }
         let request = target.request
@@ -50,8 +51,14 @@ struct SystemEngine: AttemptEngine {
             networkAccess: request.networkAccess,
             earliestBeginDate: resumeData == nil ? request.earliestBeginDate : nil,
             expectedByteCount: request.expectedByteCount)
+        let transferTarget = Self.transferTarget(of: target) { transfer in
+            // Late or repeated messages find the end taken.
+            if let ended = transfer.takeEnd() {
+                end(AttemptEnd(end: ended, holdsBackgroundWork: transfer.countsBackgroundWork))
+            }
+        }
         let transfer = SystemTransfer(
-            target: systemTarget, session: session, backgroundEvents: router.backgroundEvents,
+            target: transferTarget, session: session, backgroundEvents: router.backgroundEvents,
             usesResumeData: resumeData != nil, announcesResume: attempt.kind == .run)
         transfer.setAttempt(attempt.number)
         let launched = running.launch(transfer) {
@@ -61,5 +68,18 @@ struct SystemEngine: AttemptEngine {
                 attach: transfer.attach)
         }
         if !launched { end(AttemptEnd(end: .cancelled)) }
+    }
+}
+
+extension SystemEngine {
+    /// What a system transfer of `target`'s download acts on; `notify` hears that the transfer
+    /// changed (it ended, or was adopted).
+    static func transferTarget(
+        of target: AttemptTarget, notify: @escaping @Sendable (SystemTransfer) -> Void
+    ) -> SystemTransfer.Target {
+        SystemTransfer.Target(
+            downloadID: target.downloadID, partialURL: target.location.partialURL, recordFile: target.recordFile,
+            progress: target.progress, publish: target.publish, notify: notify,
+            marker: target.settings.transfer.marker)
     }
 }

@@ -3,7 +3,8 @@
 ///
 /// ``SystemTaskRouter`` knows the owners it is told of (weakly: the manager keeps them), so that
 /// it can adopt their tasks after a relaunch (a task's events may come before anything else), and
-/// hands them the transfers it adopts. The `Download` actor is one.
+/// hands them the transfers it adopts. Every download is one: the system-task engine takes the
+/// transfers on for it.
 protocol SystemTaskOwner: AnyObject, Sendable {
     /// The identifier its tasks are labelled with (their `taskDescription`).
     var id: DownloadID { get }

@@ -71,6 +71,16 @@ final class SystemTransfer: Sendable {
         machine.withLock { $0.takeEnd() }
     }
 
+    /// No download takes the transfer on (its download runs another request, or ended): stops the
+    /// task, and once it ended, its kept file no longer holds up the batch of background events it
+    /// came in. Called again when it ends, if it had not.
+    func decline() {
+        stop(keepingResumeData: false)
+        if takeEnd() != nil, countsBackgroundWork {
+            backgroundEvents?.workEnded()
+        }
+    }
+
     /// Stops the task. A pause asks the system for resume data (kept in the record); a cancel
     /// does not.
     func stop(keepingResumeData: Bool) {

@@ -96,6 +96,50 @@ import Testing
         #expect(headerSetters.isEmpty, "files of the Download folder that set headers: \(headerSetters.sorted())")
     }
 
+    /// What a download gives its engines and gets back: of the types the engines' folders
+    /// (`Engine`, `System`, `Transport`) declare, the only ones the `Download` folder may name.
+    static let engineSeam: Set<String> = [
+        "Attempt", "AttemptEnd", "AttemptKind", "AttemptOwner", "AttemptTarget", "DownloadEngines", "EngineSettings",
+        "RunningAttempt",
+    ]
+
+    /// `"<file> → <type>"` for each type of the engines' folders beyond ``engineSeam`` that a file
+    /// of the `Download` folder names (a system transfer, a router, a session, a transport).
+    static func engineNamesBeyondTheSeam(_ files: [String: SourceScan]) -> Set<String> {
+        let engineTypes = files.filter { path, _ in
+            ["Engine/", "System/", "Transport/"].contains { path.hasPrefix($0) }
+        }.values.reduce(into: Set<String>()) { $0.formUnion($1.declared) }
+        var beyond: Set<String> = []
+        for (path, scan) in files where path.hasPrefix("Download/") {
+            for name in scan.named.intersection(engineTypes).subtracting(engineSeam).subtracting(scan.declared) {
+                beyond.insert("\(path) → \(name)")
+            }
+        }
+        return beyond
+    }
+
+    /// The seam holds: the `Download` folder names nothing of the engines but the seam, so that
+    /// what one engine does (adopting system tasks, counting background work) stays in `Engine`.
+    @Test func theDownloadSeesOnlyTheEngineSeam() throws {
+        let files = try Self.sourceFiles()
+        let declared = files.values.reduce(into: Set<String>()) { $0.formUnion($1.declared) }
+        #expect(declared.isSuperset(of: Self.engineSeam), "a type of the seam is gone: rename it here too")
+        let beyond = Self.engineNamesBeyondTheSeam(files)
+        #expect(
+            beyond.isEmpty, "engine types named in the Download folder:\n\(beyond.sorted().joined(separator: "\n"))")
+    }
+
+    @Test func anEngineTypeInTheDownloadFolderIsNamedWithItsFile() {
+        let files = [
+            "Engine/RunningAttempt.swift": SourceScan("final class RunningAttempt {}"),
+            "System/SystemTransfer.swift": SourceScan("final class SystemTransfer {}"),
+            "Download/Download.swift": SourceScan(
+                "actor Download { func shutDown(_ run: RunningAttempt) -> Bool { run.transfer is SystemTransfer } }"),
+        ]
+        #expect(Self.engineNamesBeyondTheSeam(files) == ["Download/Download.swift → SystemTransfer"])
+        #expect(Self.engineNamesBeyondTheSeam(files.filter { !$0.key.hasPrefix("System/") }).isEmpty)
+    }
+
     /// For each folder, the other folders whose types its files name.
     static func folderEdges(_ files: [String: SourceScan]) -> [String: Set<String>] {
         var declaredIn: [String: String] = [:]

@@ -25,7 +25,8 @@ import DownstreamTesting
         let sent = Locked(0)
         let target = bench.target(
             engine: { $0.maximumBytesPerRequest = 4 }, willSend: { _ in sent.withLock { $0 += 1 } })
-        let (_, ends) = Self.run(
+        // Kept, as its download keeps it: an attempt let go of starts no next range.
+        let (running, ends) = Self.run(
             DownloadEngines(ranged: bench.transport), Attempt(number: 7, kind: .run, url: bench.url), of: target)
 
         // The engine plans each range: where it starts, its end, and the validator that guards it.
@@ -49,6 +50,38 @@ import DownstreamTesting
         #expect(bench.partial == body)
         #expect(sent.withLock { $0 } == 3)
         #expect(bench.transport.started.count == 3)
+        withExtendedLifetime(running) {}
+    }
+
+    /// A request keeps the closure its end goes to, and the attempt keeps its request: the closure
+    /// keeps the attempt weakly. A system task may never end in this process (it goes on after a
+    /// shutdown): an attempt its download let go of is not kept alive by its own request, and
+    /// starts no next range.
+    @Test func anAttemptLetGoOfIsNotKeptByItsRequest() async throws {
+        let bench = try TransferBench()
+        let body = patternBytes(10)
+        let target = bench.target(engine: { $0.maximumBytesPerRequest = 4 })
+        weak var handle: RunningAttempt?
+        let ends: AsyncStream<AttemptEnd>
+        do {
+            let (running, stream) = Self.run(
+                DownloadEngines(ranged: bench.transport), Attempt(number: 1, kind: .run, url: bench.url), of: target)
+            handle = running
+            ends = stream
+        }
+        let request = await bench.transport.request(1)
+        // The file-work closure that launched the request has returned once a barrier ran.
+        await withCheckedContinuation { continuation in
+            FileWork.queue.async(flags: .barrier) { continuation.resume() }
+        }
+        #expect(handle == nil, "the request keeps its attempt")
+
+        request.respond(206, ["Content-Range": "bytes 0-3/10", "ETag": "\"v1\""])
+        request.send(Array(body[0..<4]))
+        request.complete()
+        var iterator = ends.makeAsyncIterator()
+        #expect(await iterator.next()?.end == .incomplete(progressed: true))
+        #expect(bench.transport.started.count == 1)
     }
 
     @Test func credentialsAndAConditionalCopyGoIntoTheFirstRequestOnly() async throws {

@@ -24,10 +24,7 @@ extension TransferBench {
             downloadID: id,
             request: DownloadRequest(url: url, to: .file(destination ?? directory.appendingPathComponent("file.bin"))),
             location: location, recordFile: recordFile, settings: settings, progress: progress, publish: { _ in },
-            willSend: willSend, didReceive: { _ in }, borrowConnections: borrow, returnConnections: returned,
-            systemTarget: SystemTransfer.Target(
-                downloadID: id, partialURL: location.partialURL, recordFile: recordFile, progress: progress,
-                publish: { _ in }, notify: { _ in }))
+            willSend: willSend, didReceive: { _ in }, borrowConnections: borrow, returnConnections: returned)
     }
 }
 

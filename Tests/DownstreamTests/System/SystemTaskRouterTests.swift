@@ -61,10 +61,9 @@ struct SystemTaskRouterTests {
     }
 
     /// An owner whose transfers the bench's files receive, and what it was handed.
-    static func owner(_ bench: TransferBench) throws -> (Owner, Notified) {
+    static func owner(_ bench: TransferBench) -> (Owner, Notified) {
         let notified = Notified()
-        var target = try #require(bench.target().systemTarget)
-        target.notify = { notified.set($0) }
+        let target = SystemEngine.transferTarget(of: bench.target()) { notified.set($0) }
         return (Owner(target: target), notified)
     }
 
@@ -96,7 +95,7 @@ struct SystemTaskRouterTests {
         let session = try #require(router.session as? Session)
         var id: DownloadID?
         do {
-            let (owner, _) = try Self.owner(bench)
+            let (owner, _) = Self.owner(bench)
             id = owner.id
             router.register(owner)
         }
@@ -113,7 +112,7 @@ struct SystemTaskRouterTests {
     @Test func aTransferAdoptedOnceTheTasksWereListedIsNotKeptAfterItCompleted() throws {
         let bench = try TransferBench()
         let router = Self.router()
-        let (owner, notified) = try Self.owner(bench)
+        let (owner, notified) = Self.owner(bench)
         router.register(owner)
         #expect(router.reattach([]).isEmpty)
         weak var adopted: SystemTransfer?
@@ -131,7 +130,7 @@ struct SystemTaskRouterTests {
     @Test func aDetachedRouterForgetsTheTransfersItAdopted() throws {
         let bench = try TransferBench()
         let router = Self.router()
-        let (owner, notified) = try Self.owner(bench)
+        let (owner, notified) = Self.owner(bench)
         router.register(owner)
         weak var adopted: SystemTransfer?
         do {
