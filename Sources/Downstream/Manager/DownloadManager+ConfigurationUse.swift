@@ -144,28 +144,41 @@ extension DownloadManager.Configuration {
     }
 
     /// The transport of the ranged engine: libcurl when chosen (automatically) and loadable, else
-    /// URLSession; with why libcurl was not used when it would have been.
+    /// URLSession; with why libcurl was not used when it would have been. The settings only one
+    /// transport uses are made for that one alone: libcurl's CA bundles are written only when
+    /// libcurl is the transport (URLSession is given the trust rules as they are).
     ///
-    /// - Parameter trust: the trust rules as libcurl options.
-    func makeTransport(trust: CurlTrust? = nil) -> (transport: any Transport, fallbackReason: String?) {
+    /// - Parameter trustDirectory: where libcurl's CA bundles of the trust rules are written.
+    /// - Throws: ``DownloadError/Kind/managerUnavailable`` when libcurl is the transport and the
+    ///   trust rules cannot be made its options (an authority that cannot be read).
+    func makeTransport(
+        trustDirectory: URL
+    ) throws(DownloadError) -> (transport: any Transport, fallbackReason: String?) {
         func urlSession() -> URLSessionTransport {
             URLSessionTransport(
                 identifier: identifier, configuration: makeURLSessionConfiguration(),
-                pendingCallbackLimit: pendingCallbackLimit, trust: self.trust)
+                pendingCallbackLimit: pendingCallbackLimit, trust: trust)
         }
         #if os(Linux)
             guard network.transport == .automatic, Self.automaticMeansLibcurl else { return (urlSession(), nil) }
+            if case .failure(let unavailable) = CurlLibrary.availability {
+                return (urlSession(), "libcurl cannot be used: \(unavailable.reason)")
+            }
+            let curlTrust: CurlTrust
+            do {
+                curlTrust = try CurlTrust(
+                    trust, directory: trustDirectory, environment: ProcessInfo.processInfo.environment)
+            } catch {
+                throw .managerUnavailable("its trust settings cannot be used: \(error.reason)")
+            }
             let settings = CurlTransport.Settings(
                 requestTimeout: network.requestTimeout, connectionTimeout: network.connectionTimeout,
-                addressFamily: network.addressFamily, proxy: network.proxy, trust: trust,
+                addressFamily: network.addressFamily, proxy: network.proxy, trust: curlTrust,
                 maximumConnectionsPerHost: network.maximumConnectionsPerHost, additionalHeaders: network.headers)
-            if let curl = CurlTransport(name: identifier, settings: settings) {
-                return (curl, nil)
+            guard let curl = CurlTransport(name: identifier, settings: settings) else {
+                return (urlSession(), "libcurl could not make a multi handle")
             }
-            switch CurlLibrary.availability {
-            case .failure(let unavailable): return (urlSession(), "libcurl cannot be used: \(unavailable.reason)")
-            case .success: return (urlSession(), "libcurl could not make a multi handle")
-            }
+            return (curl, nil)
         #else
             return (urlSession(), nil)
         #endif

@@ -103,15 +103,8 @@ public actor DownloadManager {
         if let partials = configuration.storage.partialsDirectory, POSIXFile.isDirectory(atPath: partials.path) {
             marker.markOwn(partials.path)
         }
-        let trust: CurlTrust
-        do {
-            trust = try CurlTrust(
-                configuration.trust, directory: store.directory.appendingPathComponent("trust"),
-                environment: ProcessInfo.processInfo.environment)
-        } catch {
-            throw .managerUnavailable("its trust settings cannot be used: \(error.reason)")
-        }
-        let (rangedSession, fallbackReason) = configuration.makeTransport(trust: trust)
+        let (rangedSession, fallbackReason) = try configuration.makeTransport(
+            trustDirectory: store.directory.appendingPathComponent("trust"))
         transportName = rangedSession.name
         if let fallbackReason {
             observer.transportFellBack(to: rangedSession.name, reason: fallbackReason)
