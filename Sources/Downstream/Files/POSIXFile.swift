@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// Thin wrappers over the POSIX calls the storage layer needs, with `DownloadError` failures.
-enum POSIXFile {
+package enum POSIXFile {
     /// Opens (creating with owner-only permissions) a file of our own for writing.
     static func openForWriting(_ url: URL, exclusive: Bool = false) throws(DownloadError) -> Int32 {
         try openForWriting(atPath: url.path, exclusive: exclusive)
@@ -19,7 +19,7 @@ enum POSIXFile {
     /// symbolic link, and only a regular file with one name that this process's user owns (see
     /// ``checkIsOwnFile(_:path:)``). Anything else is a `fileSystem` error naming `path`, and
     /// nothing is written.
-    static func openForWriting(atPath path: String, exclusive: Bool = false) throws(DownloadError) -> Int32 {
+    package static func openForWriting(atPath path: String, exclusive: Bool = false) throws(DownloadError) -> Int32 {
         let flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (exclusive ? O_EXCL : 0)
         return try ownFile(retryingOnInterrupt { open(path, flags, 0o600) }, path: path)
     }
@@ -85,7 +85,7 @@ enum POSIXFile {
     }
 
     /// Writes all of `bytes` at `offset`; returns how many bytes were written before a failure.
-    static func write(
+    package static func write(
         _ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64
     ) -> (written: Int, errorNumber: Int32?) {
         var written = 0
@@ -207,7 +207,7 @@ enum POSIXFile {
         try synchronize(descriptor, path: url.path)
     }
 
-    static func close(_ descriptor: Int32) {
+    package static func close(_ descriptor: Int32) {
         _ = closeDescriptor(descriptor)
     }
 
@@ -245,7 +245,7 @@ enum POSIXFile {
     /// Sets the modification and access times of the file at `path` to `date`, to the
     /// microsecond (as `curl -R` does); false if they could not be set.
     @discardableResult
-    static func setModificationTime(_ date: Date, atPath path: String) -> Bool {
+    package static func setModificationTime(_ date: Date, atPath path: String) -> Bool {
         let interval = date.timeIntervalSince1970
         let seconds = interval.rounded(.down)
         let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((interval - seconds) * 1_000_000) * 1000)

@@ -14,7 +14,7 @@ import Foundation
 /// replace", a rename that fails if the name is taken (`renameat2` with `RENAME_NOREPLACE` on
 /// Linux, `renamex_np` with `RENAME_EXCL` on Apple platforms), or, where the file system has no
 /// such rename, a hard link (which fails atomically if the name is taken) and an unlink.
-enum FilePlacement {
+package enum FilePlacement {
     /// Creates the destination's directory and fails early when an exact destination file exists
     /// and may not be replaced.
     /// - Parameter paths: `destination.paths`, when the caller has them.
@@ -29,7 +29,7 @@ enum FilePlacement {
     /// Moves the partial file at `partialPath` to `destination`, named `suggestedName` for a
     /// directory destination. Returns where the file is now. Works on paths: a URL's path is
     /// decoded each time it is read, and a small file's delivery read them a dozen times.
-    static func place(
+    package static func place(
         _ partialPath: String, at destination: Destination, suggestedName: String
     ) throws(DownloadError) -> URL {
         // The partial file is private to its owner; the delivered file gets the usual mode.

@@ -2,12 +2,12 @@ import Dispatch
 
 /// Where blocking file work runs (lengths, truncations, records, digests read again from the
 /// disk): on threads of our own, never on an actor's executor or the caller's thread.
-enum FileWork {
+package enum FileWork {
     /// The file-work threads' queue (concurrent). Only ``run(_:)`` and ``value(_:)`` put work on it.
     static let queue = DispatchQueue(label: "Downstream.file-work", attributes: .concurrent)
 
     /// Runs `work` on a file-work thread.
-    static func run(_ work: @escaping @Sendable () -> Void) {
+    package static func run(_ work: @escaping @Sendable () -> Void) {
         queue.async(execute: work)
     }
 

@@ -25,7 +25,7 @@ import Foundation
 
     /// The date of `text`, in any of the three forms (surrounding whitespace ignored); nil for
     /// anything else, an impossible date included.
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         secondsSince1970(text.trimmingWhitespace).map { Date(timeIntervalSince1970: TimeInterval($0)) }
     }
 

@@ -6,7 +6,7 @@ import Foundation
 /// (the lock, and its `pthread_mutex_t`) next to the value: for the many small locks of thousands
 /// of queued downloads, this keeps value and mutex in one allocation. Keep the closures short:
 /// never call user code, resume a continuation or finish a stream while holding the lock.
-struct Locked<State>: @unchecked Sendable {
+package struct Locked<State>: @unchecked Sendable {
     // Safe: the value is only touched inside `withLock`, which holds the mutex.
     private final class Storage: ManagedBuffer<State, pthread_mutex_t> {
         deinit {
@@ -16,14 +16,14 @@ struct Locked<State>: @unchecked Sendable {
 
     private let storage: Storage
 
-    init(_ state: State) {
+    package init(_ state: State) {
         let buffer = Storage.create(minimumCapacity: 1) { _ in state }
         // `create` makes an instance of the class it is called on.
         storage = unsafeDowncast(buffer, to: Storage.self)
         _ = storage.withUnsafeMutablePointerToElements { pthread_mutex_init($0, nil) }
     }
 
-    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { state, mutex in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }

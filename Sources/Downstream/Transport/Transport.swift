@@ -63,7 +63,7 @@ enum ConnectionSetting: Hashable, Sendable, CaseIterable {
 }
 
 /// A request a transport is running.
-protocol TransportTask: AnyObject, Sendable {
+package protocol TransportTask: AnyObject, Sendable {
     /// Asks the request to stop; it then completes: with ``TransportFailure/isCancellation``, or
     /// however it ended if it ended first. May be called from any thread, any number of times,
     /// before or after the request's first event; never waits for the network.
@@ -81,7 +81,7 @@ protocol TransportTask: AnyObject, Sendable {
 }
 
 /// What a receiver did with body bytes.
-enum BodyReception: Sendable {
+package enum BodyReception: Sendable {
     /// It took them (kept, or dropped on purpose).
     case taken
     /// It took none of them and cannot yet (its disk is behind). The transport holds the transfer
@@ -92,7 +92,7 @@ enum BodyReception: Sendable {
 /// What a transport tells the owner of a request, in this order: any number of redirects, then a
 /// response head and its body's bytes (possibly none), then the end. After a cancel, events may
 /// still come until the end.
-protocol TransportReceiver: AnyObject, Sendable {
+package protocol TransportReceiver: AnyObject, Sendable {
     /// The server answered with a redirect to `proposed` (the request to send next, headers
     /// carried over). The transport waits for `answer`: the request to follow (possibly changed),
     /// or nil to take the redirect itself as the response. An answer given after the request was
@@ -112,11 +112,11 @@ protocol TransportReceiver: AnyObject, Sendable {
 }
 
 /// Why a request ended before its response did: the network, a timeout, a cancel, TLS.
-struct TransportFailure: Error, Equatable, Sendable {
+package struct TransportFailure: Error, Equatable, Sendable {
     /// The `URLError` code that best says what happened; every transport speaks this vocabulary.
     var code: URLError.Code
     /// The transport's own words for it.
-    var reason: String
+    package var reason: String
     /// The system's policy that kept the request off the network it has (Apple platforms).
     var networkUnavailableReason: NetworkUnavailableReason?
 

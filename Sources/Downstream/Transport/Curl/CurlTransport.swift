@@ -12,9 +12,9 @@ import Foundation
 /// so TCP pushes back on its server) while the others go on, and resumes when the receiver says.
 ///
 /// Redirects are never followed by libcurl: the receiver decides (``TransportReceiver``).
-final class CurlTransport: Transport {
+package final class CurlTransport: Transport {
     /// What the transport is given from the manager's configuration.
-    struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// How long a request may go without receiving a byte (and may take to connect).
         var requestTimeout: Duration
         /// How long connecting may take; nil for ``requestTimeout``.
@@ -39,8 +39,14 @@ final class CurlTransport: Transport {
     /// OpenSSL).
     var connectionSettings: Set<ConnectionSetting> { CurlLibrary.connectionSettings }
 
+    /// Whether libcurl can be used here (see ``CurlLibrary/availability``).
+    package static var isAvailable: Bool {
+        if case .success = CurlLibrary.availability { return true }
+        return false
+    }
+
     /// A transport, or nil when libcurl cannot be used (see ``CurlLibrary/availability``).
-    init?(name: String, settings: Settings) {
+    package init?(name: String, settings: Settings) {
         guard case .success(let version) = CurlLibrary.availability, let driver = Driver(name: name, settings: settings)
         else { return nil }
         self.driver = driver
@@ -51,15 +57,24 @@ final class CurlTransport: Transport {
         driver.enqueue(.invalidate)
     }
 
-    func start(_ request: URLRequest, receiver: any TransportReceiver) -> any TransportTask {
+    package func start(_ request: URLRequest, receiver: any TransportReceiver) -> any TransportTask {
         let task = CurlRequest(request, receiver: receiver, driver: driver)
         driver.enqueue(.start(task))
         return task
     }
 
-    func invalidate() async {
+    package func invalidate() async {
         driver.enqueue(.invalidate)
         await driver.stopped.wait()
+    }
+}
+
+extension CurlTransport.Settings {
+    /// Settings with libcurl's defaults but for these (the benchmark's floor).
+    package init(requestTimeout: Duration, maximumConnectionsPerHost: Int, additionalHeaders: [String: String]) {
+        self.requestTimeout = requestTimeout
+        self.maximumConnectionsPerHost = maximumConnectionsPerHost
+        self.additionalHeaders = additionalHeaders
     }
 }
 

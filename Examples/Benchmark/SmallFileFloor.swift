@@ -1,3 +1,4 @@
+@_spi(Testing) import Downstream
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -8,10 +9,11 @@ import Foundation
 /// libcurl transport with none of Downstream's download model (no `Download`, state machine,
 /// events, progress, scheduler, records as JSON, destination checks). What it costs against curl
 /// is the floor under Downstream's own figure: the part of a small file's cost that the transport
-/// and the file discipline take, whatever the model above them does.
-@_spi(Testing) public enum SmallFileFloor {
+/// and the file discipline take, whatever the model above them does. It uses the library's own
+/// transport and file functions (their `package` declarations): the floor is their cost.
+enum SmallFileFloor {
     /// How much of Downstream's file discipline a file gets.
-    public enum Discipline: String, Sendable, CaseIterable {
+    enum Discipline: String, Sendable, CaseIterable {
         /// The body is written to its file at the end, as curl does: the transport's own cost.
         case transport
         /// What Downstream guarantees, by hand: a frame of the store's size before the request,
@@ -22,18 +24,17 @@ import Foundation
     }
 
     /// Whether the floor can be measured here: libcurl was loaded.
-    public static var isAvailable: Bool {
-        if case .success = CurlLibrary.availability { return true }
-        return false
+    static var isAvailable: Bool {
+        CurlTransport.isAvailable
     }
 
     /// Why a run failed.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// Downloads `count` files from `url?i=k` into `directory` as `k.bin`, `limit` at once.
-    public static func run(
+    static func run(
         from url: URL, count: Int, limit: Int, into directory: URL, discipline: Discipline
     ) async throws {
         let settings = CurlTransport.Settings(
