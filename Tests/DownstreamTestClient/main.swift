@@ -37,7 +37,7 @@
 //
 // Exits 0 on success, 1 with `failed <error>` on failure, 2 on bad arguments.
 
-@_spi(Testing) import Downstream
+import Downstream
 import Foundation
 
 func peakResidentKiB() -> Int {

@@ -56,7 +56,7 @@ extension DownloadManager {
         /// ``background`` settings (on any platform): a seam for tests that replay recorded
         /// session events through the router it is given (DownstreamTesting's
         /// `BackgroundSessionReplay`).
-        @_spi(Testing) public var makeSystemSession: (@Sendable (SystemTaskRouter) -> any SystemSession)?
+        package var makeSystemSession: (@Sendable (SystemTaskRouter) -> any SystemSession)?
         /// The clock of retry delays: a seam for tests, which advance a manual one.
         var clock: any Clock<Duration> = ContinuousClock()
 
@@ -233,14 +233,14 @@ extension DownloadManager.Configuration {
         public var synchronizesToDisk = false
         /// Slows every write to the partial file down to this rate, as a slow disk would. For
         /// tests and benchmarks of memory under backpressure.
-        @_spi(Testing) public var simulatedDiskBytesPerSecond: Int?
+        package var simulatedDiskBytesPerSecond: Int?
         /// Keeps every record in a file of its own, as versions before the journal did (see
         /// `DownloadStore`): the baseline of the store benchmark.
-        @_spi(Testing) public var keepsEveryRecordInAFile = false
+        package var keepsEveryRecordInAFile = false
         /// Called in the middle of every write to the store but a record file's first: between
         /// writing the two halves of a record file's slot, or of a frame of the journal. For
         /// tests that kill the process while a record is written.
-        @_spi(Testing) public var recordWriteObserver: (@Sendable () -> Void)?
+        package var recordWriteObserver: (@Sendable () -> Void)?
         /// Bytes gathered before one write to the partial file.
         var writeBufferCapacity = 256 * 1024
 

@@ -36,7 +36,7 @@ public actor DownloadManager {
     /// slot needs.
     nonisolated let observer: Observer
     /// What puts the manager's ranged requests on the wire ("libcurl 7.88.1", "URLSession").
-    @_spi(Testing) public nonisolated let transportName: String
+    package nonisolated let transportName: String
     /// What each request may go through, for the check of the connection settings it needs.
     let connectionEngines: [ConnectionEngine]
     var ordered: [Download] = []

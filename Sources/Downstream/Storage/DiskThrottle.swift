@@ -14,18 +14,18 @@ protocol DiskSimulation: Sendable {
 /// of `bytesPerSecond` busy, as a slow disk's `write` does. Time owed is carried over between
 /// writes, so sleeping's coarse granularity does not change the average rate; an idle disk does
 /// not bank more than 10 ms of credit.
-@_spi(Testing) public final class DiskThrottle: DiskSimulation {
+package final class DiskThrottle: DiskSimulation {
     private let bytesPerSecond: Double
     private let busyUntil = Locked<ContinuousClock.Instant?>(nil)
 
     /// A disk that writes `bytesPerSecond`.
-    public init(bytesPerSecond: Int) {
+    package init(bytesPerSecond: Int) {
         precondition(bytesPerSecond > 0)
         self.bytesPerSecond = Double(bytesPerSecond)
     }
 
     /// Accounts for a write of `bytes`, sleeping while the simulated disk is behind.
-    public func account(_ bytes: Int) {
+    package func account(_ bytes: Int) {
         guard bytes > 0 else { return }
         let now = ContinuousClock.now
         let wait = busyUntil.withLock { busyUntil -> Duration in

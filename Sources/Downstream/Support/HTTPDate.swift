@@ -14,7 +14,7 @@ import Foundation
 ///
 /// Written in the preferred form, `Sun, 06 Nov 1994 08:49:37 GMT` (IMF-fixdate); read in the
 /// three forms a recipient must accept.
-@_spi(Testing) public enum HTTPDate {
+package enum HTTPDate {
     static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let longWeekdays = [
         "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
@@ -38,7 +38,7 @@ import Foundation
     }
 
     /// The current time, for example `Sun, 06 Nov 1994 08:49:37 GMT`.
-    @_spi(Testing) public static func now() -> String {
+    package static func now() -> String {
         var seconds = time(nil)
         var parts = tm()
         _ = gmtime_r(&seconds, &parts)
@@ -64,7 +64,7 @@ import Foundation
     ///
     /// A two-digit RFC 850 year is taken in the century that puts it at most 50 years after
     /// `currentYear`.
-    @_spi(Testing) public static func secondsSince1970(_ text: String, currentYear: Int64 = currentYear()) -> Int64? {
+    package static func secondsSince1970(_ text: String, currentYear: Int64 = currentYear()) -> Int64? {
         secondsSince1970(text[...], currentYear: currentYear)
     }
 
@@ -82,7 +82,7 @@ import Foundation
     }
 
     /// The current year (UTC).
-    @_spi(Testing) public static func currentYear() -> Int64 {
+    package static func currentYear() -> Int64 {
         var seconds = time(nil)
         var parts = tm()
         _ = gmtime_r(&seconds, &parts)

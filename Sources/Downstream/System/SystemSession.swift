@@ -11,7 +11,7 @@ import Foundation
 /// (`Configuration.makeSystemSession`) and replay recorded session events through
 /// ``SystemTaskRouter``, the same path the real delegate takes; DownstreamTesting's
 /// `BackgroundSessionReplay` does so for the tests of apps.
-@_spi(Testing) public protocol SystemSession: AnyObject, Sendable {
+package protocol SystemSession: AnyObject, Sendable {
     /// Whether the session can make a task from resume data.
     var supportsResumeData: Bool { get }
 
@@ -33,15 +33,15 @@ import Foundation
 
 /// What a download asks of the system for its task: which networks it may use, and the hints the
 /// system schedules background tasks by (see ``DownloadRequest``).
-@_spi(Testing) public struct SystemTaskOptions: Sendable, Hashable {
+package struct SystemTaskOptions: Sendable, Hashable {
     /// The request's network access (`URLRequest`'s policies).
-    public var networkAccess: NetworkAccess
+    package var networkAccess: NetworkAccess
     /// The task's `earliestBeginDate`; nil for a task made from resume data, which goes on at once.
-    public var earliestBeginDate: Date?
+    package var earliestBeginDate: Date?
     /// The task's `countOfBytesClientExpectsToReceive`.
-    public var expectedByteCount: Int64?
+    package var expectedByteCount: Int64?
 
-    public init(
+    package init(
         networkAccess: NetworkAccess = NetworkAccess(), earliestBeginDate: Date? = nil, expectedByteCount: Int64? = nil
     ) {
         self.networkAccess = networkAccess
@@ -51,7 +51,7 @@ import Foundation
 }
 
 /// What the engine needs of one download task.
-@_spi(Testing) public protocol SystemTask: AnyObject, Sendable {
+package protocol SystemTask: AnyObject, Sendable {
     var taskIdentifier: Int { get }
     /// The download identifier it was labelled with.
     var taskDescription: String? { get }
@@ -67,8 +67,8 @@ extension SystemTask {
     }
 }
 
-@_spi(Testing) extension URLSessionDownloadTask: SystemTask {
-    public var isActive: Bool {
+extension URLSessionDownloadTask: SystemTask {
+    package var isActive: Bool {
         state == .running || state == .suspended
     }
 }

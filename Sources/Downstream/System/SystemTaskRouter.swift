@@ -13,7 +13,7 @@ import Foundation
 /// is kept in the store's `unclaimed` directory, a running task is cancelled, and both are
 /// reported. Called on the session's serial delegate queue (or by tests replaying events, through
 /// the session events below, which are all of it that tests see).
-@_spi(Testing) public final class SystemTaskRouter: Sendable {
+package final class SystemTaskRouter: Sendable {
     private struct State {
         var transfers: [DownloadID: SystemTransfer] = [:]
         var owners: [DownloadID: Owner] = [:]
@@ -100,18 +100,18 @@ import Foundation
 
     /// `urlSession(_:downloadTask:didWriteData:totalBytesWritten:totalBytesExpectedToWrite:)`;
     /// `expected` is -1 (`NSURLSessionTransferSizeUnknown`) when the length is unknown.
-    @_spi(Testing) public func wrote(_ task: any SystemTask, total: Int64, expected: Int64) {
+    package func wrote(_ task: any SystemTask, total: Int64, expected: Int64) {
         transfer(for: task, finished: false)?.wrote(total: total, expected: expected)
     }
 
     /// `urlSession(_:downloadTask:didResumeAtOffset:expectedTotalBytes:)`.
-    @_spi(Testing) public func resumed(_ task: any SystemTask, at offset: Int64, expected: Int64) {
+    package func resumed(_ task: any SystemTask, at offset: Int64, expected: Int64) {
         transfer(for: task, finished: false)?.resumed(at: offset, expected: expected)
     }
 
     /// `urlSession(_:downloadTask:didFinishDownloadingTo:)`: the file at `location` is moved away
     /// (or deleted) before this returns, as the system deletes it then.
-    @_spi(Testing) public func finishedDownloading(_ task: any SystemTask, to location: URL) {
+    package func finishedDownloading(_ task: any SystemTask, to location: URL) {
         if let transfer = transfer(for: task, finished: true, file: location) {
             transfer.finishedDownloading(to: location, response: task.response)
         }
@@ -119,7 +119,7 @@ import Foundation
 
     /// `urlSession(_:task:didCompleteWithError:)`; Apple's resume data, if any, is in the error's
     /// `userInfo` under ``URLSessionDownloadTaskResumeDataKey``.
-    @_spi(Testing) public func completed(_ task: any SystemTask, error: (any Error)?) {
+    package func completed(_ task: any SystemTask, error: (any Error)?) {
         let transfer = transfer(for: task, finished: true)
         state.withLock { state in
             state.completedTasks.insert(task.taskIdentifier)
@@ -131,7 +131,7 @@ import Foundation
     }
 
     /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`.
-    @_spi(Testing) public func sessionFinishedEvents() {
+    package func sessionFinishedEvents() {
         backgroundEvents.sessionDidFinishEvents()
     }
 

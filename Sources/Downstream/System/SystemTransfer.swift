@@ -212,7 +212,7 @@ final class SystemTransfer: Sendable {
 /// (`NSURLErrorBackgroundTaskCancelledReasonKey`): 0 the user force-quit the app
 /// (`NSURLErrorCancelledReasonUserForceQuitApplication`), 1 background updates are disabled, 2
 /// insufficient system resources.
-@_spi(Testing) public let URLErrorBackgroundTaskCancelledReasonKey = "NSURLErrorBackgroundTaskCancelledReasonKey"
+package let URLErrorBackgroundTaskCancelledReasonKey = "NSURLErrorBackgroundTaskCancelledReasonKey"
 
 /// The key of Apple's resume data in a download task's error (`NSURLSessionDownloadTaskResumeData`).
-@_spi(Testing) public let URLSessionDownloadTaskResumeDataKey = "NSURLSessionDownloadTaskResumeData"
+package let URLSessionDownloadTaskResumeDataKey = "NSURLSessionDownloadTaskResumeData"

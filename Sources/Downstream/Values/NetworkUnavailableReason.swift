@@ -39,8 +39,8 @@ public struct NetworkUnavailableReason: Sendable, Hashable, CustomStringConverti
     }
 
     /// The `userInfo` key of the reason in Apple's errors (`NSURLErrorNetworkUnavailableReasonKey`).
-    @_spi(Testing) public static let userInfoKey = "NSURLErrorNetworkUnavailableReasonKey"
+    package static let userInfoKey = "NSURLErrorNetworkUnavailableReasonKey"
 
     /// Apple's value of the reason (`URLError.NetworkUnavailableReason.rawValue`).
-    @_spi(Testing) public var rawValue: Int { code.rawValue }
+    package var rawValue: Int { code.rawValue }
 }

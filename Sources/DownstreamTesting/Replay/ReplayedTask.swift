@@ -1,4 +1,4 @@
-@_spi(Testing) import Downstream
+import Downstream
 import Foundation
 
 #if canImport(FoundationNetworking)

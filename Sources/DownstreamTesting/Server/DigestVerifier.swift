@@ -1,4 +1,4 @@
-@_spi(Testing) import Downstream
+import Downstream
 import Foundation
 
 /// The checks of one route's (or a proxy's) ``DigestAuthentication``: the nonces it gave, and

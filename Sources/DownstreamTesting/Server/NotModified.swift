@@ -1,4 +1,4 @@
-@_spi(Testing) import Downstream
+import Downstream
 
 /// Evaluates the preconditions that turn a `GET` or `HEAD` into `304 Not Modified`
 /// (RFC 9110, sections 13.1.2, 13.1.3 and 13.2.2).

@@ -1,4 +1,4 @@
-@_spi(Testing) import Downstream
+import Downstream
 import DownstreamTesting
 import Foundation
 import Testing

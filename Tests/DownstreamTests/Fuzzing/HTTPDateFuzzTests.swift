@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable @_spi(Testing) import Downstream
+@testable import Downstream
 
 /// Whatever a server sends as an HTTP-date (`Last-Modified`, `Retry-After`), a date read from it
 /// is written back as a date that reads the same.

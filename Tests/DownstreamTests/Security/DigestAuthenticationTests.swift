@@ -1,4 +1,4 @@
-@_spi(Testing) @testable import Downstream
+@testable import Downstream
 import DownstreamTesting
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-@testable @_spi(Testing) import Downstream
+@testable import Downstream
 import Foundation
 import Testing
 
