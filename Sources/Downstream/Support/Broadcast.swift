@@ -37,6 +37,11 @@ struct Broadcast<Element: Sendable>: Sendable {
     func reopen() {
         state.withLock { $0.reopen() }
     }
+
+    /// How many subscriptions receive what is published now.
+    var subscriberCount: Int {
+        state.withLock { $0.subscriberCount }
+    }
 }
 
 /// The values and subscribers of a broadcast (see ``Broadcast``), kept under its owner's lock.
@@ -55,6 +60,12 @@ struct BroadcastState<Element: Sendable> {
         precondition(replayLimit >= 0)
         self.replayLimit = replayLimit
         self.bufferLimit = max(1, bufferLimit ?? replayLimit)
+    }
+
+    /// How many subscriptions receive what is published now: a cancelled or finished one no
+    /// longer counts.
+    var subscriberCount: Int {
+        subscribers.count
     }
 
     /// The values a new subscriber first receives, oldest first.

@@ -52,15 +52,28 @@ import Testing
         #expect(await iterator.next() == nil)
     }
 
+    /// A subscriber whose task is cancelled leaves the broadcast, which no longer holds its
+    /// stream; the others go on receiving. (AsyncStream calls the termination handler that drops
+    /// it before the cancelled iteration ends: the count is read after it, without waiting.)
     @Test func aCancelledSubscriberIsDropped() async {
         let broadcast = Broadcast<Int>(replayLimit: 1)
+        broadcast.publish(0)
+        let kept = broadcast.subscribe()
+        let (received, receiving) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
-            for await _ in broadcast.subscribe() {}
+            for await value in broadcast.subscribe() { receiving.yield(value) }
         }
+        // The replayed value arrived: the task subscribed, and iterates.
+        var iterator = received.makeAsyncIterator()
+        #expect(await iterator.next() == 0)
+        #expect(broadcast.subscriberCount == 2)
+
         task.cancel()
         await task.value
+        #expect(broadcast.subscriberCount == 1)
         broadcast.publish(1)
         broadcast.finish()
+        #expect(await Array(kept) == [1])
     }
 }
 
