@@ -18,7 +18,10 @@ extension Download {
         if let problem = DownloadRequest.problem(with: url) { throw .invalidRequest(problem) }
         guard url != sources.current else { return }
         let action = machine.urlChanged()
-        if action != .refuse {
+        switch action {
+        case .refuse:
+            break
+        case .none, .stopAttempt:
             sources.replaceCurrent(with: url)
             sourcesChanged()
         }

@@ -44,11 +44,7 @@ import Testing
         #expect(machine.run == nil)
         machine.attemptStarted(1, 42)
         #expect(machine.run == 42)
-        guard case .stopAttempt(1, let run) = machine.pause() else {
-            Issue.record("the pause stops no request")
-            return
-        }
-        #expect(run == 42)
+        #expect(machine.pause() == .stopAttempt(1, run: 42))
         // Stopping, it still holds the request, until the request's end.
         #expect(machine.run == 42)
         #expect(machine.attemptEnded(1, .cancelled) == .becomePaused(savingIntent: true))
@@ -70,35 +66,16 @@ import Testing
         }
         for recovery in [Machine.Recovery.retry(after: .seconds(1)), .waitForNetwork] {
             var paused = waiting(recovery)
-            guard case .becomePaused(_, let timer) = paused.pause() else {
-                Issue.record("not paused")
-                return
-            }
-            #expect(timer == 7)
+            #expect(paused.pause() == .becomePaused(savingIntent: true, cancelling: 7))
             var resumed = waiting(recovery)
-            guard case .becomeQueued(_, let timer) = resumed.resume() else {
-                Issue.record("not queued")
-                return
-            }
-            #expect(timer == 7)
+            #expect(resumed.resume() == .becomeQueued(reopening: false, cancelling: 7))
             var cancelled = waiting(recovery)
-            guard case .becomeCancelled(_, let timer) = cancelled.cancel(keepingPartialData: true) else {
-                Issue.record("not cancelled")
-                return
-            }
-            #expect(timer == 7)
+            #expect(
+                cancelled.cancel(keepingPartialData: true) == .becomeCancelled(keepingPartialData: true, cancelling: 7))
             var shutDown = waiting(recovery)
-            guard case .becomePaused(let timer) = shutDown.shutDown(requestOutlivesProcess: false) else {
-                Issue.record("not paused by the shutdown")
-                return
-            }
-            #expect(timer == 7)
+            #expect(shutDown.shutDown(requestOutlivesProcess: false) == .becomePaused(cancelling: 7))
             var adopting = waiting(recovery)
-            guard case .adopt(2, let timer) = adopting.adopt() else {
-                Issue.record("not adopted")
-                return
-            }
-            #expect(timer == 7)
+            #expect(adopting.adopt() == .adopt(2, cancelling: 7))
         }
     }
 
