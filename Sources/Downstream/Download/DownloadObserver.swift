@@ -9,13 +9,13 @@ import Foundation
 /// run when it completes.
 ///
 /// A download calls its observer after releasing its own locks, from where the thing happened
-/// (the download's actor, a session's delegate queue, a timer): implementations must be quick
+/// (the download's actor, the transport's thread, a timer): implementations must be quick
 /// and must never wait.
 protocol DownloadObserver: Sendable {
     /// `download` published `event` (its own subscribers have it already).
     func download(_ download: Download, didPublish event: DownloadEvent)
-    /// `download` published a progress value. Two threads may publish at once (the session's
-    /// delegate queue and the trailing-publish timer) and their values arrive in either order:
+    /// `download` published a progress value. Two threads may publish at once (the transport's
+    /// thread and the trailing-publish timer) and their values arrive in either order:
     /// a value whose sequence is not above that of one already taken is stale.
     func download(_ download: Download, didProgress update: Download.ProgressUpdate)
     /// `download` is in `state` now (``Download/state`` reads it already). From the download's

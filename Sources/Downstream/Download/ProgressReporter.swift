@@ -1,7 +1,7 @@
 /// Turns the byte counts of a download into coalesced ``DownloadProgress`` values.
 ///
-/// Called for every chunk on the session's delegate queue, so the common path is one uncontended
-/// lock and a clock read. A value is published at most once per `interval`, with a trailing
+/// Called for every chunk on the transport's thread (libcurl's, or a URL session's delegate
+/// queue), so the common path is one uncontended lock and a clock read. A value is published at most once per `interval`, with a trailing
 /// publish when chunks stop arriving between two slots (see ``ThrottledValue``). Publishing never
 /// waits for consumers (see ``Broadcast``). Every value also goes to `observe` (the manager), after
 /// the lock is released, numbered so that a value that arrives after a newer one can be dropped.

@@ -6,8 +6,10 @@ import Foundation
 
 /// Starts downloads and holds them: the entry point of Downstream.
 ///
-/// A manager owns one URL session and its delegate, and a store on disk with one record per
-/// download; each download it starts is a ``Download`` actor with its own progress and events.
+/// A manager owns the transport its requests go over (libcurl on Linux, a URL session on Apple
+/// platforms: see ``Configuration/Network-swift.struct/transport``), a background session when
+/// it is configured with one, and a store on disk with one record per download; each download it
+/// starts is a ``Download`` actor with its own progress and events.
 /// A manager made with the identifier of an earlier one (after a relaunch, a crash or a kill)
 /// finds that one's unfinished downloads again.
 ///
@@ -59,8 +61,8 @@ public actor DownloadManager {
         schedulingLink.disconnect()
     }
 
-    /// Creates a manager, its URL session and its store, and restores the downloads of an
-    /// earlier manager with the same identifier.
+    /// Creates a manager, its transport and its store, and restores the downloads of an earlier
+    /// manager with the same identifier.
     ///
     /// Restored downloads are paused, unless
     /// ``Configuration/Restoration/resumesInterruptedDownloads`` is set; their progress is what
