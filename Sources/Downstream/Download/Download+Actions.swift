@@ -9,7 +9,7 @@ extension Download {
         transitioned {
             switch action {
             case .none: break
-            case .startAttempt(let attempt): startAttempt(attempt, .run)
+            case .startAttempt(let attempt): startAttempt(attempt, .first)
             }
         }
     }
@@ -21,7 +21,7 @@ extension Download {
             case .becomePaused(let savingIntent, let timer):
                 timer?.cancel()
                 becomePaused(savingIntent: savingIntent)
-            case .stopAttempt(_, let run): run?.stop(keepingResumeData: true)
+            case .stopAttempt(_, let handle): handle?.stop(keepingResumeData: true)
             }
         }
     }
@@ -44,7 +44,7 @@ extension Download {
         transitioned {
             switch action {
             case .none: break
-            case .stopAttempt(_, let run): run?.stop(keepingResumeData: true)
+            case .stopAttempt(_, let handle): handle?.stop(keepingResumeData: true)
             }
         }
     }
@@ -56,7 +56,8 @@ extension Download {
             case .becomeCancelled(let keepingPartialData, let timer):
                 timer?.cancel()
                 becomeCancelled(keepingPartialData: keepingPartialData)
-            case .stopAttempt(_, let keepingPartialData, let run): run?.stop(keepingResumeData: keepingPartialData)
+            case .stopAttempt(_, let keepingPartialData, let handle):
+                handle?.stop(keepingResumeData: keepingPartialData)
             }
         }
     }
@@ -68,7 +69,7 @@ extension Download {
             case .becomePaused(let timer):
                 timer?.cancel()
                 becomePaused(savingIntent: false)
-            case .stopAttempt(_, let run): run?.stop(keepingResumeData: true)
+            case .stopAttempt(_, let handle): handle?.stop(keepingResumeData: true)
             }
         }
     }
@@ -77,7 +78,7 @@ extension Download {
         transitioned {
             switch action {
             case .refuse, .none: break
-            case .stopAttempt(_, let run): run?.stop(keepingResumeData: true)
+            case .stopAttempt(_, let handle): handle?.stop(keepingResumeData: true)
             }
         }
     }
@@ -207,7 +208,7 @@ extension Download {
 
     private func becomeFailed(_ error: DownloadError) {
         saveIntent(.failed)
-        end(with: .failure(error), event: .failed(error))
+        conclude(with: .failure(error), event: .failed(error))
         finishBackgroundWork()
     }
 
@@ -225,13 +226,13 @@ extension Download {
             recordFile?.remove()
         }
         placeClaim?.release()
-        end(with: .failure(.cancelled), event: .cancelled)
+        conclude(with: .failure(.cancelled), event: .cancelled)
         finishBackgroundWork()
     }
 
     private func becomeCompleted(_ url: URL) {
         placeClaim?.release()
-        end(with: .success(url), event: .completed(url))
+        conclude(with: .success(url), event: .completed(url))
         let handlers = context.observer.completionHandlers
         guard !handlers.isEmpty else {
             finishBackgroundWork()
@@ -245,7 +246,9 @@ extension Download {
         }
     }
 
-    func end(with outcome: Result<URL, DownloadError>, event: DownloadEvent) {
+    /// The download ended with `outcome`: its last event and progress, its waiters and its
+    /// response handlers hear of it.
+    func conclude(with outcome: Result<URL, DownloadError>, event: DownloadEvent) {
         // A failed download that is then cancelled ends a second time: reopen so that its last
         // event and progress are the cancellation's.
         reopenForNewRun()

@@ -13,7 +13,7 @@ extension Download {
 
     func startAttempt(_ attempt: Int, _ kind: AttemptKind) {
         switch kind {
-        case .run:
+        case .first:
             saveIntent(.active)
             publishEvent(.running)
         case .restart:
@@ -40,18 +40,18 @@ extension Download {
             return
         }
         // Made once for the download's attempts (a restored request parses its URL's text).
-        let sources = madeSources ?? sources
-        madeSources = sources
+        let sources = parsedSources ?? sources
+        parsedSources = sources
         let description = Attempt(
             number: attempt, kind: kind, url: sources.current, credentials: credentials,
             answersChallenges: machine.answersChallenges, previousChallenges: Int(machine.answeredChallenges),
             rangesRefused: recoveryMemory.rangesRefused)
-        let run = engines.run(description, of: target) { [weak self] end in
+        let handle = engines.run(description, of: target) { [weak self] end in
             // Weak in the task too: a download let go of (its manager with it) is not kept
             // alive by the end of its last request.
             Task { [weak self] in await self?.attemptEnded(attempt, end) }
         }
-        machine.attemptStarted(attempt, run)
+        machine.attemptStarted(attempt, handle)
     }
 
     /// What the engines act on for this download, and whom they tell; nil for a request that
@@ -105,11 +105,11 @@ extension Download {
         if attemptEnd.rangesRefused {
             recoveryMemory.rangesRefused = true
         }
-        guard !attemptEnd.failedBeforeSending, case .failed(let error) = attemptEnd.end else {
-            handle(machine.attemptEnded(attempt, attemptEnd.end))
+        guard !attemptEnd.failedBeforeSending, case .failed(let error) = attemptEnd.transferEnd else {
+            handle(machine.attemptEnded(attempt, attemptEnd.transferEnd))
             return
         }
-        switch machine.stepFinished(attempt, otherwise: attemptEnd.end) {
+        switch machine.stepFinished(attempt, otherwise: attemptEnd.transferEnd) {
         case .proceed:
             recover(attempt, from: error, response: attemptEnd.response)
         case .ended(let action):
@@ -120,7 +120,7 @@ extension Download {
 
     /// Attempt `attempt` ended with `end` before or without its engine.
     func attemptEnded(_ attempt: Int, _ end: TransferEnd) {
-        attemptEnded(attempt, AttemptEnd(end: end))
+        attemptEnded(attempt, AttemptEnd(transferEnd: end))
     }
 
     /// Asks the authentication handler about `challenge`, which ended request `attempt`, off the

@@ -35,7 +35,7 @@ extension Download {
 extension Download.StateMachine {
     enum StartAction: Equatable, Sendable {
         case none
-        /// Send request `attempt`, of kind ``AttemptKind/run``.
+        /// Send request `attempt`, of kind ``AttemptKind/first``.
         case startAttempt(Int)
     }
 
@@ -43,8 +43,8 @@ extension Download.StateMachine {
         case none
         /// Stopped; `cancelling` is the timer of the wait it was in.
         case becomePaused(savingIntent: Bool, cancelling: Wait? = nil)
-        /// Stop request `attempt` (`run`), keeping what the system can resume from.
-        case stopAttempt(Int, run: Run? = nil)
+        /// Stop request `attempt` (`handle`), keeping what the system can resume from.
+        case stopAttempt(Int, handle: AttemptHandle? = nil)
     }
 
     enum ResumeAction: Sendable {
@@ -56,17 +56,17 @@ extension Download.StateMachine {
 
     enum PreemptAction: Sendable {
         case none
-        /// Stop request `attempt` (`run`), keeping what the system can resume from.
-        case stopAttempt(Int, run: Run? = nil)
+        /// Stop request `attempt` (`handle`), keeping what the system can resume from.
+        case stopAttempt(Int, handle: AttemptHandle? = nil)
     }
 
     enum CancelAction: Sendable {
         case none
         /// Cancelled; `cancelling` is the timer of the wait it was in.
         case becomeCancelled(keepingPartialData: Bool, cancelling: Wait? = nil)
-        /// Stop request `attempt` (`run`); keep what the system can resume from if
+        /// Stop request `attempt` (`handle`); keep what the system can resume from if
         /// `keepingPartialData`.
-        case stopAttempt(Int, keepingPartialData: Bool, run: Run? = nil)
+        case stopAttempt(Int, keepingPartialData: Bool, handle: AttemptHandle? = nil)
     }
 
     enum ShutDownAction: Sendable {
@@ -74,9 +74,9 @@ extension Download.StateMachine {
         /// Stopped; the record keeps the intent it had. `cancelling` is the timer of the wait it
         /// was in.
         case becomePaused(cancelling: Wait? = nil)
-        /// Stop request `attempt` (`run`), keeping what the system can resume from; its end
+        /// Stop request `attempt` (`handle`), keeping what the system can resume from; its end
         /// pauses the download, and the record keeps the intent it had.
-        case stopAttempt(Int, run: Run? = nil)
+        case stopAttempt(Int, handle: AttemptHandle? = nil)
     }
 
     enum URLChangedAction: Sendable {
@@ -84,9 +84,9 @@ extension Download.StateMachine {
         case refuse
         /// Take the URL for the next request; nothing to stop.
         case none
-        /// Take the URL, and stop request `attempt` (`run`), keeping what the system can resume
+        /// Take the URL, and stop request `attempt` (`handle`), keeping what the system can resume
         /// from.
-        case stopAttempt(Int, run: Run? = nil)
+        case stopAttempt(Int, handle: AttemptHandle? = nil)
     }
 
     enum AdoptAction: Sendable {
@@ -154,10 +154,10 @@ extension Download.StateMachine {
 
 // Equality, synthesized, where the resources an action hands over can be compared (a test's
 // machine holds plain values): tests check what is to be done and with what.
-extension Download.StateMachine.PauseAction: Equatable where Run: Equatable, Wait: Equatable {}
+extension Download.StateMachine.PauseAction: Equatable where AttemptHandle: Equatable, Wait: Equatable {}
 extension Download.StateMachine.ResumeAction: Equatable where Wait: Equatable {}
-extension Download.StateMachine.PreemptAction: Equatable where Run: Equatable {}
-extension Download.StateMachine.CancelAction: Equatable where Run: Equatable, Wait: Equatable {}
-extension Download.StateMachine.ShutDownAction: Equatable where Run: Equatable, Wait: Equatable {}
-extension Download.StateMachine.URLChangedAction: Equatable where Run: Equatable {}
+extension Download.StateMachine.PreemptAction: Equatable where AttemptHandle: Equatable {}
+extension Download.StateMachine.CancelAction: Equatable where AttemptHandle: Equatable, Wait: Equatable {}
+extension Download.StateMachine.ShutDownAction: Equatable where AttemptHandle: Equatable, Wait: Equatable {}
+extension Download.StateMachine.URLChangedAction: Equatable where AttemptHandle: Equatable {}
 extension Download.StateMachine.AdoptAction: Equatable where Wait: Equatable {}

@@ -64,10 +64,10 @@ extension Download.StateMachine {
         }
     }
 
-    /// The request the running or stopping attempt runs, once it was given.
-    var run: Run? {
+    /// The handle of the request the running or stopping attempt runs, once it was given.
+    var attemptHandle: AttemptHandle? {
         switch state {
-        case .running(_, let run), .stopping(_, _, let run): run
+        case .running(_, let handle), .stopping(_, _, let handle): handle
         case .queued, .paused, .waitingToRetry, .waitingForNetwork, .finalizing, .failed, .completed, .cancelled:
             nil
         }

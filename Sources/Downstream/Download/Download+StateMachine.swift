@@ -6,13 +6,19 @@ extension Download {
     ///
     /// No I/O happens here; ``Download`` performs the actions. Requests (start, pause, resume,
     /// cancel) are accepted in any order and any number of times. A download waits in the queue
-    /// until its manager's scheduler gives it a slot (`start`). A running request is stopped by
-    /// cancelling its URLSession task, which URLSession may honour late or not at all: until the
-    /// request reports its end the download is `stopping` (and keeps its slot), and no second
-    /// request starts, so two requests never write the same partial file.
+    /// until its manager's scheduler gives it a slot (`start`). A running request is stopped
+    /// through its engine (a libcurl or URLSession transfer is cancelled, a system task too),
+    /// which may take effect late or not at all: until the request reports its end the download is
+    /// `stopping` (and keeps its slot), and no second request starts, so two requests never write
+    /// the same partial file.
     ///
-    /// Each state holds what it owns: a running or stopping attempt its request (`Run`, given to
-    /// ``attemptStarted(_:_:)``), a wait its timer (`Wait`, given to
+    /// A run of the download is its life from a start or a resume by request to the moment it
+    /// stops (paused, failed, completed, cancelled): its first attempt is of kind
+    /// ``AttemptKind/first``, and its counts of automatic requests, retries and challenges are
+    /// the run's.
+    ///
+    /// Each state holds what it owns: a running or stopping attempt the handle of its request
+    /// (`AttemptHandle`, given to ``attemptStarted(_:_:)``), a wait its timer (`Wait`, given to
     /// ``timerStarted(_:forRetry:)`` or ``timerStarted(_:forNetworkWait:)``); the machine keeps
     /// the tasks waiting for it to settle (`Waiter`). Leaving a state hands its resources over
     /// in the action, for the download to stop or cancel: nothing the download runs sits beside
@@ -22,22 +28,22 @@ extension Download {
     /// Cases of the same name mean the same in every action type:
     /// - `startAttempt(attempt, kind)`: send request number `attempt`, which reports its end to
     ///   ``attemptEnded(_:_:recovery:)``.
-    /// - `stopAttempt(attempt, run:)`: stop that request (it still reports its end).
+    /// - `stopAttempt(attempt, handle:)`: stop that request (it still reports its end).
     /// - `finalize`: check the complete partial file and move it into place, then tell
     ///   ``finalized(_:)``.
     /// - `becomeQueued`: wait in the queue for a slot.
     /// - `becomePaused(savingIntent:)`: stopped; the record says so unless the manager shut down
     ///   (see ``shutDown(requestOutlivesProcess:)``).
     /// - `becomeFailed`, `becomeCancelled`, `becomeCompleted`: the download ended so.
-    struct StateMachine<Run: Sendable, Wait: Sendable, Waiter: Sendable>: Sendable {
+    struct StateMachine<AttemptHandle: Sendable, Wait: Sendable, Waiter: Sendable>: Sendable {
         enum State: Sendable {
             /// Waiting for a slot.
             case queued
-            /// Request `attempt` runs, as `run` once it was given (or ended with a challenge that
+            /// Request `attempt` runs, as `handle` once it was given (or ended with a challenge that
             /// the authentication handler is answering, or a failure whose recovery is decided:
             /// then without a run).
-            case running(attempt: Int, run: Run?)
-            case stopping(attempt: Int, then: AfterStop, run: Run?)
+            case running(attempt: Int, handle: AttemptHandle?)
+            case stopping(attempt: Int, then: AfterStop, handle: AttemptHandle?)
             case paused
             /// A transient failure: waiting for the retry timer `retry`.
             case waitingToRetry(retry: Int, error: DownloadError, timer: Wait?)
@@ -86,13 +92,13 @@ extension Download {
         // MARK: - Resources
 
         /// Request `attempt`, which the machine asked for (``StartAction/startAttempt(_:)`` and
-        /// the like) or adopted, runs as `run` now. The download gives it in the same turn as
+        /// the like) or adopted, runs as `handle` now. The download gives it in the same turn as
         /// the action: any state but that attempt running without a request is impossible.
-        mutating func attemptStarted(_ attempt: Int, _ run: Run) {
+        mutating func attemptStarted(_ attempt: Int, _ handle: AttemptHandle) {
             guard case .running(attempt, nil) = state else {
                 preconditionFailure("the download machine got `attemptStarted(\(attempt))` in state \(phase)")
             }
-            state = .running(attempt: attempt, run: run)
+            state = .running(attempt: attempt, handle: handle)
         }
 
         /// The timer of the retry `retry`, which the machine asked for
@@ -147,11 +153,11 @@ extension Download {
             case .waitingToRetry(_, _, let timer), .waitingForNetwork(_, _, let timer):
                 state = .paused
                 return .becomePaused(savingIntent: !isShutDown, cancelling: timer)
-            case .running(let attempt, let run):
-                state = .stopping(attempt: attempt, then: .pause, run: run)
-                return .stopAttempt(attempt, run: run)
-            case .stopping(let attempt, .resume, let run), .stopping(let attempt, .requeue, let run):
-                state = .stopping(attempt: attempt, then: .pause, run: run)
+            case .running(let attempt, let handle):
+                state = .stopping(attempt: attempt, then: .pause, handle: handle)
+                return .stopAttempt(attempt, handle: handle)
+            case .stopping(let attempt, .resume, let handle), .stopping(let attempt, .requeue, let handle):
+                state = .stopping(attempt: attempt, then: .pause, handle: handle)
                 return .none
             case .stopping, .paused, .finalizing, .failed, .completed, .cancelled:
                 return .none
@@ -175,9 +181,9 @@ extension Download {
                 resetCountsOnRequest()
                 state = .queued
                 return .becomeQueued(reopening: true)
-            case .stopping(let attempt, .pause, let run), .stopping(let attempt, .requeue, let run):
+            case .stopping(let attempt, .pause, let handle), .stopping(let attempt, .requeue, let handle):
                 resetCountsOnRequest()
-                state = .stopping(attempt: attempt, then: .resume, run: run)
+                state = .stopping(attempt: attempt, then: .resume, handle: handle)
                 return .none
             case .queued, .running, .stopping, .finalizing, .completed, .cancelled:
                 return .none
@@ -187,11 +193,11 @@ extension Download {
         /// The limits shrank: a running download gives its slot back and waits in the queue.
         mutating func preempt() -> PreemptAction {
             switch state {
-            case .running(let attempt, let run):
-                state = .stopping(attempt: attempt, then: .requeue, run: run)
-                return .stopAttempt(attempt, run: run)
-            case .stopping(let attempt, .resume, let run):
-                state = .stopping(attempt: attempt, then: .requeue, run: run)
+            case .running(let attempt, let handle):
+                state = .stopping(attempt: attempt, then: .requeue, handle: handle)
+                return .stopAttempt(attempt, handle: handle)
+            case .stopping(let attempt, .resume, let handle):
+                state = .stopping(attempt: attempt, then: .requeue, handle: handle)
                 return .none
             case .stopping(_, .pause, _), .stopping(_, .requeue, _), .stopping(_, .cancel, _):
                 // Stopping for a reason of its own already, which gives the slot back too.
@@ -210,11 +216,11 @@ extension Download {
             case .waitingToRetry(_, _, let timer), .waitingForNetwork(_, _, let timer):
                 state = .cancelled
                 return .becomeCancelled(keepingPartialData: keep, cancelling: timer)
-            case .running(let attempt, let run):
-                state = .stopping(attempt: attempt, then: .cancel(keepingPartialData: keep), run: run)
-                return .stopAttempt(attempt, keepingPartialData: keep, run: run)
-            case .stopping(let attempt, _, let run):
-                state = .stopping(attempt: attempt, then: .cancel(keepingPartialData: keep), run: run)
+            case .running(let attempt, let handle):
+                state = .stopping(attempt: attempt, then: .cancel(keepingPartialData: keep), handle: handle)
+                return .stopAttempt(attempt, keepingPartialData: keep, handle: handle)
+            case .stopping(let attempt, _, let handle):
+                state = .stopping(attempt: attempt, then: .cancel(keepingPartialData: keep), handle: handle)
                 return .none
             case .finalizing, .completed, .cancelled:
                 return .none
@@ -233,7 +239,7 @@ extension Download {
             switch pause() {
             case .none: return .none
             case .becomePaused(_, let timer): return .becomePaused(cancelling: timer)
-            case .stopAttempt(let attempt, let run): return .stopAttempt(attempt, run: run)
+            case .stopAttempt(let attempt, let handle): return .stopAttempt(attempt, handle: handle)
             }
         }
 
@@ -243,9 +249,9 @@ extension Download {
         /// place refuses it.
         mutating func urlChanged() -> URLChangedAction {
             switch state {
-            case .running(let attempt, let run):
-                state = .stopping(attempt: attempt, then: .resume, run: run)
-                return .stopAttempt(attempt, run: run)
+            case .running(let attempt, let handle):
+                state = .stopping(attempt: attempt, then: .resume, handle: handle)
+                return .stopAttempt(attempt, handle: handle)
             case .queued, .stopping, .paused, .waitingToRetry, .waitingForNetwork, .failed:
                 return .none
             case .finalizing, .completed, .cancelled:
@@ -280,7 +286,7 @@ extension Download {
         ) -> AttemptEndedAction {
             switch state {
             case .running(attempt, _):
-                state = .running(attempt: attempt, run: nil)
+                state = .running(attempt: attempt, handle: nil)
                 return runningAttemptEnded(attempt, end, recovery: recovery)
             case .stopping(attempt, let then, _):
                 return stoppingAttemptEnded(end, then: then)
@@ -372,7 +378,7 @@ extension Download {
             case (.resume, .restart):
                 return .startAttempt(nextAttempt(), .restart)
             case (.resume, _):
-                return .startAttempt(nextAttempt(), .run)
+                return .startAttempt(nextAttempt(), .first)
             }
         }
 
@@ -382,7 +388,7 @@ extension Download {
         /// `end`, as the end of a stopped request.
         mutating func stepFinished(_ attempt: Int, otherwise end: TransferEnd) -> ProceedAction {
             guard case .running(attempt, _) = state else { return .ended(attemptEnded(attempt, end)) }
-            state = .running(attempt: attempt, run: nil)
+            state = .running(attempt: attempt, handle: nil)
             return .proceed
         }
 
@@ -410,7 +416,7 @@ extension Download {
                 state = .queued
                 return .becomeQueued
             case .stopping(attempt, .resume, _):
-                return .startAttempt(nextAttempt(), .run)
+                return .startAttempt(nextAttempt(), .first)
             case .running, .stopping:
                 // The answer to an earlier request's challenge, after a newer request started.
                 return .none
@@ -484,7 +490,7 @@ extension Download {
         /// Runs the next request: returns its number.
         private mutating func nextAttempt() -> Int {
             lastAttempt &+= 1
-            state = .running(attempt: Int(lastAttempt), run: nil)
+            state = .running(attempt: Int(lastAttempt), handle: nil)
             return Int(lastAttempt)
         }
 

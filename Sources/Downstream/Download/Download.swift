@@ -55,25 +55,25 @@ public actor Download {
     nonisolated let recordFile: DownloadRecordFile?
     /// What few downloads have, in one member (100,000 downloads may be queued): the reason the
     /// request cannot be downloaded, or the download's place in a store shared by processes.
-    private nonisolated let rarity: Rarity?
+    private nonisolated let requestErrorOrPlaceClaim: RequestErrorOrPlaceClaim?
 
-    private enum Rarity {
+    private enum RequestErrorOrPlaceClaim {
         case requestError(DownloadError)
         case placeClaim(PlaceClaim)
     }
 
     /// Why the request cannot be downloaded, if it cannot.
     var requestError: DownloadError? {
-        if case .requestError(let error) = rarity { error } else { nil }
+        if case .requestError(let error) = requestErrorOrPlaceClaim { error } else { nil }
     }
 
     /// In a store shared by processes, the download's place, held while the download may write
     /// to it.
     nonisolated var placeClaim: PlaceClaim? {
-        if case .placeClaim(let claim) = rarity { claim } else { nil }
+        if case .placeClaim(let claim) = requestErrorOrPlaceClaim { claim } else { nil }
     }
     /// The bytes on disk when the download was made, and the file's length if known: its
-    /// progress until its ``Parts`` exist.
+    /// progress until its ``Publication`` exists.
     nonisolated let initialBytes: Int64
     nonisolated var initialExpectedBytes: Int64? {
         initialExpectedLength < 0 ? nil : initialExpectedLength
@@ -88,8 +88,8 @@ public actor Download {
 
     /// (The one-byte members come last, together: 100,000 downloads may be queued.)
     struct Snapshot {
-        /// Made when first needed (see ``Download/parts``).
-        var parts: Parts?
+        /// Made when first needed (see ``Download/publication``).
+        var publication: Publication?
         /// The URL in use, once it is not the request's (the sources were restored or changed).
         var url: URL?
         var priority: DownloadRequest.Priority
@@ -98,7 +98,7 @@ public actor Download {
         /// scheduler follows it (see ``DownloadObserver``).
         var slotNeed: SlotNeed
         /// Whether the download's first event was `.paused` (else `.queued`): its subscribers get
-        /// it from its parts, which publish it when they are made.
+        /// it from its publication, which publishes it when it is made.
         let startedPaused: Bool
     }
 
@@ -131,12 +131,12 @@ public actor Download {
     /// The URLs the file may come from, and the one in use: the record's, or else the request's
     /// and its mirrors.
     var sources: SourceList {
-        get { madeSources ?? SourceList([request.url ?? PartialLocation.noURL] + request.mirrors) }
-        set { madeSources = newValue }
+        get { parsedSources ?? SourceList([request.url ?? PartialLocation.noURL] + request.mirrors) }
+        set { parsedSources = newValue }
     }
     /// The sources, once restored from the record, changed or used by an attempt: until then, a
     /// queued download restored from a store does not parse its URL (270 bytes each on Linux).
-    var madeSources: SourceList?
+    var parsedSources: SourceList?
     /// Credentials the authentication handler gave (`Authorization`, `Proxy-Authorization`);
     /// sent with every request of the download in this process.
     var credentials = RequestCredentials.none
@@ -168,7 +168,7 @@ public actor Download {
         let settings = context.settings
         self.recordFile = recordFile
         precondition(requestError == nil || placeClaim == nil, "a request that cannot be downloaded holds no place")
-        rarity = requestError.map { .requestError($0) } ?? placeClaim.map { .placeClaim($0) }
+        requestErrorOrPlaceClaim = requestError.map { .requestError($0) } ?? placeClaim.map { .placeClaim($0) }
         if let limit = request.maximumBytesPerSecond, limit > 0 {
             settings.engine.transfer.limiter?.setLimit(limit, for: id)
         }
@@ -177,9 +177,9 @@ public actor Download {
             state: startsPaused ? .paused : .queued,
             challengeLimit: authentication.handler == nil ? 0 : authentication.maximumAttempts)
         let stored = recordFile?.sourcesAndResume
-        madeSources = stored?.sources
+        parsedSources = stored?.sources
         snapshot = Snapshot(
-            url: madeSources?.current, priority: request.priority, state: machine.publicState,
+            url: parsedSources?.current, priority: request.priority, state: machine.publicState,
             slotNeed: machine.slotNeed, startedPaused: startsPaused)
 
         var initialBytes: Int64 = 0
@@ -216,7 +216,7 @@ public actor Download {
 
     /// The latest progress. Readable without waiting for the actor.
     public nonisolated var currentProgress: DownloadProgress {
-        madeParts?.progressReporter.current
+        madePublication?.progressReporter.current
             ?? DownloadProgress(bytesReceived: initialBytes, expectedBytes: initialExpectedBytes)
     }
 
@@ -323,7 +323,7 @@ public actor Download {
     /// are on disk), a system task goes on in the system for the next manager to adopt, and the
     /// record keeps the download's intent.
     func shutDown() async {
-        let requestOutlivesProcess = machine.run?.outlivesProcess ?? false
+        let requestOutlivesProcess = machine.attemptHandle?.outlivesProcess ?? false
         handle(machine.shutDown(requestOutlivesProcess: requestOutlivesProcess))
         // A system task's end may never come now: nothing waits for it.
         guard !requestOutlivesProcess else { return }

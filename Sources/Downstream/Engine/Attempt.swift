@@ -2,8 +2,9 @@ import Foundation
 
 /// Why a request of a download starts.
 enum AttemptKind: Equatable, Sendable {
-    /// The download starts or resumes: continue from the partial file.
-    case run
+    /// The first of a run of the download (it started, or resumed): look at the destination,
+    /// then continue from the partial file.
+    case first
     /// The previous response could not be used: discard the partial file, start at byte 0.
     case restart
     /// The previous request ended where it was meant to (or the server chose to), or was
@@ -52,7 +53,8 @@ struct ExistingCopy: Sendable {
 
 /// How an attempt ended, as its engine reports it to the download, once.
 struct AttemptEnd: Sendable {
-    var end: TransferEnd
+    /// How the attempt's last request ended.
+    var transferEnd: TransferEnd
     /// The last response head of the attempt's last request, if it had one.
     var response: ServerResponse?
     /// A server answered a segment's range with its whole file: the next attempts of the run use
@@ -70,6 +72,6 @@ struct AttemptEnd: Sendable {
 
     /// An attempt that could not send its request.
     static func notSent(_ error: DownloadError) -> AttemptEnd {
-        AttemptEnd(end: .failed(error), failedBeforeSending: true)
+        AttemptEnd(transferEnd: .failed(error), failedBeforeSending: true)
     }
 }

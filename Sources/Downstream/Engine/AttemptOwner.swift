@@ -2,7 +2,7 @@
 /// did not start.
 ///
 /// The end of an attempt the download started reaches the closure it gave
-/// ``DownloadEngines/run(_:of:end:)``. A request of an earlier process found running (a system
+/// ``DownloadEngines/run(_:of:onEnd:)``. A request of an earlier process found running (a system
 /// task, after a relaunch) comes through here instead: the system-task engine adopts it on the
 /// owner's behalf (`SystemEngine+Adoption.swift`, which makes every owner the
 /// ``SystemTaskOwner`` its router knows), and the owner sees only a ``RunningAttempt`` and

@@ -4,14 +4,14 @@ import Foundation
 protocol AttemptEngine: Sendable {
     /// Prepares `attempt` on the calling file-work thread (it may read and write the download's
     /// files), then sends its request through `running` (``RunningAttempt/launch(_:start:)``),
-    /// and reports how the attempt ended to `end`, once.
+    /// and reports how the attempt ended to `onEnd`, once.
     func run(
         _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
-        end: @escaping @Sendable (AttemptEnd) -> Void)
+        onEnd: @escaping @Sendable (AttemptEnd) -> Void)
 }
 
 /// A manager's engines: the ranged transport, and the system-task engine when the manager has a
-/// (background) system session. A download hands each attempt to ``run(_:of:end:)`` and gets
+/// (background) system session. A download hands each attempt to ``run(_:of:onEnd:)`` and gets
 /// back one ``AttemptEnd``; it knows no engine.
 struct DownloadEngines: Sendable {
     /// The transport of the ranged and segmented engines.
@@ -37,13 +37,13 @@ struct DownloadEngines: Sendable {
     /// A range that ended where it was meant to, with bytes written, is followed by the next
     /// (chosen again: the first range may show the file can come in segments) in the same
     /// attempt, until the attempt ends otherwise, is stopped, or is let go of (the download keeps
-    /// the handle returned while the attempt runs). `end` hears the attempt's end once.
+    /// the handle returned while the attempt runs). `onEnd` hears the attempt's end once.
     func run(
-        _ attempt: Attempt, of target: AttemptTarget, end: @escaping @Sendable (AttemptEnd) -> Void
+        _ attempt: Attempt, of target: AttemptTarget, onEnd: @escaping @Sendable (AttemptEnd) -> Void
     ) -> RunningAttempt {
         let running = RunningAttempt()
         guard let adaptHeaders = target.adaptHeaders else {
-            start(attempt, of: target, in: running, end: end)
+            start(attempt, of: target, in: running, onEnd: onEnd)
             return running
         }
         // The app's headers first, then the attempt as without them. A pause meanwhile ends it
@@ -53,9 +53,9 @@ struct DownloadEngines: Sendable {
             case .success(let headers):
                 var adapted = attempt
                 adapted.adaptedHeaders = headers
-                start(adapted, of: target, in: running, end: end)
+                start(adapted, of: target, in: running, onEnd: onEnd)
             case .failure(let error):
-                end(.notSent(error))
+                onEnd(.notSent(error))
             }
         }
         return running
@@ -64,13 +64,13 @@ struct DownloadEngines: Sendable {
     /// Starts `attempt` on a file-work thread.
     private func start(
         _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
-        end: @escaping @Sendable (AttemptEnd) -> Void
+        onEnd: @escaping @Sendable (AttemptEnd) -> Void
     ) {
         FileWork.run {
             var target = target
             target.destinationPaths = target.request.destination.paths
-            guard attempt.kind == .run else { return step(attempt, of: target, in: running, end: end) }
-            checkDestination(attempt, of: target, in: running, end: end)
+            guard attempt.kind == .first else { return step(attempt, of: target, in: running, onEnd: onEnd) }
+            checkDestination(attempt, of: target, in: running, onEnd: onEnd)
         }
     }
 
@@ -78,27 +78,27 @@ struct DownloadEngines: Sendable {
     /// is the download's, or may not be replaced), or a request for the file only if it changed.
     private func checkDestination(
         _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
-        end: @escaping @Sendable (AttemptEnd) -> Void
+        onEnd: @escaping @Sendable (AttemptEnd) -> Void
     ) {
         let check = DestinationCheck(
             request: target.request, recordFile: target.recordFile, partialPath: target.partialPath,
             deliveredCopies: target.deliveredCopies, destinationPaths: target.paths)
         switch check.run() {
         case nil:
-            step(attempt, of: target, in: running, end: end)
+            step(attempt, of: target, in: running, onEnd: onEnd)
         case .current(let url):
             Self.forgetPartial(of: target)
-            end(AttemptEnd(end: .destinationIsCurrent(url)))
+            onEnd(AttemptEnd(transferEnd: .destinationIsCurrent(url)))
         case .conflict(let error):
             if !error.isResumable {
                 // Nothing was downloaded: nothing to keep, no record to leave behind.
                 target.recordFile.remove()
             }
-            end(AttemptEnd(end: .failed(error)))
+            onEnd(AttemptEnd(transferEnd: .failed(error)))
         case .conditional(let copy):
             var conditional = attempt
             conditional.existingCopy = copy
-            step(conditional, of: target, in: running, end: end)
+            step(conditional, of: target, in: running, onEnd: onEnd)
         }
     }
 
@@ -128,7 +128,7 @@ struct DownloadEngines: Sendable {
 
     private func step(
         _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
-        end: @escaping @Sendable (AttemptEnd) -> Void
+        onEnd: @escaping @Sendable (AttemptEnd) -> Void
     ) {
         let engine: any AttemptEngine =
             switch EngineChoice.choose(facts(for: attempt, of: target)) {
@@ -143,23 +143,23 @@ struct DownloadEngines: Sendable {
             var ended = reported
             ended.rangesRefused = reported.rangesRefused || attempt.rangesRefused
             let attemptEnd = ended
-            guard let running else { return end(attemptEnd) }
+            guard let running else { return onEnd(attemptEnd) }
             running.requestEnded()
-            switch attemptEnd.end {
+            switch attemptEnd.transferEnd {
             case .incomplete(progressed: true) where !running.isStopped:
                 var continuation = attempt
                 continuation.kind = .continuation
                 continuation.existingCopy = nil
                 continuation.rangesRefused = attemptEnd.rangesRefused
                 let next = continuation
-                FileWork.run { step(next, of: target, in: running, end: end) }
+                FileWork.run { step(next, of: target, in: running, onEnd: onEnd) }
             case .destinationIsCurrent:
                 FileWork.run {
                     Self.forgetPartial(of: target)
-                    end(attemptEnd)
+                    onEnd(attemptEnd)
                 }
             default:
-                end(attemptEnd)
+                onEnd(attemptEnd)
             }
         }
     }

@@ -11,21 +11,21 @@ struct RangedEngine: AttemptEngine {
 
     func run(
         _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
-        end: @escaping @Sendable (AttemptEnd) -> Void
+        onEnd: @escaping @Sendable (AttemptEnd) -> Void
     ) {
         let setup: RangedTransfer.Setup
         let urlRequest: URLRequest
         do {
             (setup, urlRequest) = try Self.prepare(attempt, of: target)
         } catch {
-            return end(.notSent(error))
+            return onEnd(.notSent(error))
         }
         target.willSend(urlRequest)
         let transfer = RangedTransfer(
             setup, progress: target.progress, publish: target.publish, observeResponse: target.didReceive,
-            onEnd: { outcome, response in end(AttemptEnd(end: outcome, response: response)) })
+            onEnd: { outcome, response in onEnd(AttemptEnd(transferEnd: outcome, response: response)) })
         let launched = running.launch(transfer) { transfer.start(urlRequest, on: transport) }
-        if !launched { end(AttemptEnd(end: .cancelled)) }
+        if !launched { onEnd(AttemptEnd(transferEnd: .cancelled)) }
     }
 
     /// Decides where the request starts (the partial file's real length, if its record says it
@@ -99,7 +99,7 @@ struct RangedEngine: AttemptEngine {
             }
         }
         let setup = RangedTransfer.Setup(
-            url: url, plan: plan, announcesResume: attempt.kind == .run,
+            url: url, plan: plan, announcesResume: attempt.kind == .first,
             partialPath: target.partialPath, namesFile: request.destination.fileURL == nil, record: record,
             recordFile: target.recordFile, settings: settings.transfer, downloadID: target.downloadID,
             answersChallenges: attempt.answersChallenges, previousChallenges: attempt.previousChallenges,

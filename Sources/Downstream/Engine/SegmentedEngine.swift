@@ -13,26 +13,26 @@ struct SegmentedEngine: AttemptEngine {
 
     func run(
         _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
-        end: @escaping @Sendable (AttemptEnd) -> Void
+        onEnd: @escaping @Sendable (AttemptEnd) -> Void
     ) {
         let wanted = min(target.segmentation.connections, map.usefulConnections) - 1
         guard wanted > 0 else {
-            return start(attempt, of: target, in: running, connections: 1, end: end)
+            return start(attempt, of: target, in: running, connections: 1, onEnd: onEnd)
         }
         Task {
             let extra = await target.borrowConnections(wanted)
-            FileWork.run { start(attempt, of: target, in: running, connections: 1 + extra, end: end) }
+            FileWork.run { start(attempt, of: target, in: running, connections: 1 + extra, onEnd: onEnd) }
         }
     }
 
     /// Runs the attempt over `connections` connections; gives the borrowed ones back at its end.
     private func start(
         _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt, connections: Int,
-        end: @escaping @Sendable (AttemptEnd) -> Void
+        onEnd: @escaping @Sendable (AttemptEnd) -> Void
     ) {
-        let end: @Sendable (AttemptEnd) -> Void = { ending in
+        let ended: @Sendable (AttemptEnd) -> Void = { ending in
             if connections > 1 { target.returnConnections() }
-            end(ending)
+            onEnd(ending)
         }
         var record = target.recordFile.resume
         let url = attempt.url
@@ -51,13 +51,13 @@ struct SegmentedEngine: AttemptEngine {
             let saved = record.digest.map { $0.algorithm == algorithm ? $0.length : 0 } ?? 0
             record.digest = try target.continuedDigest(of: &record, upTo: min(saved, map.durablePrefix))
         } catch {
-            return end(.notSent(error))
+            return ended(.notSent(error))
         }
         let settings = target.settings
         let setup = SegmentedTransfer.Setup(
             url: url, request: urlRequest, record: record, recordFile: target.recordFile,
             partialPath: target.partialPath, map: map, connections: connections,
-            maximumBytesPerRequest: settings.maximumBytesPerRequest, announcesResume: attempt.kind == .run,
+            maximumBytesPerRequest: settings.maximumBytesPerRequest, announcesResume: attempt.kind == .first,
             onServerFileChange: target.request.onServerFileChange, overlapLength: Int64(settings.overlapLength),
             isNewURL: isNewURL, settings: settings.transfer, recovery: settings.failureRecovery,
             clock: settings.clock, downloadID: target.downloadID, credentials: attempt.credentials,
@@ -67,9 +67,10 @@ struct SegmentedEngine: AttemptEngine {
             setup, transport: transport, progress: target.progress, publish: target.publish,
             observeResponse: target.didReceive,
             onEnd: { ending in
-                end(AttemptEnd(end: ending.end, response: ending.response, rangesRefused: ending.rangesRefused))
+                ended(
+                    AttemptEnd(transferEnd: ending.end, response: ending.response, rangesRefused: ending.rangesRefused))
             })
         // Paused or cancelled while the manager was asked: the attempt ends before it began.
-        if !running.launch(transfer, start: transfer.start) { end(AttemptEnd(end: .cancelled)) }
+        if !running.launch(transfer, start: transfer.start) { ended(AttemptEnd(transferEnd: .cancelled)) }
     }
 }

@@ -20,7 +20,7 @@ extension AttemptOwner {
         if let attempt = changed.attempt {
             // Taken on already: its end, once it came.
             if let ended = changed.takeEnd() {
-                attemptEnded(attempt, AttemptEnd(end: ended, holdsBackgroundWork: changed.countsBackgroundWork))
+                attemptEnded(attempt, AttemptEnd(transferEnd: ended, holdsBackgroundWork: changed.countsBackgroundWork))
             }
             return
         }
@@ -30,7 +30,7 @@ extension AttemptOwner {
         }
         changed.setAttempt(attempt)
         if let ended = changed.takeEnd() {
-            attemptEnded(attempt, AttemptEnd(end: ended, holdsBackgroundWork: changed.countsBackgroundWork))
+            attemptEnded(attempt, AttemptEnd(transferEnd: ended, holdsBackgroundWork: changed.countsBackgroundWork))
         }
     }
 }

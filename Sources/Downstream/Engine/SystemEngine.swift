@@ -7,7 +7,7 @@ import Foundation
 /// The system-task engine of a manager: download tasks of its system (background) session, which
 /// the system runs and may finish while the app is not running (``SystemTransfer``).
 ///
-/// The end of a task it started reaches `end` as every engine's does. A task of an earlier
+/// The end of a task it started reaches `onEnd` as every engine's does. A task of an earlier
 /// process, found after a relaunch, is adopted on its download's behalf (see
 /// `SystemEngine+Adoption.swift`): the download sees a ``RunningAttempt`` and an ``AttemptEnd``
 /// either way.
@@ -20,10 +20,10 @@ struct SystemEngine: AttemptEngine {
 
     func run(
         _ attempt: Attempt, of target: AttemptTarget, in running: RunningAttempt,
-        end: @escaping @Sendable (AttemptEnd) -> Void
+        onEnd: @escaping @Sendable (AttemptEnd) -> Void
     ) {
         guard let session = router.session else {
-            return end(.notSent(.invalidRequest("the manager's system session is closed")))
+            return onEnd(.notSent(.invalidRequest("the manager's system session is closed")))
         }
         let request = target.request
         let recordFile = target.recordFile
@@ -39,7 +39,7 @@ struct SystemEngine: AttemptEngine {
             }
             resumeData = recordFile.record.systemResumeData
         } catch {
-            return end(.notSent(error))
+            return onEnd(.notSent(error))
         }
         var urlRequest = request.urlRequest
         urlRequest.url = attempt.url
@@ -54,12 +54,12 @@ struct SystemEngine: AttemptEngine {
         let transferTarget = Self.transferTarget(of: target) { transfer in
             // Late or repeated messages find the end taken.
             if let ended = transfer.takeEnd() {
-                end(AttemptEnd(end: ended, holdsBackgroundWork: transfer.countsBackgroundWork))
+                onEnd(AttemptEnd(transferEnd: ended, holdsBackgroundWork: transfer.countsBackgroundWork))
             }
         }
         let transfer = SystemTransfer(
             target: transferTarget, session: session, backgroundEvents: router.backgroundEvents,
-            usesResumeData: resumeData != nil, announcesResume: attempt.kind == .run)
+            usesResumeData: resumeData != nil, announcesResume: attempt.kind == .first)
         transfer.setAttempt(attempt.number)
         let launched = running.launch(transfer) {
             router.bind(transfer)
@@ -67,7 +67,7 @@ struct SystemEngine: AttemptEngine {
                 urlRequest, resumeData: resumeData, downloadID: target.downloadID, options: options,
                 attach: transfer.attach)
         }
-        if !launched { end(AttemptEnd(end: .cancelled)) }
+        if !launched { onEnd(AttemptEnd(transferEnd: .cancelled)) }
     }
 }
 

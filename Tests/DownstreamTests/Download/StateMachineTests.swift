@@ -41,14 +41,14 @@ import Testing
     @Test func aRunningAttemptHoldsItsRequestAndHandsItOverToBeStopped() {
         var machine = Machine()
         #expect(machine.start() == .startAttempt(1))
-        #expect(machine.run == nil)
+        #expect(machine.attemptHandle == nil)
         machine.attemptStarted(1, 42)
-        #expect(machine.run == 42)
-        #expect(machine.pause() == .stopAttempt(1, run: 42))
+        #expect(machine.attemptHandle == 42)
+        #expect(machine.pause() == .stopAttempt(1, handle: 42))
         // Stopping, it still holds the request, until the request's end.
-        #expect(machine.run == 42)
+        #expect(machine.attemptHandle == 42)
         #expect(machine.attemptEnded(1, .cancelled) == .becomePaused(savingIntent: true))
-        #expect(machine.run == nil)
+        #expect(machine.attemptHandle == nil)
     }
 
     @Test func aWaitHoldsItsTimerAndHandsItOverWhenItIsLeft() {
@@ -61,7 +61,7 @@ import Testing
             case .waitForNetwork(let wait, _): machine.timerStarted(7, forNetworkWait: wait)
             default: Issue.record("no wait")
             }
-            #expect(machine.run == nil)
+            #expect(machine.attemptHandle == nil)
             return machine
         }
         for recovery in [Machine.Recovery.retry(after: .seconds(1)), .waitForNetwork] {
@@ -112,7 +112,7 @@ import Testing
         _ = machine.start()
         _ = machine.pause()
         #expect(machine.resume() == .none)
-        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, .run))
+        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, .first))
         #expect(machine.publicState == .running)
     }
 
@@ -145,7 +145,7 @@ import Testing
         _ = machine.start()
         _ = machine.pause()
         _ = machine.resume()
-        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, .run))
+        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, .first))
         #expect(machine.attemptEnded(1, .finished) == .none)
         #expect(machine.phase == .running(attempt: 2))
     }
@@ -219,7 +219,7 @@ import Testing
         let attempt = Machine.automaticAttemptLimit + 1
         _ = machine.pause()
         _ = machine.resume()
-        #expect(machine.attemptEnded(attempt, .cancelled) == .startAttempt(attempt + 1, .run))
+        #expect(machine.attemptEnded(attempt, .cancelled) == .startAttempt(attempt + 1, .first))
         #expect(machine.attemptEnded(attempt + 1, .restart(reason: "odd")) == .startAttempt(attempt + 2, .restart))
     }
 
@@ -338,7 +338,7 @@ import Testing
         _ = machine.start()
         #expect(machine.urlChanged() == .stopAttempt(1))
         #expect(machine.slotNeed == .holding)
-        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, .run))
+        #expect(machine.attemptEnded(1, .cancelled) == .startAttempt(2, .first))
         // Not running: the next request takes the URL; nothing to do now.
         #expect(machine.pause() == .stopAttempt(2))
         #expect(machine.urlChanged() == .none)

@@ -27,7 +27,7 @@ import DownstreamTesting
             engine: { $0.maximumBytesPerRequest = 4 }, willSend: { _ in sent.withLock { $0 += 1 } })
         // Kept, as its download keeps it: an attempt let go of starts no next range.
         let (running, ends) = Self.run(
-            DownloadEngines(ranged: bench.transport), Attempt(number: 7, kind: .run, url: bench.url), of: target)
+            DownloadEngines(ranged: bench.transport), Attempt(number: 7, kind: .first, url: bench.url), of: target)
 
         // The engine plans each range: where it starts, its end, and the validator that guards it.
         let ranges = [("bytes=0-3", nil, 0..<4), ("bytes=4-7", "\"v1\"", 4..<8), ("bytes=8-", "\"v1\"", 8..<10)]
@@ -45,7 +45,7 @@ import DownstreamTesting
         // One end for the three requests: the download saw one attempt.
         var iterator = ends.makeAsyncIterator()
         let end = await iterator.next()
-        #expect(end?.end == .finished)
+        #expect(end?.transferEnd == .finished)
         #expect(end?.failedBeforeSending == false)
         #expect(bench.partial == body)
         #expect(sent.withLock { $0 } == 3)
@@ -65,7 +65,7 @@ import DownstreamTesting
         let ends: AsyncStream<AttemptEnd>
         do {
             let (running, stream) = Self.run(
-                DownloadEngines(ranged: bench.transport), Attempt(number: 1, kind: .run, url: bench.url), of: target)
+                DownloadEngines(ranged: bench.transport), Attempt(number: 1, kind: .first, url: bench.url), of: target)
             handle = running
             ends = stream
         }
@@ -80,7 +80,7 @@ import DownstreamTesting
         request.send(Array(body[0..<4]))
         request.complete()
         var iterator = ends.makeAsyncIterator()
-        #expect(await iterator.next()?.end == .incomplete(progressed: true))
+        #expect(await iterator.next()?.transferEnd == .incomplete(progressed: true))
         #expect(bench.transport.started.count == 1)
     }
 
@@ -91,7 +91,7 @@ import DownstreamTesting
             path: "/elsewhere/file.bin", validator: Validator(etag: "\"old\""), modified: Date(timeIntervalSince1970: 0)
         )
         let attempt = Attempt(
-            number: 1, kind: .run, url: bench.url, credentials: RequestCredentials(authorization: "Bearer t"),
+            number: 1, kind: .first, url: bench.url, credentials: RequestCredentials(authorization: "Bearer t"),
             existingCopy: copy)
         _ = Self.run(DownloadEngines(ranged: bench.transport), attempt, of: target)
         let request = await bench.transport.request(1)
@@ -123,7 +123,7 @@ import DownstreamTesting
             },
             returned: { returns.withLock { $0 += 1 } })
         let (running, ends) = Self.run(
-            DownloadEngines(ranged: bench.transport), Attempt(number: 1, kind: .run, url: bench.url), of: target)
+            DownloadEngines(ranged: bench.transport), Attempt(number: 1, kind: .first, url: bench.url), of: target)
 
         var askedIterator = asked.makeAsyncIterator()
         let wanted = await askedIterator.next()
@@ -134,7 +134,7 @@ import DownstreamTesting
 
         var iterator = ends.makeAsyncIterator()
         let end = await iterator.next()
-        #expect(end?.end == .cancelled)
+        #expect(end?.transferEnd == .cancelled)
         #expect(returns.withLock { $0 } == 1, "the connections given are given back")
         #expect(bench.transport.started.isEmpty)
     }
@@ -146,11 +146,11 @@ import DownstreamTesting
         try Data("x".utf8).writeWithoutSync(to: blocker)
         let target = bench.target(destination: blocker.appendingPathComponent("file.bin"))
         let (_, ends) = Self.run(
-            DownloadEngines(ranged: bench.transport), Attempt(number: 1, kind: .run, url: bench.url), of: target)
+            DownloadEngines(ranged: bench.transport), Attempt(number: 1, kind: .first, url: bench.url), of: target)
         var iterator = ends.makeAsyncIterator()
         let end = await iterator.next()
         #expect(end?.failedBeforeSending == true)
-        #expect(end?.end.failureKind != nil)
+        #expect(end?.transferEnd.failureKind != nil)
         #expect(bench.transport.started.isEmpty)
     }
 

@@ -45,7 +45,7 @@ import Testing
     static let noResumeData = EngineChoice.SystemSessionAbility(supportsResumeData: false)
 
     static func row(
-        _ name: String, _ expected: Engine, kind: AttemptKind = .run, record: ResumeRecord = ResumeRecord(url: url),
+        _ name: String, _ expected: Engine, kind: AttemptKind = .first, record: ResumeRecord = ResumeRecord(url: url),
         fileLength: Int64 = 0, system: EngineChoice.SystemSessionAbility? = nil, resumeData: Bool = false,
         connections: Int = 1, url: URL = url, rangesRefused: Bool = false
     ) -> Row {
