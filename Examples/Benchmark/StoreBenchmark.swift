@@ -7,13 +7,16 @@ import Foundation
 
 /// `downstream-benchmark store [--count 100000] [--directory DIR] [--runs 3]`: the cost of the
 /// store, with its journal, next to a store that keeps every record in a file of its own (as
-/// versions before the journal did), measured in the same run.
+/// versions before the journal did), measured in the same run; and the same store used by a
+/// program written as a newcomer writes it (``StoreNewcomerProgram``).
 ///
-/// Each run, for each kind of store (in turns: which goes first alternates), one child process
-/// enqueues `count` new downloads (paused, so that no request goes out; the app's requests are
-/// made before the clock starts) and reports the time and its resident memory's growth per
-/// download; then a new child process restores them all, and reports the time, its peak resident
-/// memory (VmHWM) and its resident memory's growth per download. The store goes in a new
+/// Each run, for each program (in turns: which goes first rotates), one child process enqueues
+/// `count` new downloads and reports the time and its resident memory's growth per download;
+/// then a new child process restores them all, and reports the time, its peak resident memory
+/// (VmHWM) and its resident memory's growth per download. The benchmark's own program enqueues
+/// its downloads paused, so that no request goes out, with the app's requests made before the
+/// clock starts, and times the manager's creation; the newcomer's queues them (the first few
+/// start) and times the creation and the reading of every download. The store goes in a new
 /// directory under DIR (default: the temporary directory). Medians of the runs, and the ratios of
 /// the journal's figures to the baseline's.
 struct StoreBenchmark {
@@ -52,11 +55,12 @@ struct StoreBenchmark {
         let root = directory.appendingPathComponent("downstream-store-\(getpid())")
         defer { try? FileManager.default.removeItem(at: root) }
         print("Downstream store benchmark: \(count) downloads, \(runs) runs, stores in \(root.path)")
-        let kinds = ["journal", "files"]
+        let kinds = ["journal", "newcomer", "files"]
         var enqueues: [String: [Figures]] = [:]
         var restores: [String: [Figures]] = [:]
         for run in 0..<runs {
-            for kind in run % 2 == 0 ? kinds : kinds.reversed() {
+            for turn in 0..<kinds.count {
+                let kind = kinds[(run + turn) % kinds.count]
                 let store = root.appendingPathComponent("\(kind)-\(run)")
                 let enqueue = try child("enqueue", kind: kind, store: store)
                 let restore = try child("restore", kind: kind, store: store)
@@ -71,32 +75,45 @@ struct StoreBenchmark {
         }
         let journalEnqueue = median(enqueues["journal"]!)
         let journalRestore = median(restores["journal"]!)
+        let newcomerEnqueue = median(enqueues["newcomer"]!)
+        let newcomerRestore = median(restores["newcomer"]!)
         let filesEnqueue = median(enqueues["files"]!)
         let filesRestore = median(restores["files"]!)
-        print("medians                       journal     a file per record   journal / files")
-        row("enqueue (s)", journalEnqueue.seconds, filesEnqueue.seconds)
+        print("medians                       journal     newcomer    a file per record   journal / files")
+        row("enqueue (s)", journalEnqueue.seconds, newcomerEnqueue.seconds, filesEnqueue.seconds)
         row(
             "bytes per queued download", Double(journalEnqueue.residentPerDownload),
-            Double(filesEnqueue.residentPerDownload))
-        row("restore (s)", journalRestore.seconds, filesRestore.seconds)
+            Double(newcomerEnqueue.residentPerDownload), Double(filesEnqueue.residentPerDownload))
+        row("restore (s)", journalRestore.seconds, newcomerRestore.seconds, filesRestore.seconds)
         row(
             "bytes per restored download", Double(journalRestore.residentPerDownload),
-            Double(filesRestore.residentPerDownload))
-        row("restore peak (MiB)", Double(journalRestore.peakKiB) / 1024, Double(filesRestore.peakKiB) / 1024)
-        let scale = Double(count) / 100_000
-        let met =
-            journalEnqueue.seconds <= 1 * scale && journalRestore.seconds <= 1 * scale
-            && journalEnqueue.residentPerDownload <= 1024 && Double(journalRestore.peakKiB) / 1024 <= 150 * scale
-        print(
-            "targets for 100,000 (scaled to \(count)): enqueue <= 1 s, restore <= 1 s, <= 1 KiB per queued download, "
-                + "restore peak <= 150 MiB: \(met ? "met" : "MISSED")")
-        return met ? 0 : 3
+            Double(newcomerRestore.residentPerDownload), Double(filesRestore.residentPerDownload))
+        row(
+            "restore peak (MiB)", Double(journalRestore.peakKiB) / 1024, Double(newcomerRestore.peakKiB) / 1024,
+            Double(filesRestore.peakKiB) / 1024)
+        let met = [("benchmark's", journalEnqueue, journalRestore), ("newcomer's", newcomerEnqueue, newcomerRestore)]
+            .map { name, enqueue, restore in
+                let met = meetsTargets(enqueue: enqueue, restore: restore)
+                print(
+                    "targets for 100,000 (scaled to \(count)), the \(name) program: enqueue <= 1 s, restore <= 1 s, "
+                        + "<= 1 KiB per queued download, restore peak <= 150 MiB: \(met ? "met" : "MISSED")")
+                return met
+            }
+        return met.allSatisfy { $0 } ? 0 : 3
     }
 
-    private func row(_ name: String, _ journal: Double, _ files: Double) {
+    private func meetsTargets(enqueue: Figures, restore: Figures) -> Bool {
+        let scale = Double(count) / 100_000
+        return enqueue.seconds <= 1 * scale && restore.seconds <= 1 * scale && enqueue.residentPerDownload <= 1024
+            && Double(restore.peakKiB) / 1024 <= 150 * scale
+    }
+
+    private func row(_ name: String, _ journal: Double, _ newcomer: Double, _ files: Double) {
         let padded = name.padding(toLength: 30, withPad: " ", startingAt: 0)
         print(
-            padded + String(format: "%-12.3f%-20.3f%.2fx", journal, files, files > 0 ? journal / files : 0))
+            padded
+                + String(
+                    format: "%-12.3f%-12.3f%-20.3f%.2fx", journal, newcomer, files, files > 0 ? journal / files : 0))
     }
 
     /// Runs one phase in a child process and reads its figures.
@@ -122,11 +139,19 @@ struct StoreBenchmark {
             $0.storage.keepsEveryRecordInAFile = kind == "files"
         }
         let clock = ContinuousClock()
+        let files = URL(fileURLWithPath: store, isDirectory: true).deletingLastPathComponent()
+            .appendingPathComponent("files", isDirectory: true)
         do {
+            if kind == "newcomer" {
+                print(
+                    phase == "enqueue"
+                        ? try await StoreNewcomerProgram.enqueue(
+                            count: count, configuration: configuration, files: files)
+                        : try await StoreNewcomerProgram.restore(count: count, configuration: configuration))
+                return 0
+            }
             switch phase {
             case "enqueue":
-                let files = URL(fileURLWithPath: store, isDirectory: true).deletingLastPathComponent()
-                    .appendingPathComponent("files", isDirectory: true)
                 let requests = (0..<count).map { index in
                     DownloadRequest(
                         URLRequest(url: URL(string: "http://127.0.0.1:9/file-\(index).bin")!), to: .directory(files),

@@ -127,27 +127,14 @@ public actor Download {
     /// wait, and the tasks waiting for it to settle.
     typealias Machine = StateMachine<RunningAttempt, Task<Void, Never>, CheckedContinuation<Void, Never>>
 
-    var machine: Machine
-    /// The URLs the file may come from, and the one in use: the record's, or else the request's
-    /// and its mirrors.
-    var sources: SourceList {
-        get { parsedSources ?? SourceList([request.url ?? PartialLocation.noURL] + request.mirrors) }
-        set { parsedSources = newValue }
-    }
-    /// The sources, once restored from the record, changed or used by an attempt: until then, a
-    /// queued download restored from a store does not parse its URL (270 bytes each on Linux).
-    var parsedSources: SourceList?
-    /// Credentials the authentication handler gave (`Authorization`, `Proxy-Authorization`);
-    /// sent with every request of the download in this process.
-    var credentials = RequestCredentials.none
-    /// What the download remembers of its failures in this run, to recover from the next.
-    var recoveryMemory = RecoveryMemory()
+    /// What the download holds once something happens to it (see ``Activity``); nil until then.
+    var activity: Activity?
     /// What the download's observer counted of it in its totals; nil until it counts it.
     // Safe: only the observer reads and writes it, always under one lock of its own.
     nonisolated(unsafe) var counted: CountedProgress?
-    /// Whether a batch of background events waits for this download to finish with its file.
+    /// Whether the download was made paused (else queued): its machine's first state.
     /// (Last: one byte after the others' ends.)
-    var holdsBackgroundWork = false
+    let startsPaused: Bool
 
     deinit {
         // Its limit, and what the limiter counted for it, go with it.
@@ -172,14 +159,11 @@ public actor Download {
         if let limit = request.maximumBytesPerSecond, limit > 0 {
             settings.engine.transfer.limiter?.setLimit(limit, for: id)
         }
-        let authentication = settings.authentication
-        machine = Machine(
-            state: startsPaused ? .paused : .queued,
-            challengeLimit: authentication.handler == nil ? 0 : authentication.maximumAttempts)
+        self.startsPaused = startsPaused
         let stored = recordFile?.sourcesAndResume
-        parsedSources = stored?.sources
+        let machine = Self.firstMachine(startsPaused: startsPaused, settings: settings)
         snapshot = Snapshot(
-            url: parsedSources?.current, priority: request.priority, state: machine.publicState,
+            url: stored?.sources?.current, priority: request.priority, state: machine.publicState,
             slotNeed: machine.slotNeed, startedPaused: startsPaused)
 
         var initialBytes: Int64 = 0
@@ -190,6 +174,9 @@ public actor Download {
         }
         self.initialBytes = initialBytes
         initialExpectedLength = resume?.expectedLength ?? -1
+        if let sources = stored?.sources {
+            activity = Activity(machine: machine, parsedSources: sources)
+        }
         context.observer.download(self, didPublish: startsPaused ? .paused : .queued)
     }
 

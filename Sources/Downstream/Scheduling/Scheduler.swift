@@ -3,8 +3,8 @@
 /// A plain value, driven by the manager: each input returns the downloads that may start now
 /// (and, when limits shrink, those that must stop and queue again). Within a priority, downloads
 /// start in the order they were queued. Every operation on one download is O(log n): each host
-/// keeps a heap of its queued downloads, and a heap of the hosts that have both queued downloads
-/// and a free slot gives the next download to start.
+/// keeps a heap of its queued downloads (``HostQueues``), and a heap of the hosts that have both
+/// queued downloads and a free slot gives the next download to start.
 struct Scheduler<ID: Hashable> {
     struct Limits: Equatable, Sendable {
         /// Downloads running at once, in all; 0 holds the queue.
@@ -22,8 +22,7 @@ struct Scheduler<ID: Hashable> {
 
     private(set) var limits: Limits
     private var nextSequence: UInt64 = 0
-    private var queues: [String: IndexedHeap<ID, Rank>] = [:]
-    private var queuedHosts: [ID: String] = [:]
+    private var queues = HostQueues<ID>()
     /// Hosts with queued downloads and a free slot, by the rank of their first queued download.
     private var readyHosts = IndexedHeap<String, Rank>()
     private var running: [ID: Running] = [:]
@@ -41,10 +40,10 @@ struct Scheduler<ID: Hashable> {
     var runningCount: Int { running.count }
     /// Slots taken in all: running downloads and their extra connections.
     var occupiedCount: Int { running.count + extraCount }
-    var queuedCount: Int { queuedHosts.count }
+    var queuedCount: Int { queues.count }
 
     func isRunning(_ id: ID) -> Bool { running[id] != nil }
-    func isQueued(_ id: ID) -> Bool { queuedHosts[id] != nil }
+    func isQueued(_ id: ID) -> Bool { queues.contains(id) }
 
     func runningCount(on host: String) -> Int {
         runningPerHost[host, default: 0]
@@ -52,7 +51,7 @@ struct Scheduler<ID: Hashable> {
 
     /// Queues `id` for `host` (at the end of its priority). Returns the downloads to start.
     mutating func enqueue(_ id: ID, host: String, priority: Int) -> [ID] {
-        guard running[id] == nil, queuedHosts[id] == nil else { return [] }
+        guard running[id] == nil, !queues.contains(id) else { return [] }
         nextSequence += 1
         queue(id, host: host, rank: Rank(priority: priority, sequence: nextSequence))
         return startEligible()
@@ -62,7 +61,7 @@ struct Scheduler<ID: Hashable> {
     /// adopted after a relaunch): it may take the download count over the limits for a while.
     mutating func admit(_ id: ID, host: String, priority: Int) {
         guard running[id] == nil else { return }
-        if queuedHosts[id] != nil { _ = remove(id) }
+        if queues.contains(id) { _ = remove(id) }
         nextSequence += 1
         running[id] = Running(host: host, rank: Rank(priority: priority, sequence: nextSequence))
         runningPerHost[host, default: 0] += 1
@@ -72,8 +71,7 @@ struct Scheduler<ID: Hashable> {
     /// The priority `id` was queued or runs with.
     func priority(of id: ID) -> Int? {
         if let entry = running[id] { return entry.rank.priority }
-        if let host = queuedHosts[id] { return queues[host]?[id]?.priority }
-        return nil
+        return queues.rank(of: id)?.priority
     }
 
     /// Gives running download `id` up to `count` extra connections, each taking a free slot of the
@@ -117,9 +115,7 @@ struct Scheduler<ID: Hashable> {
             runningPerHost[entry.host, default: 1] -= 1
             if runningPerHost[entry.host] == 0 { runningPerHost[entry.host] = nil }
             refresh(entry.host)
-        } else if let host = queuedHosts.removeValue(forKey: id) {
-            queues[host]?.remove(id)
-            if queues[host]?.isEmpty == true { queues[host] = nil }
+        } else if let host = queues.remove(id) {
             refresh(host)
         } else {
             return []
@@ -133,9 +129,9 @@ struct Scheduler<ID: Hashable> {
         if var entry = running[id] {
             entry.rank.priority = priority
             running[id] = entry
-        } else if let host = queuedHosts[id], var rank = queues[host]?[id] {
+        } else if let host = queues.host(of: id), var rank = queues.rank(of: id) {
             rank.priority = priority
-            queues[host]?.update(rank, for: id)
+            queues.update(id, host: host, rank: rank)
             refresh(host)
         }
         return startEligible()
@@ -164,7 +160,7 @@ struct Scheduler<ID: Hashable> {
         while occupiedCount > limits.overall, let id = lowestRunning(on: nil) {
             stopped.append(requeue(id))
         }
-        for host in queues.keys {
+        for host in Array(queues.hosts) {
             refresh(host)
         }
         return (startEligible(), stopped)
@@ -173,8 +169,7 @@ struct Scheduler<ID: Hashable> {
     // MARK: - Private
 
     private mutating func queue(_ id: ID, host: String, rank: Rank) {
-        queuedHosts[id] = host
-        queues[host, default: IndexedHeap()].update(rank, for: id)
+        queues.update(id, host: host, rank: rank)
         refresh(host)
     }
 
@@ -195,8 +190,8 @@ struct Scheduler<ID: Hashable> {
 
     /// Keeps `host` among the ready hosts exactly when it has queued downloads and a free slot.
     private mutating func refresh(_ host: String) {
-        if let first = queues[host]?.first, runningPerHost[host, default: 0] < limits.perHost {
-            readyHosts.update(first.element, for: host)
+        if let first = queues.firstRank(on: host), runningPerHost[host, default: 0] < limits.perHost {
+            readyHosts.update(first, for: host)
         } else {
             readyHosts.remove(host)
         }
@@ -205,10 +200,8 @@ struct Scheduler<ID: Hashable> {
     private mutating func startEligible() -> [ID] {
         var started: [ID] = []
         while occupiedCount < limits.overall, let host = readyHosts.first?.key,
-            let (id, rank) = queues[host]?.popFirst()
+            let (id, rank) = queues.popFirst(on: host)
         {
-            if queues[host]?.isEmpty == true { queues[host] = nil }
-            queuedHosts[id] = nil
             running[id] = Running(host: host, rank: rank)
             runningPerHost[host, default: 0] += 1
             refresh(host)

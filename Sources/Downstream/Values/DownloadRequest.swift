@@ -188,7 +188,11 @@ public struct DownloadRequest: Sendable {
 
     /// A `GET` request for `url`, saved at `destination`.
     public init(url: URL, to destination: Destination) {
-        self.init(.url(url), to: destination)
+        // A URL whose text parses again to an equal URL is kept as its text: an app that keeps
+        // 100,000 queued downloads does not keep as many `URL`s (300 bytes each on Linux,
+        // against a hundred for the text; a parse takes a quarter of a microsecond).
+        let text = url.absoluteString
+        self.init(url.baseURL == nil && URL(string: text) == url ? .urlText(text) : .url(url), to: destination)
     }
 
     /// A `GET` request without headers for the URL `urlText` spells, saved at `destination`, with
