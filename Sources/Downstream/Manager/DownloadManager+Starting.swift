@@ -30,13 +30,15 @@ extension DownloadManager {
     ///     of starting. It is stored either way.
     @discardableResult
     public func download(_ request: DownloadRequest, startsPaused: Bool = false) async -> Download {
+        // Parsed once: a request may keep its URL as text (see ``DownloadRequest/init(url:to:)``).
+        let url = request.url
         var requestError =
             isInvalidated
             ? .managerUnavailable("the manager was invalidated")
-            : headerProblem.map { .invalidRequest($0) } ?? Self.validate(request)
+            : headerProblem.map { .invalidRequest($0) } ?? Self.validate(request, url: url)
         if requestError == nil,
             let problem = configuration.network.unappliedSettings(
-                on: connectionEngines, host: request.url?.host, trust: configuration.trust)
+                on: connectionEngines, host: url?.host, trust: configuration.trust)
         {
             requestError = .invalidRequest(problem)
         }
@@ -44,7 +46,7 @@ extension DownloadManager {
         let isSeparate = request.duplicates == .startSeparately
         let destinationPath = request.destination.path(through: &lastDestinationPath)
         let location = PartialLocation(
-            url: request.url ?? PartialLocation.noURL, destination: request.destination,
+            url: url ?? PartialLocation.noURL, destination: request.destination,
             destinationPath: destinationPath, partialsDirectory: configuration.storage.partialsDirectory,
             separateFrom: isSeparate ? id : nil)
 
@@ -59,7 +61,7 @@ extension DownloadManager {
             }
         }
         if requestError == nil, !isSeparate, let existing, existing.canBeJoined {
-            if let url = request.url, existing.request.url == url || existing.url == url {
+            if let url, existing.request.url == url || existing.url == url {
                 if request.checks.isEmpty || existing.acceptsChecks {
                     existing.addChecks(request.checks)
                     if !startsPaused { await existing.resume() }
@@ -79,7 +81,7 @@ extension DownloadManager {
         }
 
         var recordFile: DownloadRecordFile?
-        if requestError == nil, let url = request.url {
+        if requestError == nil, let url {
             do {
                 recordFile = try makeRecord(
                     id: id, request: request, url: url, location: location, destinationPath: destinationPath,
@@ -106,7 +108,8 @@ extension DownloadManager {
         }
         if !startsPaused {
             // Started at once if a slot is free, before this returns.
-            let granted = schedule(download, need: .waiting, priority: request.priority)
+            let granted = schedule(
+                download, need: .waiting, priority: request.priority, host: url.map(Self.schedulingHost))
             if granted.contains(download.id) {
                 await download.start()
             }
@@ -172,8 +175,9 @@ extension DownloadManager {
             origin: .request(id: id, request: request, location: location, created: record.created))
     }
 
-    private static func validate(_ request: DownloadRequest) -> DownloadError? {
-        guard let url = request.url else { return .invalidRequest("the request has no URL") }
+    /// - Parameter url: the request's URL.
+    private static func validate(_ request: DownloadRequest, url: URL?) -> DownloadError? {
+        guard let url else { return .invalidRequest("the request has no URL") }
         if let problem = DownloadRequest.problem(with: url) { return .invalidRequest(problem) }
         for mirror in request.mirrors {
             if let problem = DownloadRequest.problem(with: mirror) { return .invalidRequest(problem) }

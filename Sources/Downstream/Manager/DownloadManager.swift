@@ -245,8 +245,10 @@ public actor DownloadManager {
 
     /// Brings the scheduler in line with `need`, what `download` needs now (a slot, none, or the
     /// one it has), and its priority. Returns the downloads that may start.
+    /// - Parameter host: the download's host for the scheduler (``schedulingHost(_:)``), if the
+    ///   caller has it (else it is read from the download's URL).
     func schedule(
-        _ download: Download, need: Download.SlotNeed, priority: DownloadRequest.Priority
+        _ download: Download, need: Download.SlotNeed, priority: DownloadRequest.Priority, host: String? = nil
     ) -> [Download.ID] {
         let id = download.id
         guard byID[id] === download else { return [] }
@@ -255,13 +257,13 @@ public actor DownloadManager {
         case .waiting:
             // A download given a slot whose start is under way runs already, for the scheduler.
             if !scheduler.isQueued(id), !scheduler.isRunning(id) {
-                granted += scheduler.enqueue(id, host: Self.host(of: download), priority: priority.value)
+                granted += scheduler.enqueue(id, host: host ?? Self.host(of: download), priority: priority.value)
             }
         case .holding:
             // A download stopping because the limits shrank is queued already; one running
             // without a slot (a system task adopted after a relaunch) is counted.
             if !scheduler.isQueued(id), !scheduler.isRunning(id) {
-                scheduler.admit(id, host: Self.host(of: download), priority: priority.value)
+                scheduler.admit(id, host: host ?? Self.host(of: download), priority: priority.value)
             }
         case .none:
             granted += scheduler.remove(id)
@@ -303,7 +305,11 @@ public actor DownloadManager {
 
     /// The scheduler's host of a download: host and port.
     private static func host(of download: Download) -> String {
-        guard let url = download.url else { return "" }
+        download.url.map(schedulingHost) ?? ""
+    }
+
+    /// The scheduler's host of a download from `url`: host and port.
+    static func schedulingHost(_ url: URL) -> String {
         let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
         return "\(url.host?.lowercased() ?? ""):\(port)"
     }

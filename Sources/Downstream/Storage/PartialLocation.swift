@@ -99,7 +99,8 @@ extension PartialLocation {
     static func misplacement(
         of path: String, destinationPath: String, destinationIsDirectory: Bool, partialsDirectory: String?
     ) -> String? {
-        let problem = "\(path) is not where Downstream puts the partial file of \(destinationPath)"
+        // (Made only for a misplaced file: 100,000 records are checked at a launch.)
+        var problem: String { "\(path) is not where Downstream puts the partial file of \(destinationPath)" }
         guard isPlainAbsolute(path), isPlainAbsolute(destinationPath) else {
             return problem + " (not a plain absolute path)"
         }
@@ -119,23 +120,50 @@ extension PartialLocation {
     }
 
     /// Whether `name` is `<something>.<key>.partial` with a key of `keyLength` hexadecimal digits.
+    /// (ASCII hexadecimal digits, as Downstream writes keys. Bytes, not characters, here and
+    /// below: 100,000 records are checked at a launch.)
     private static func isKeyed(_ name: String, keyLength: Int) -> Bool {
-        let suffix = "." + partialExtension
-        guard name.hasSuffix(suffix) else { return false }
-        let stem = name.dropLast(suffix.count)
-        guard let dot = stem.lastIndex(of: "."), dot != stem.startIndex else { return false }
+        let suffix = ("." + partialExtension).utf8
+        let bytes = name.utf8
+        guard bytes.count > suffix.count, bytes.reversed().starts(with: suffix.reversed()) else { return false }
+        let stem = bytes.dropLast(suffix.count)
+        guard let dot = stem.lastIndex(of: UInt8(ascii: ".")), dot != stem.startIndex else { return false }
         let key = stem[stem.index(after: dot)...]
-        return key.count == keyLength && key.allSatisfy(\.isHexDigit)
+        return key.count == keyLength && key.allSatisfy(\.isASCIIHexDigit)
     }
 
     /// Whether `path` is absolute, with no empty, `.` or `..` component and no NUL.
     private static func isPlainAbsolute(_ path: String) -> Bool {
-        guard path.hasPrefix("/"), !path.contains("\0") else { return false }
-        let components = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        return path == "/" || components.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+        var bytes = path.utf8.makeIterator()
+        guard bytes.next() == UInt8(ascii: "/") else { return false }
+        guard path.utf8.count > 1 else { return true }
+        // The current component's length, and whether it is all dots.
+        var length = 0
+        var onlyDots = true
+        while true {
+            let byte = bytes.next()
+            if byte == nil || byte == UInt8(ascii: "/") {
+                guard length > 0, !(onlyDots && length <= 2) else { return false }
+                guard byte != nil else { return true }
+                length = 0
+                onlyDots = true
+            } else {
+                guard byte != 0 else { return false }
+                length += 1
+                onlyDots = onlyDots && byte == UInt8(ascii: ".")
+            }
+        }
     }
 
     private static func trimmed(_ directory: String) -> String {
         directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+    }
+}
+
+extension UInt8 {
+    /// Whether the byte is an ASCII hexadecimal digit.
+    fileprivate var isASCIIHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
     }
 }
