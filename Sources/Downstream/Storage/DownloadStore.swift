@@ -118,10 +118,11 @@ final class DownloadStore: Sendable {
     }
 
     /// Gives the identifier and the store up: another manager may use them now. Records are no
-    /// longer written or removed.
+    /// longer written or removed. The journal is removed if it holds no record, else compacted
+    /// when worth it (see ``StoreJournal/compactAndClose()``), before the store's lock is given up.
     func release() {
         guard isReleased.setFirst() else { return }
-        journal?.close()
+        journal?.compactAndClose()
         storeLock.release()
         _ = Self.identifiersInUse.withLock { $0.remove(identifier) }
     }

@@ -19,6 +19,12 @@ import Foundation
 /// ones in use, the journal is rewritten with only the latest frame of each download
 /// (compaction: a temporary file renamed over the journal).
 ///
+/// A journal that holds no record is cut to its header (one `ftruncate`: a process killed before
+/// it leaves frames that all cancel out, after it none, and there is no instant in between), and
+/// the store's release removes it then, or compacts it when a fifth of it is frames no longer in
+/// use. Only the process that holds the store alone has a journal, so no other process has
+/// records in it.
+///
 /// The journal keeps no map of its frames while it runs (100,000 downloads may be queued): each
 /// record's place says the length of its latest frame (``RecordPlace/journal(frameLength:)``),
 /// which the journal takes away from its count of live bytes when the record changes; compaction
@@ -48,6 +54,7 @@ final class StoreJournal: Sendable {
     let path: String
     private let synchronizes: Bool
     private let duringWrite: (@Sendable () -> Void)?
+    private let duringCut: (@Sendable () -> Void)?
     private let state: Locked<State>
 
     /// What opening the journal found.
@@ -57,11 +64,15 @@ final class StoreJournal: Sendable {
         var issue: RestorationIssue?
     }
 
-    private init(path: String, state: State, synchronizes: Bool, duringWrite: (@Sendable () -> Void)?) {
+    private init(
+        path: String, state: State, synchronizes: Bool, duringWrite: (@Sendable () -> Void)?,
+        duringCut: (@Sendable () -> Void)?
+    ) {
         self.path = path
         self.state = Locked(state)
         self.synchronizes = synchronizes
         self.duringWrite = duringWrite
+        self.duringCut = duringCut
     }
 
     deinit {
@@ -70,8 +81,14 @@ final class StoreJournal: Sendable {
 
     /// Opens (creating it if needed) the journal in `directory`, after cutting off a frame whose
     /// write was cut short (or damage, which is copied aside first and reported).
+    /// - Parameters:
+    ///   - duringWrite: called between the two halves of every frame's write (a test seam).
+    ///   - duringCut: called when the journal, found to hold no record, is about to be cut to its
+    ///     header or removed, or when its compacted copy is about to replace it (a test seam: what
+    ///     is on disk then is what a process killed there leaves).
     static func open(
-        in directory: String, synchronizes: Bool, duringWrite: (@Sendable () -> Void)? = nil
+        in directory: String, synchronizes: Bool, duringWrite: (@Sendable () -> Void)? = nil,
+        duringCut: (@Sendable () -> Void)? = nil
     ) throws(DownloadError) -> Opening {
         let path = POSIXFile.path(fileName, in: directory)
         // Its records are obeyed: only from a file nobody else can have written.
@@ -110,9 +127,11 @@ final class StoreJournal: Sendable {
             POSIXFile.close(descriptor)
             throw error
         }
-        let journal = StoreJournal(path: path, state: state, synchronizes: synchronizes, duringWrite: duringWrite)
-        // Worth trying, not needed: a journal that stays long is compacted later.
-        try? journal.compactIfWorthIt(slack: 2)
+        let journal = StoreJournal(
+            path: path, state: state, synchronizes: synchronizes, duringWrite: duringWrite, duringCut: duringCut)
+        // Worth trying, not needed: a journal that stays long is compacted later (an empty one is
+        // cut at its next removal, or removed at the store's release).
+        try? journal.tidyAtOpening()
         return Opening(journal: journal, issue: issue)
     }
 
@@ -139,6 +158,30 @@ final class StoreJournal: Sendable {
     func removeIfLeft(_ id: DownloadID) throws(DownloadError) {
         guard state.withLock({ $0.unremoved.contains(id.rawValue) }) else { return }
         try remove(id, replacing: nil)
+    }
+
+    /// Leaves the journal as small as it can be, then closes it: removes the file when it holds no
+    /// record, else rewrites it with only the latest frame of each download when more than a fifth
+    /// of it is frames no longer in use. For the store's release, while it still holds the store.
+    /// Failures leave the journal as it was: it holds every record all the same.
+    func compactAndClose() {
+        state.withLock { state in
+            guard !state.isClosed else { return }
+            do throws(DownloadError) {
+                let scan = try Self.latestFrames(path: path, length: state.length, verifying: false)
+                if scan.live.isEmpty {
+                    duringCut?()
+                    POSIXFile.remove(atPath: path)
+                } else if 4 * (state.length - Int64(JournalFrames.fileHeaderSize)) > 5 * scan.liveBytes {
+                    try rewrite(&state, keeping: scan.live, liveBytes: scan.liveBytes)
+                }
+            } catch {
+                // Kept as it is: it still holds every record.
+            }
+            // In the same hold of the lock: no frame goes to a journal just removed.
+            state.isClosed = true
+            POSIXFile.close(state.descriptor)
+        }
     }
 
     /// Closes the file; later changes are not written.
@@ -181,6 +224,15 @@ final class StoreJournal: Sendable {
             if state.opened != nil { state.opened?[id] = isRemoval ? nil : state.length }
             state.length += Int64(frame.count)
             do throws(DownloadError) {
+                if isRemoval, previous == nil, state.liveBytes > 0 {
+                    // A removal of a frame whose length was not known (rare): counted again, so
+                    // that the journal is cut when it holds nothing more.
+                    state.liveBytes = try Self.latestFrames(path: path, length: state.length, verifying: false)
+                        .liveBytes
+                }
+                if isRemoval, state.liveBytes <= 0 {
+                    try cutIfEmpty(&state)
+                }
                 try compact(&state, slack: 3)
             } catch {
                 // The journal as it is still holds every record: compaction is tried again later.
@@ -190,16 +242,42 @@ final class StoreJournal: Sendable {
         if let failure { throw failure }
     }
 
-    private func compactIfWorthIt(slack: Int64) throws(DownloadError) {
+    /// Cuts a journal that holds no record (one a killed process left), or compacts one more than
+    /// twice the size of its live frames.
+    private func tidyAtOpening() throws(DownloadError) {
         let failure: DownloadError? = state.withLock { state in
             do throws(DownloadError) {
-                try compact(&state, slack: slack)
+                if state.liveBytes <= 0 { try cutIfEmpty(&state) }
+                try compact(&state, slack: 2)
                 return nil
             } catch {
                 return error
             }
         }
         if let failure { throw failure }
+    }
+
+    /// Cuts the journal to its header if it holds no record. The count of live bytes only says
+    /// when to look: the frames decide (a count that says none where the frames hold one is
+    /// corrected instead).
+    private func cutIfEmpty(_ state: inout State) throws(DownloadError) {
+        let header = Int64(JournalFrames.fileHeaderSize)
+        guard !state.isClosed, state.length > header else { return }
+        let scan = try Self.latestFrames(path: path, length: state.length, verifying: false)
+        guard scan.live.isEmpty else {
+            state.liveBytes = scan.liveBytes
+            return
+        }
+        duringCut?()
+        // Every frame here is cancelled by a later one: the journal holds the same (nothing)
+        // before and after, and a frame appended next goes after the header.
+        try POSIXFile.truncate(state.descriptor, to: header, path: path)
+        if synchronizes {
+            try POSIXFile.synchronize(state.descriptor, path: path)
+        }
+        state.length = header
+        state.liveBytes = 0
+        if state.opened != nil { state.opened = [:] }
     }
 
     /// Rewrites the journal with only its live frames when it is more than `slack` times their
@@ -209,6 +287,14 @@ final class StoreJournal: Sendable {
         else { return }
         // Which frames are the latest: read from the journal, which the store does not keep.
         let (_, current, liveBytes) = try Self.latestFrames(path: path, length: state.length, verifying: false)
+        try rewrite(&state, keeping: current, liveBytes: liveBytes)
+    }
+
+    /// Rewrites the journal with only the frames `current` names (a temporary file renamed over
+    /// it: a process killed before the rename leaves the journal as it was, after it the copy).
+    private func rewrite(
+        _ state: inout State, keeping current: [UUID: Latest], liveBytes: Int64
+    ) throws(DownloadError) {
         var compacted = JournalFrames.fileHeader
         compacted.reserveCapacity(Int(liveBytes) + compacted.count)
         var moved: [UUID: Int64] = [:]
@@ -217,6 +303,7 @@ final class StoreJournal: Sendable {
             if keepsOffsets { moved[$0.id] = Int64(compacted.count) }
             compacted.append(contentsOf: $0.bytes)
         }
+        duringCut?()
         try AtomicFile.write(Data(compacted), to: URL(fileURLWithPath: path), synchronize: synchronizes)
         let descriptor = try POSIXFile.openForWriting(atPath: path)
         POSIXFile.close(state.descriptor)

@@ -202,4 +202,148 @@ struct StoreJournalTests {
             journal.close()
         }
     }
+
+    @Test func aJournalThatHoldsNoRecordIsCutToItsHeader() throws {
+        try Self.withDirectory { directory in
+            let path = Self.journalPath(directory)
+            let header = Int64(JournalFrames.fileHeaderSize)
+            let (first, second, third, fourth) = (DownloadID(), DownloadID(), DownloadID(), DownloadID())
+            let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
+            var firstLength = try journal.put(first, payload: Array("first 1".utf8), replacing: nil)
+            let secondLength = try journal.put(second, payload: Array("second 1".utf8), replacing: nil)
+            firstLength = try journal.put(first, payload: Array("first 2".utf8), replacing: firstLength)
+            try journal.remove(first, replacing: firstLength)
+            // One record left: nothing is cut.
+            #expect(Self.contents(directory) == [second: "second 1"])
+            #expect(POSIXFile.length(atPath: path)! > header)
+            try journal.remove(second, replacing: secondLength)
+            #expect(POSIXFile.length(atPath: path) == header)
+            // What is appended next goes after the header, and is read back.
+            try journal.put(third, payload: Array("third 1".utf8), replacing: nil)
+            #expect(Self.contents(directory) == [third: "third 1"])
+            // A removal whose frame length is not known cuts it too.
+            try journal.remove(third, replacing: nil)
+            #expect(POSIXFile.length(atPath: path) == header)
+            try journal.put(fourth, payload: Array("fourth 1".utf8), replacing: nil)
+            journal.close()
+            let reopened = try StoreJournal.open(in: directory, synchronizes: true)
+            #expect(reopened.issue == nil)
+            reopened.journal.close()
+            #expect(Self.contents(directory) == [fourth: "fourth 1"])
+        }
+    }
+
+    /// The count of live bytes only says when to look: a count that says none while a record is
+    /// left (a removal that named a longer frame than the record's) cuts nothing.
+    @Test func aCountThatSaysNoneWhileARecordIsLeftCutsNothing() throws {
+        try Self.withDirectory { directory in
+            let (first, second) = (DownloadID(), DownloadID())
+            let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
+            let firstLength = try journal.put(first, payload: Array("first".utf8), replacing: nil)
+            let secondLength = try journal.put(second, payload: Array("second".utf8), replacing: nil)
+            try journal.remove(first, replacing: firstLength + secondLength)
+            #expect(Self.contents(directory) == [second: "second"])
+            // Counted again: the next removal cuts it.
+            try journal.remove(second, replacing: secondLength)
+            #expect(POSIXFile.length(atPath: Self.journalPath(directory)) == Int64(JournalFrames.fileHeaderSize))
+            journal.close()
+        }
+    }
+
+    @Test func anOpeningCutsAJournalWhoseFramesAllCancelOut() throws {
+        try Self.withDirectory { directory in
+            do {
+                // As a process killed before its removal's cut leaves it.
+                let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
+                let id = DownloadID()
+                try journal.put(id, payload: Array("gone".utf8), replacing: nil)
+                try journal.remove(id, replacing: 0)
+                journal.close()
+            }
+            #expect(POSIXFile.length(atPath: Self.journalPath(directory))! > Int64(JournalFrames.fileHeaderSize))
+            let opening = try StoreJournal.open(in: directory, synchronizes: false)
+            #expect(opening.issue == nil)
+            #expect(POSIXFile.length(atPath: Self.journalPath(directory)) == Int64(JournalFrames.fileHeaderSize))
+            opening.journal.close()
+        }
+    }
+
+    @Test func theCloseRemovesAnEmptyJournalAndCompactsOneWithRecords() throws {
+        try Self.withDirectory { directory in
+            let path = Self.journalPath(directory)
+            let ids = (0..<10).map { _ in DownloadID() }
+            var lengths: [DownloadID: Int] = [:]
+            do {
+                let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
+                for version in 0..<5 {
+                    for id in ids {
+                        lengths[id] = try journal.put(
+                            id, payload: Array("\(id) \(version)".utf8), replacing: lengths[id])
+                    }
+                }
+                let before = POSIXFile.length(atPath: path)!
+                journal.compactAndClose()
+                // Ten frames of five times as many: cut to them.
+                let after = POSIXFile.length(atPath: path)!
+                #expect(after == Int64(JournalFrames.fileHeaderSize) + Int64(lengths.values.reduce(0, +)))
+                #expect(after * 4 < before)
+                #expect(Self.contents(directory) == Dictionary(uniqueKeysWithValues: ids.map { ($0, "\($0) 4") }))
+            }
+            let journal = try StoreJournal.open(in: directory, synchronizes: false).journal
+            for id in ids {
+                try journal.remove(id, replacing: lengths[id])
+            }
+            journal.compactAndClose()
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    /// What a process killed in the middle of a cut, a compaction or the close's removal leaves
+    /// (the journal as it is on disk when the seam is called: a SIGKILL loses nothing written)
+    /// holds the same records as the journal before and after.
+    @Test func aKillDuringACutACompactionOrTheCloseLosesNoRecord() throws {
+        try Self.withDirectory { directory in
+            let path = Self.journalPath(directory)
+            let snapshots = Locked<[Data]>([])
+            let snapshot: @Sendable () -> Void = {
+                let bytes = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+                snapshots.withLock { $0.append(bytes) }
+            }
+            /// The records of a journal of `bytes`, as the next opening reads them.
+            func records(_ bytes: Data) throws -> [DownloadID: String] {
+                var result: [DownloadID: String] = [:]
+                try Self.withDirectory { other in
+                    try bytes.writeWithoutSync(to: URL(fileURLWithPath: Self.journalPath(other)))
+                    let opening = try StoreJournal.open(in: other, synchronizes: false)
+                    #expect(opening.issue == nil)
+                    opening.journal.close()
+                    result = Self.contents(other)
+                }
+                return result
+            }
+            let (kept, gone) = (DownloadID(), DownloadID())
+            let journal = try StoreJournal.open(in: directory, synchronizes: true, duringCut: snapshot).journal
+            // A cut while running.
+            let goneLength = try journal.put(gone, payload: Array("gone".utf8), replacing: nil)
+            try journal.remove(gone, replacing: goneLength)
+            // A compaction at the close, of a journal with a record.
+            var keptLength = try journal.put(kept, payload: Array("kept 1".utf8), replacing: nil)
+            keptLength = try journal.put(kept, payload: Array("kept 2".utf8), replacing: keptLength)
+            journal.compactAndClose()
+            // A removal at the close.
+            let reopened = try StoreJournal.open(in: directory, synchronizes: true, duringCut: snapshot).journal
+            try reopened.remove(kept, replacing: keptLength)
+            reopened.compactAndClose()
+            // The cut of the first removal, the compaction, the cut of the second removal, and the
+            // removal of the journal at the close.
+            let taken = snapshots.value
+            #expect(taken.count == 4)
+            guard taken.count == 4 else { return }
+            #expect(try records(taken[0]).isEmpty)
+            #expect(try records(taken[1]) == [kept: "kept 2"])
+            #expect(try records(taken[2]).isEmpty)
+            #expect(try records(taken[3]).isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
 }
