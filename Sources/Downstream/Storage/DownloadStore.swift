@@ -24,6 +24,9 @@ import Foundation
 ///   make no new file: on ext4, each new file costs an inode allocation, which is slow for about
 ///   30 seconds after many files were deleted.
 ///
+/// A store whose downloads all ended holds only its lock: the journal is cut to its header when it
+/// holds no record, and removed at the store's release (see ``release()``).
+///
 /// A record moves from the journal to its file by writing the file, then a removal frame: a
 /// process killed in between leaves both, and the file wins. A store shared by processes keeps
 /// every record in a file of its own (the journal belongs to one process), as records of older
