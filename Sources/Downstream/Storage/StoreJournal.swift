@@ -272,12 +272,14 @@ final class StoreJournal: Sendable {
         // Every frame here is cancelled by a later one: the journal holds the same (nothing)
         // before and after, and a frame appended next goes after the header.
         try POSIXFile.truncate(state.descriptor, to: header, path: path)
-        if synchronizes {
-            try POSIXFile.synchronize(state.descriptor, path: path)
-        }
+        // Before the flush, which may fail: the next frame goes after the header all the same
+        // (where the journal ended before would leave a gap of zeros, read as damage).
         state.length = header
         state.liveBytes = 0
         if state.opened != nil { state.opened = [:] }
+        if synchronizes {
+            try POSIXFile.synchronize(state.descriptor, path: path)
+        }
     }
 
     /// Rewrites the journal with only its live frames when it is more than `slack` times their
