@@ -105,7 +105,7 @@ enum ResponsePlanner {
             asked = nil
         }
         if asked != nil, let condition = request.header("if-range"),
-            !IfRange.matches(condition, etag: etag, lastModified: route.lastModified)
+            route.answersIfRangeInFull || !IfRange.matches(condition, etag: etag, lastModified: route.lastModified)
         {
             asked = nil
         }

@@ -69,6 +69,18 @@ public struct Route: Sendable {
     /// ``requiredAuthorization``. Defaults to `nil`.
     public var requiredDigest: DigestAuthentication?
 
+    /// When `true`, the route answers as some CDNs do: `Range` alone is honoured, but a request
+    /// that carries `If-Range` gets `200` and the whole body, even when its validator matches
+    /// (and `ETag` and `Last-Modified` stay what they were). Defaults to `false`: `If-Range` is
+    /// evaluated as RFC 9110 says.
+    ///
+    /// ```swift
+    /// var route = Route(body: .pattern(count: 1 << 20))
+    /// route.etag = "\"v1\""
+    /// route.answersIfRangeInFull = true
+    /// ```
+    public var answersIfRangeInFull: Bool
+
     /// When `true`, the `ETag` differs for every request: it is `"<tag>-<n>"`, where `<tag>`
     /// is the opaque part of ``etag`` (or `v` when `etag` is `nil`) and `n` the route's
     /// request index. A weak ``etag`` keeps its `W/` prefix. Any `If-Range` therefore fails.
@@ -113,6 +125,7 @@ public struct Route: Sendable {
         self.redirect = nil
         self.requiredAuthorization = nil
         self.requiredDigest = nil
+        self.answersIfRangeInFull = false
         self.etagChangesEveryRequest = false
         self.queryExpiresAfter = nil
         self.faults = []

@@ -174,4 +174,27 @@ struct TestServerConditionalTests {
         #expect(second.header("etag") == "\"v1-1\"")
         #expect(try ServerProbe.get(server, headers: ["If-None-Match": "\"v1-2\""]).status == 304)
     }
+
+    /// A route that answers `If-Range` in full, as some CDNs do: `Range` alone gets its range,
+    /// `Range` with `If-Range` the whole body with the same validators, even when it matches.
+    @Test func aRouteThatAnswersIfRangeInFullHonoursRangeAlone() throws {
+        var route = Route(body: .pattern(count: 1000, seed: 18))
+        route.etag = "\"v1\""
+        route.lastModified = Self.lastModified
+        route.answersIfRangeInFull = true
+        let server = try ServerProbe.server(serving: route)
+        defer { server.shutdown() }
+
+        let ranged = try ServerProbe.get(server, headers: ["Range": "bytes=600-"])
+        #expect(ranged.status == 206)
+        #expect(ranged.header("content-range") == "bytes 600-999/1000")
+        for condition in ["\"v1\"", Self.lastModified, "\"v2\""] {
+            let whole = try ServerProbe.get(server, headers: ["Range": "bytes=600-", "If-Range": condition])
+            #expect(whole.status == 200)
+            #expect(whole.body == Body.pattern(count: 1000, seed: 18).bytes(0..<1000))
+            #expect(whole.header("etag") == "\"v1\"")
+            #expect(whole.header("content-range") == nil)
+        }
+        #expect(server.requests("/file").map(\.bodyBytesSent) == [400, 1000, 1000, 1000])
+    }
 }
