@@ -79,11 +79,14 @@ struct RangedEngine: AttemptEngine {
         // modification times, which a replaced file can keep.
         let validator = record.url == url ? record.validator : Validator()
         let copy = attempt.existingCopy
-        let plan = AttemptPlan(
+        var plan = AttemptPlan(
             offset: offset, overlap: Int64(settings.overlapLength), end: end, validator: validator,
             expectedLength: record.expectedLength, onServerFileChange: request.onServerFileChange,
             existingCopy: offset == 0 ? copy?.path : nil, serverDigest: record.serverDigest,
             acceptsCompression: request.acceptsCompressedBody, maximumLength: request.maximumFileSize)
+        // A server that answered `If-Range` with its whole file of the same version gets `Range`
+        // alone: the overlap guards the range (and a 206 of another validator or length is refused).
+        plan.omitsIfRange = settings.transfer.ifRangeIgnorers.contains(url)
 
         var urlRequest = target.baseRequest(
             to: url, adapted: attempt.adaptedHeaders, credentials: attempt.credentials)
@@ -92,7 +95,7 @@ struct RangedEngine: AttemptEngine {
             urlRequest.setValue(plan.acceptEncoding, forHTTPHeaderField: "Accept-Encoding")
         }
         urlRequest.setValue(plan.rangeHeader, forHTTPHeaderField: "Range")
-        urlRequest.setValue(offset > 0 ? plan.validator.ifRangeValue : nil, forHTTPHeaderField: "If-Range")
+        urlRequest.setValue(plan.ifRangeHeader, forHTTPHeaderField: "If-Range")
         if plan.existingCopy != nil, let copy {
             for (name, value) in copy.conditionalHeaders {
                 urlRequest.setValue(value, forHTTPHeaderField: name)

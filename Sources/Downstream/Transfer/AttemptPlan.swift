@@ -27,6 +27,9 @@ struct AttemptPlan: Equatable, Sendable {
     var acceptsCompression = false
     /// The most bytes the file may have (``DownloadRequest/maximumFileSize``).
     var maximumLength: Int64?
+    /// Whether the request leaves `If-Range` out though the validator could guard it: the server
+    /// answered one with its whole file of the same version before (see ``IfRangeIgnorers``).
+    var omitsIfRange = false
 
     /// The codings a request that accepts compressed bodies takes, as its `Accept-Encoding` says
     /// them, and as servers may name them.
@@ -69,6 +72,12 @@ struct AttemptPlan: Equatable, Sendable {
     /// Whether the request carries a `Range` header (also `bytes=0-` for an overlap from the first
     /// byte: a `206` says the body starts there).
     var isRanged: Bool { offset > 0 || end != nil }
+
+    /// The value of the `If-Range` header, if any: the validator's, on a request that continues
+    /// bytes on disk, unless the server is known to answer it with its whole file.
+    var ifRangeHeader: String? {
+        offset > 0 && !omitsIfRange ? validator.ifRangeValue : nil
+    }
 
     /// The value of the `Range` header, if any.
     var rangeHeader: String? {

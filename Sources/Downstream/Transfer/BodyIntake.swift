@@ -47,13 +47,27 @@ struct BodyIntake {
         /// The repeated bytes are not the disk's: the server's file is another. Nothing was
         /// written.
         case differs(OverlapCheck)
+        /// The disk's bytes to compare with could not be read.
+        case unreadable(DownloadError)
     }
 
     /// Compares the bytes of `bytes` that the body repeats with the disk's; all of `bytes` is the
     /// rest once the overlap matched.
     mutating func compareOverlap(_ bytes: UnsafeRawBufferPointer) -> OverlapStep {
         guard var check = overlap else { return .rest(bytes, matched: false) }
-        guard let repeated = check.consume(bytes) else { return .differs(check) }
+        var repeated = 0
+        while true {
+            guard let count = check.consume(UnsafeRawBufferPointer(rebasing: bytes[repeated...])) else {
+                return .differs(check)
+            }
+            repeated += count
+            guard repeated < bytes.count, check.needsNextWindow else { break }
+            do throws(DownloadError) {
+                try check.readNextWindow()
+            } catch {
+                return .unreadable(error)
+            }
+        }
         overlap = check.isComplete ? nil : check
         return .rest(UnsafeRawBufferPointer(rebasing: bytes[repeated...]), matched: check.isComplete)
     }

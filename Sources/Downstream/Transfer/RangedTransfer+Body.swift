@@ -6,6 +6,8 @@ extension RangedTransfer {
         switch sink.intake.compareOverlap(received) {
         case .differs(let overlap):
             return overlapDiffers(overlap)
+        case .unreadable(let error):
+            return reject(.failed(error))
         case .rest(let rest, let matched):
             if matched { commit() }
             guard sink.decidedEnd == nil, !rest.isEmpty else { return }

@@ -63,8 +63,7 @@ extension RangedTransfer {
         }
         do {
             if body.verifiedPrefix > 0 {
-                sink.intake.overlap = OverlapCheck(
-                    expected: try POSIXFile.bytes(atPath: setup.partialPath, in: body.start..<kept))
+                sink.intake.overlap = try OverlapCheck(path: setup.partialPath, range: body.start..<kept)
             }
             sink.intake.file = try PartialFile(
                 path: setup.partialPath, keepingFirst: kept, bufferCapacity: capacity,
@@ -78,6 +77,11 @@ extension RangedTransfer {
         }
         sink.body = body
         sink.accepted = (head, response)
+        if body.repeatsPartial, setup.plan.ifRangeHeader != nil {
+            // A server that answers `If-Range` with its whole file: later requests to it leave
+            // `If-Range` out, and the overlap guards them.
+            settings.ifRangeIgnorers.remember(setup.url)
+        }
         if sink.intake.overlap == nil {
             commit()
         }

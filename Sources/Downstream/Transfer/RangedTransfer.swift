@@ -34,6 +34,9 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         var marker = FileMarker()
         /// The manager's bandwidth limits (one object for all its transfers).
         var limiter: BandwidthLimiter?
+        /// The servers that answered `If-Range` with their whole file, for the manager's life (one
+        /// object for all its transfers).
+        var ifRangeIgnorers = IfRangeIgnorers()
     }
 
     /// What one request is for.

@@ -25,8 +25,14 @@ enum ResponseDecision: Equatable, Sendable {
         /// Whether a later attempt may resume this body with a range request.
         var isResumable: Bool
         /// Bytes at the body's start that are not written but compared with the partial file's
-        /// bytes at the same offsets: the overlap the request asked for.
+        /// bytes at the same offsets: the overlap the request asked for, or the whole partial
+        /// (``repeatsPartial``).
         var verifiedPrefix: Int64 = 0
+        /// The body is the whole file, of the version the partial holds (the same strong `ETag`
+        /// and length), sent for a range (`If-Range` or `Range` ignored): its first bytes are
+        /// compared with the whole partial, then the rest is appended. A server that ignored
+        /// `If-Range` is remembered (``IfRangeIgnorers``).
+        var repeatsPartial = false
 
         /// The partial file's bytes that stay: those before the body, and those the body
         /// repeats.
@@ -37,7 +43,10 @@ enum ResponseDecision: Equatable, Sendable {
     ///
     /// - 206 whose `Content-Range` starts at the first byte asked for: append (after comparing the
     ///   overlap, if one was asked for).
-    /// - 200 (the server ignored `Range`, or `If-Range` found a changed file): write from 0.
+    /// - 200 (the server ignored `Range`, or `If-Range` found a changed file): write from 0;
+    ///   unless the partial's file has a strong `ETag` and the 200 has the same tag and length (a
+    ///   server that answers `If-Range`, or `Range`, with its whole file): compare the partial's
+    ///   bytes with the body's first bytes, then append the rest (``BodyPlan/repeatsPartial``).
     /// - 206 from another offset, or with a changed total, validator or digest of the whole file
     ///   (``AttemptPlan/serverDigest``): never write it at a wrong offset; restart from 0 (or
     ///   fail, if the request says so on a changed file).
@@ -67,10 +76,15 @@ enum ResponseDecision: Equatable, Sendable {
             if let refusal = plan.lengthRefusal(length) {
                 return .fail(refusal)
             }
-            if isRanged, let change = changeDescription(head, totalLength: length, plan: plan),
-                plan.onServerFileChange == .fail
-            {
+            let change = isRanged ? changeDescription(head, totalLength: length, plan: plan) : nil
+            if let change, plan.onServerFileChange == .fail {
                 return .fail(.serverFileChanged(change))
+            }
+            if change == nil, let length, repeatsPartial(head, length: length, plan: plan) {
+                return .write(
+                    BodyPlan(
+                        start: 0, end: length, totalLength: length, discardsPartial: false, isResumable: true,
+                        verifiedPrefix: plan.offset, repeatsPartial: true))
             }
             return .write(
                 BodyPlan(
@@ -129,6 +143,20 @@ enum ResponseDecision: Equatable, Sendable {
                 start: range.lowerBound, end: range.upperBound + 1,
                 totalLength: contentRange.total ?? plan.expectedLength, discardsPartial: false, isResumable: true,
                 verifiedPrefix: plan.overlap))
+    }
+
+    /// Whether `head`, a 200 of `length` bytes to a request that continues the partial, is the
+    /// whole file of the version the partial holds: the partial's file (from this URL) has a strong
+    /// `ETag`, and the answer has the same tag and the recorded length. (A `Last-Modified` date, a
+    /// weak tag or none is not enough: a date names a second, not a version, and a weak tag names
+    /// no bytes; those answers start over as before.) The bytes still decide: the whole partial
+    /// is compared before anything is written.
+    private static func repeatsPartial(_ head: ResponseHead, length: Int64, plan: AttemptPlan) -> Bool {
+        guard head.status == 200, !head.isEncoded, plan.offset > 0, plan.offset <= length,
+            length == plan.expectedLength, let tag = plan.validator.etag, Validator.isStrong(tag),
+            head.validator.etag == tag
+        else { return false }
+        return true
     }
 
     /// Says how the response's file differs from the one the partial holds, if it does.

@@ -27,6 +27,10 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
         case failed(DownloadError)
         /// The server answered the range with its whole file: it does not serve ranges here.
         case rangesRefused
+        /// The server answered the range's `If-Range` with its whole file, of the version the
+        /// partial holds: it serves ranges, but not with `If-Range`. Nothing was written; the
+        /// range is asked for again at once, without it (see ``IfRangeIgnorers``).
+        case ifRangeIgnored
         /// The bytes before the range are not those on disk: the server's file is another.
         /// Nothing was written.
         case overlapDiffers(reason: String)
@@ -52,12 +56,18 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
     let range: Range<Int64>
     /// Bytes before ``range`` asked for again, to compare with the disk's before writing.
     let overlap: Int64
+    /// Whether the request carries `If-Range`.
+    let sendsIfRange: Bool
     private let owner: SegmentedTransfer
     private let control = RequestControl()
     private var sink = Sink()
 
-    init(connection: Int, segmentStart: Int64, range: Range<Int64>, overlap: Int64 = 0, owner: SegmentedTransfer) {
+    init(
+        connection: Int, segmentStart: Int64, range: Range<Int64>, overlap: Int64 = 0, sendsIfRange: Bool,
+        owner: SegmentedTransfer
+    ) {
         self.connection = connection
+        self.sendsIfRange = sendsIfRange
         self.segmentStart = segmentStart
         self.range = range
         self.overlap = min(max(0, overlap), range.lowerBound)
@@ -102,13 +112,12 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
         guard sink.intake.file == nil else {
             return decide(.failed(.unexpectedResponse("a second response to one request")))
         }
-        switch owner.verdict(on: response, for: range, overlap: overlap) {
+        switch owner.verdict(on: response, for: range, overlap: overlap, sentIfRange: sendsIfRange) {
         case .write(let bodyEnd):
             do {
                 if overlap > 0 {
-                    sink.intake.overlap = OverlapCheck(
-                        expected: try POSIXFile.bytes(
-                            atPath: owner.setup.partialPath, in: range.lowerBound - overlap..<range.lowerBound))
+                    sink.intake.overlap = try OverlapCheck(
+                        path: owner.setup.partialPath, range: range.lowerBound - overlap..<range.lowerBound)
                 }
                 sink.intake.file = try owner.openFile(from: range.lowerBound, length: bodyEnd - range.lowerBound)
             } catch {
@@ -135,6 +144,9 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
         switch sink.intake.compareOverlap(received) {
         case .differs(let overlap):
             decide(.overlapDiffers(reason: overlap.mismatch(before: range.lowerBound)))
+            return .taken
+        case .unreadable(let error):
+            decide(.endsAttempt(.failed(error)))
             return .taken
         case .rest(let rest, _):
             guard !rest.isEmpty else { return .taken }

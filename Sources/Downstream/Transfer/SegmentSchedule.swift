@@ -166,6 +166,10 @@ struct SegmentSchedule<Request: AnyObject & Sendable> {
                 action.stops = decideEnd(
                     rules.onServerFileChange == .fail ? .failed(.serverFileChanged(reason)) : .restart(reason: reason))
             }
+        case .ifRangeIgnored:
+            if end == nil {
+                action.next = connection
+            }
         case .rangesRefused:
             if end == nil {
                 rangesRefused = true

@@ -16,12 +16,16 @@ extension SegmentedTransfer {
     /// Decides on the answer to a request for `range` after `overlap` bytes to compare (see
     /// ``ResponseDecision``): a `206` of the same file from the first byte asked for is written; a
     /// changed file ends the attempt (to start over, or to fail, as the request says); a `200` of
-    /// the same file means the server does not serve ranges here; another status fails the
+    /// the same file means the server does not serve ranges here, unless it answered `If-Range`
+    /// (`sentIfRange`) with the same strong `ETag` and length: then it ignores `If-Range` only,
+    /// and is remembered (``IfRangeIgnorers``); another status fails the
     /// request (which retries alone when the failure is transient). The first answer from a new
     /// URL gives the record that URL's validator. An answer whose digest of the whole file
     /// differs from the record's is of another file; one that gives a digest the record does not
     /// have yet adds it.
-    func verdict(on response: ServerResponse, for range: Range<Int64>, overlap: Int64) -> Verdict {
+    func verdict(
+        on response: ServerResponse, for range: Range<Int64>, overlap: Int64, sentIfRange: Bool
+    ) -> Verdict {
         let head = ResponseHead(response)
         state.withLock { $0.lastResponse = response }
         let record = records.withLock { records in
@@ -40,11 +44,20 @@ extension SegmentedTransfer {
                             downloadID: setup.downloadID, response: response,
                             previousFailureCount: setup.previousChallenges))))
         }
-        let plan = AttemptPlan(
+        var plan = AttemptPlan(
             offset: range.lowerBound, overlap: overlap, end: range.upperBound, validator: record.validator,
             expectedLength: record.expectedLength, onServerFileChange: setup.onServerFileChange,
             serverDigest: record.serverDigest)
+        plan.omitsIfRange = !sentIfRange
         switch ResponseDecision.decide(head, for: plan) {
+        case .write(let body) where body.repeatsPartial && sentIfRange:
+            // Its whole file, of the same version: a segment cannot take it from the first byte
+            // (other connections write there). The range is asked for again without `If-Range`.
+            setup.settings.ifRangeIgnorers.remember(setup.url)
+            return .refuse(.ifRangeIgnored)
+        case .write(let body) where body.repeatsPartial:
+            // Its whole file, of the same version, to `Range` alone: it does not serve ranges.
+            return .refuse(.rangesRefused)
         case .write(let body) where !body.discardsPartial:
             guard let end = body.end, body.start == plan.firstByte, end > range.lowerBound else {
                 return .refuse(.failed(.unexpectedResponse("206 without the range asked for")))

@@ -151,18 +151,21 @@ final class SegmentedTransfer: Sendable {
     /// Gives `connection` its next request (see ``SegmentSchedule/assign(_:making:)``), and sends
     /// it.
     private func launch(_ connection: Int) {
+        // Not to a server that answered `If-Range` with its whole file: the overlap guards ranges.
+        let ifRange =
+            setup.settings.ifRangeIgnorers.contains(setup.url) ? nil : setup.record.validator.ifRangeValue
         let work = state.withLock { schedule in
             schedule.assign(connection) { assignment in
                 SegmentRequest(
                     connection: connection, segmentStart: assignment.segmentStart, range: assignment.range,
-                    overlap: assignment.overlap, owner: self)
+                    overlap: assignment.overlap, sendsIfRange: ifRange != nil, owner: self)
             }
         }
         guard let (request, event) = work else { return }
         if let event { publish(event) }
         var urlRequest = setup.request
         urlRequest.setValue(request.rangeHeader, forHTTPHeaderField: "Range")
-        urlRequest.setValue(setup.record.validator.ifRangeValue, forHTTPHeaderField: "If-Range")
+        urlRequest.setValue(ifRange, forHTTPHeaderField: "If-Range")
         setup.credentials.apply(to: &urlRequest)
         request.start(urlRequest, on: transport)
     }

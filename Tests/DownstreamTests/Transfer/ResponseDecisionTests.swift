@@ -76,8 +76,11 @@ import Testing
                 == .write(.init(start: 400, end: 1000, totalLength: 1000, discardsPartial: false, isResumable: true)))
     }
 
+    /// Without the stored strong tag, a 200 is not known to be the same version: it replaces the
+    /// partial. (With it, the partial is compared and kept: see `RepeatedPartialDecisionTests`.)
     @Test func restartsFromZeroWhenTheServerIgnoresTheRange() {
-        let head = ResponseHead(status: 200, contentLength: 1000, validator: stored)
+        let head = ResponseHead(
+            status: 200, contentLength: 1000, validator: Validator(lastModified: stored.lastModified))
         #expect(
             ResponseDecision.decide(head, for: plan(offset: 400))
                 == .write(.init(start: 0, end: 1000, totalLength: 1000, discardsPartial: true, isResumable: true)))
