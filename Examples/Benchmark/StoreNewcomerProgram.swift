@@ -27,14 +27,9 @@ enum StoreNewcomerProgram {
         let before = ChildRun.residentBytes()
         let start = clock.now
         var downloads: [Download] = []
-        let paused = ProcessInfo.processInfo.environment["XP_PAUSED"] != nil
         for index in 0..<count {
             let url = URL(string: "http://127.0.0.1:\(port)/file-\(index).bin")!
-            if paused {
-                downloads.append(await manager.download(DownloadRequest(url: url, to: .directory(files)), startsPaused: true))
-            } else {
             downloads.append(await manager.download(from: url, to: .directory(files)))
-            }
         }
         let seconds = ChildRun.seconds(start.duration(to: clock.now))
         let perDownload = (ChildRun.residentBytes() - before) / count

@@ -79,3 +79,8 @@ extension Download {
         set { madeActivity.holdsBackgroundWork = newValue }
     }
 }
+
+extension Download {
+    /// Whether the download made its ``Activity``: something happened to it.
+    var hasActivity: Bool { activity != nil }
+}

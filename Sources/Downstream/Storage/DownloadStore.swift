@@ -132,7 +132,7 @@ final class DownloadStore: Sendable {
 
     /// The path of record `id`'s file: made as text, which is much cheaper than a URL.
     func path(for id: DownloadID) -> String {
-        "\(directoryPath)/\(id.rawValue.uuidString).\(Self.recordExtension)"
+        "\(directoryPath)/\(id.text).\(Self.recordExtension)"
     }
 
     /// Writes a new record: in the journal when it protects no bytes, else in a new file of its

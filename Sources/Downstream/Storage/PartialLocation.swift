@@ -134,25 +134,8 @@ extension PartialLocation {
 
     /// Whether `path` is absolute, with no empty, `.` or `..` component and no NUL.
     private static func isPlainAbsolute(_ path: String) -> Bool {
-        var bytes = path.utf8.makeIterator()
-        guard bytes.next() == UInt8(ascii: "/") else { return false }
-        guard path.utf8.count > 1 else { return true }
-        // The current component's length, and whether it is all dots.
-        var length = 0
-        var onlyDots = true
-        while true {
-            let byte = bytes.next()
-            if byte == nil || byte == UInt8(ascii: "/") {
-                guard length > 0, !(onlyDots && length <= 2) else { return false }
-                guard byte != nil else { return true }
-                length = 0
-                onlyDots = true
-            } else {
-                guard byte != 0 else { return false }
-                length += 1
-                onlyDots = onlyDots && byte == UInt8(ascii: ".")
-            }
-        }
+        Destination.isStandardPath(path) && (path == "/" || path.utf8.last != UInt8(ascii: "/"))
+            && !path.utf8.contains(0)
     }
 
     private static func trimmed(_ directory: String) -> String {

@@ -237,7 +237,7 @@ extension StoredDownload {
         var writer = JSONWriter()
         writer.object { writer in
             writer.integer("version", version)
-            writer.string("id", id.rawValue.uuidString)
+            writer.string("id", id.text)
             writer.object("request") { writer in
                 writer.url("url", request.url)
                 writer.dictionary("headers", request.headers)

@@ -57,9 +57,17 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
     /// `url` as an absolute file URL without `.` or `..` components; itself when it is one
     /// already (standardizing makes a new URL, and apps make thousands of destinations).
     private static func standardized(_ url: URL) -> URL {
+        // An app that queues files one by one makes the same destination each time: the last
+        // one is remembered (`URL.path` decodes the URL on every read).
+        if let last = lastStandardized.value, last.given == url { return last.standardized }
         let isStandard = url.isFileURL && url.baseURL == nil && isStandardPath(url.path)
-        return isStandard ? url : url.standardizedFileURL
+        let standardized = isStandard ? url : url.standardizedFileURL
+        lastStandardized.withLock { $0 = (url, standardized) }
+        return standardized
     }
+
+    /// The last URL given to ``standardized(_:)``, and what it made of it.
+    private static let lastStandardized = Locked<(given: URL, standardized: URL)?>(nil)
 
     /// Whether `path` is absolute, without empty (`//`), `.` or `..` components: read in one pass
     /// over its bytes.

@@ -73,5 +73,26 @@ public struct DownloadID: Hashable, Sendable, Codable, CustomStringConvertible {
         try container.encode(rawValue)
     }
 
-    public var description: String { rawValue.uuidString }
+    public var description: String { text }
+
+    /// The identifier's text, as `UUID.uuidString` writes it, made without its `snprintf`: every
+    /// record written (one per queued download, and 100,000 may be queued) holds it.
+    var text: String {
+        let digits: StaticString = "0123456789ABCDEF"
+        return withUnsafeBytes(of: rawValue.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { text in
+                var count = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[count] = UInt8(ascii: "-")
+                        count += 1
+                    }
+                    text[count] = digits.utf8Start[Int(byte >> 4)]
+                    text[count + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                    count += 2
+                }
+                return count
+            }
+        }
+    }
 }

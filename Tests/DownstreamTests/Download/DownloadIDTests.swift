@@ -16,6 +16,24 @@ struct DownloadIDTests {
         }
     }
 
+    /// The text records hold is Foundation's, for every byte value in every place.
+    @Test func anIdentifiersTextIsFoundationsUUIDString() {
+        var ids = (0..<1000).map { _ in Download.ID() }
+        for byte in [UInt8(0x00), 0x0F, 0xA5, 0xF0, 0xFF] {
+            ids.append(
+                Download.ID(
+                    rawValue: UUID(
+                        uuid: (
+                            byte, byte, byte, byte, byte, byte, byte, byte, byte, byte, byte, byte, byte, byte, byte,
+                            byte
+                        ))))
+        }
+        for id in ids {
+            #expect(id.text == id.rawValue.uuidString)
+            #expect(id.description == id.rawValue.uuidString)
+        }
+    }
+
     /// The random bytes come from a pool shared by every thread: no two identifiers made at
     /// once get the same bytes.
     @Test func identifiersMadeOnManyThreadsAtOnceAreDistinct() async {

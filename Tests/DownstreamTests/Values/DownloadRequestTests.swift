@@ -24,6 +24,27 @@ struct DownloadRequestTests {
         #expect(request.headerFields == [:])
     }
 
+    /// A request keeps a URL as its text when it can (100,000 queued downloads would hold as many
+    /// `URL`s): whatever shape the URL has, the request gives back an equal one.
+    @Test(arguments: [
+        URL(string: "https://example.com/files/a.bin")!,
+        URL(string: "http://127.0.0.1:8080/a%20b.bin?x=1&y=%2F#frag")!,
+        URL(string: "https://user:pass@example.com:8443/p;params/q?")!,
+        URL(string: "https://xn--bcher-kva.example/%E2%82%AC.bin")!,
+        URL(string: "HTTPS://EXAMPLE.COM/Upper.BIN")!,
+        URL(string: "http://[::1]:9/v6.bin")!,
+        URL(string: "files/a.bin", relativeTo: URL(string: "https://example.com/base/")!)!,
+        URL(string: "../up.bin", relativeTo: URL(string: "https://example.com/a/b/")!)!,
+        URL(fileURLWithPath: "/tmp/a b.bin"),
+    ])
+    func aRequestGivesBackAnEqualURL(url: URL) {
+        let request = DownloadRequest(url: url, to: Self.destination)
+        #expect(request.url == url)
+        #expect(request.url?.absoluteString == url.absoluteString)
+        // (A `URLRequest` makes a relative URL absolute, on Linux.)
+        #expect(request.urlRequest.url?.absoluteString == url.absoluteString)
+    }
+
     @Test func aChangeToItsURLRequestIsKept() {
         var request = DownloadRequest(url: Self.url, to: Self.destination)
         request.urlRequest.setValue("Bearer abc", forHTTPHeaderField: "Authorization")
