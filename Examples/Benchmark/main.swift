@@ -10,7 +10,8 @@
 //     swift run -c release downstream-benchmark store [--count 100000] [--runs 3] [--directory DIR]
 //         The time and memory to enqueue that many new downloads, and to restore them in a new
 //         process (peak memory too), with the store's journal and with a file per record as the
-//         baseline, in turns; medians and ratios.
+//         baseline, and a newcomer's program (download(from:to:) in a loop, every handle kept,
+//         manager.downloads read), in turns; medians and ratios.
 //
 //     swift run -c release downstream-benchmark queue [--count 10000] [--size 4096] [--limit 8]
 //         Memory per queued download, enqueue time, and the time to drain that many small files at
