@@ -23,9 +23,11 @@ let package = Package(
         .executableTarget(name: "dl", dependencies: ["Downstream"], path: "Examples/dl"),
         .executableTarget(
             name: "DownstreamBenchmark",
-            dependencies: ["Downstream", "DownstreamTesting"],
+            dependencies: ["Downstream", "DownstreamTesting", "AllocationCounter"],
             path: "Examples/Benchmark"
         ),
+        // The benchmark's count of heap allocations (glibc: the allocation functions, counted).
+        .target(name: "AllocationCounter", path: "Examples/AllocationCounter"),
 
         // Test support: a child-process client that tests measure from the outside.
         .executableTarget(

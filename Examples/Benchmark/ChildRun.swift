@@ -50,23 +50,23 @@ enum ChildRun {
                         "wall=\(seconds(start.duration(to: clock.now))) cpu=\(figures.cpu) peak-kib=\(figures.peakKiB)")
                     return 0
                 }
+                let allocations: Int64
                 if let discipline = floorDiscipline(engine) {
-                    try await SmallFileFloor.run(
+                    allocations = try await SmallFileFloor.run(
                         from: url, count: count, limit: limit, into: destination, discipline: discipline)
-                    print(
-                        "wall=\(seconds(start.duration(to: clock.now))) cpu=\(cpuSeconds()) peak-kib=\(peakResidentKiB())"
-                    )
-                    return 0
+                } else {
+                    allocations = try await drainWithDownstream(
+                        url, count: count, limit: limit, into: destination,
+                        transport: engine == "downstream" ? .automatic : .urlSession)
                 }
-                try await drainWithDownstream(
-                    url, count: count, limit: limit, into: destination,
-                    transport: engine == "downstream" ? .automatic : .urlSession)
+                print(
+                    "wall=\(seconds(start.duration(to: clock.now))) cpu=\(cpuSeconds()) peak-kib=\(peakResidentKiB())"
+                        + (allocations >= 0 ? " allocations-per-file=\(Double(allocations) / Double(count))" : ""))
+                return 0
             } catch {
                 print("failed \(error)")
                 return 1
             }
-            print("wall=\(seconds(start.duration(to: clock.now))) cpu=\(cpuSeconds()) peak-kib=\(peakResidentKiB())")
-            return 0
         }
         do {
             switch engine {
@@ -131,10 +131,11 @@ enum ChildRun {
     }
 
     /// Downloads `count` files, `limit` at once, into `directory` through one manager.
+    /// - Returns: the heap allocations made from the first download's start to the last one's end.
     static func drainWithDownstream(
         _ url: URL, count: Int, limit: Int, into directory: URL,
         transport: DownloadManager.Configuration.Network.TransportChoice
-    ) async throws {
+    ) async throws -> Int64 {
         let manager = try DownloadManager(
             configuration: .init(identifier: "benchmark-files") {
                 $0.network.transport = transport
@@ -143,6 +144,7 @@ enum ChildRun {
                 $0.scheduling.maximumConcurrentDownloadsPerHost = limit
             })
         var downloads: [Download] = []
+        let allocations = AllocationCount.now
         for index in 0..<count {
             downloads.append(
                 await manager.download(
@@ -152,7 +154,9 @@ enum ChildRun {
         for download in downloads {
             _ = try await download.fileURL
         }
+        let made = AllocationCount.now - allocations
         await manager.invalidate()
+        return made
     }
 
     /// The floor's engines: `floor-transport` and `floor-guarantees` (see `SmallFileFloor`).

@@ -34,15 +34,17 @@ enum SmallFileFloor {
     }
 
     /// Downloads `count` files from `url?i=k` into `directory` as `k.bin`, `limit` at once.
+    /// - Returns: the heap allocations made from the first file's start to the last one's end.
     static func run(
         from url: URL, count: Int, limit: Int, into directory: URL, discipline: Discipline
-    ) async throws {
+    ) async throws -> Int64 {
         let settings = CurlTransport.Settings(
             requestTimeout: .seconds(60), maximumConnectionsPerHost: limit, additionalHeaders: [:])
         guard let transport = CurlTransport(name: "floor", settings: settings) else {
             throw Failure(description: "libcurl cannot be used here")
         }
         let failure: (any Error)?
+        var allocations: Int64 = 0
         do {
             let journal = try Journal(path: directory.path + "/.floor-journal")
             defer { journal.close() }
@@ -51,12 +53,15 @@ enum SmallFileFloor {
                 journal: journal)
             let coordinator = discipline == .guarantees ? Coordinator(run: run) : nil
             run.coordinator = coordinator
+            allocations = AllocationCount.now
             failure = await run.start(limit)
+            allocations = AllocationCount.now - allocations
         } catch {
             failure = error
         }
         await transport.invalidate()
         if let failure { throw failure }
+        return allocations
     }
 
     /// The journal's frames: bytes of the store's frame sizes, appended.

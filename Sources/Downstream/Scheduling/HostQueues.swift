@@ -68,7 +68,8 @@ struct HostQueues<ID: Hashable> {
         let last = queues[queue].heap.count - 1
         if position != last {
             queues[queue].heap.swapAt(position, last)
-            places[queues[queue].heap[position].id]?.position = Int32(position)
+            places.updateValue(
+                Place(queue: place.queue, position: Int32(position)), forKey: queues[queue].heap[position].id)
         }
         queues[queue].heap.removeLast()
         if queues[queue].heap.isEmpty {
@@ -143,7 +144,9 @@ struct HostQueues<ID: Hashable> {
 
     private mutating func swap(queue: Int32, _ a: Int, _ b: Int) {
         queues[Int(queue)].heap.swapAt(a, b)
-        places[queues[Int(queue)].heap[a].id]?.position = Int32(a)
-        places[queues[Int(queue)].heap[b].id]?.position = Int32(b)
+        // Replaced, not changed in place: a dictionary's `_modify` accessor allocates its
+        // coroutine's frame on Linux, and a swap happens log n times per queued download.
+        places.updateValue(Place(queue: queue, position: Int32(a)), forKey: queues[Int(queue)].heap[a].id)
+        places.updateValue(Place(queue: queue, position: Int32(b)), forKey: queues[Int(queue)].heap[b].id)
     }
 }
