@@ -7,6 +7,8 @@ struct Benchmark {
         var wall: Double
         var cpu: Double
         var peakKiB: Int
+        /// Heap allocations per file, where the child counts them (many files, in this process).
+        var allocationsPerFile: Double? = nil
     }
 
     let mebibytes: Int
@@ -121,7 +123,9 @@ struct Benchmark {
         guard let wall = fields["wall"].flatMap(Double.init), let cpu = fields["cpu"].flatMap(Double.init),
             let peak = fields["peak-kib"].flatMap(Int.init)
         else { throw BenchmarkError("cannot read the child's figures: \(fields["output"] ?? "")") }
-        return Sample(wall: wall, cpu: cpu, peakKiB: peak)
+        return Sample(
+            wall: wall, cpu: cpu, peakKiB: peak, allocationsPerFile: fields["allocations-per-file"].flatMap(Double.init)
+        )
     }
 
     /// A directory of this process for a benchmark's files: in `--directory`, else the temporary

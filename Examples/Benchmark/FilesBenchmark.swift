@@ -12,7 +12,8 @@ import Foundation
 /// discipline Downstream guarantees, without the download model. In a rotating order, `runs`
 /// times. Files (and the stores) go under `--directory` (tmpfs, for figures that are the
 /// clients' and not the file system's). Each file comes with an `ETag` and a `Last-Modified`, as a
-/// static file from nginx does.
+/// static file from nginx does. The children in this process count their heap allocations (see
+/// the `AllocationCounter` target), from the first file's start to the last one's end.
 struct FilesBenchmark {
     let count: Int
     let size: Int
@@ -72,15 +73,17 @@ struct FilesBenchmark {
             return sample
         }
         let samples = measured.samples
-        print("engine                    wall s   files/s   CPU s   peak MiB")
+        print("engine                    wall s   files/s   CPU s   peak MiB  allocations/file")
         for engine in engines {
             let wall = Benchmark.middle(samples[engine]!.map(\.wall))
             let cpu = Benchmark.middle(samples[engine]!.map(\.cpu))
             let peak = Benchmark.middle(samples[engine]!.map { Double($0.peakKiB) }) / 1024
+            let allocations = samples[engine]!.compactMap(\.allocationsPerFile)
             print(
                 Benchmark.pad(Benchmark.names[engine] ?? engine, 26) + Benchmark.pad(Benchmark.format(wall), 9)
                     + Benchmark.pad(String(Int(Double(count) / wall)), 10) + Benchmark.pad(Benchmark.format(cpu), 8)
-                    + Benchmark.format(peak))
+                    + Benchmark.pad(Benchmark.format(peak), 10)
+                    + (allocations.isEmpty ? "-" : String(Int(Benchmark.middle(allocations).rounded()))))
         }
         var pass = true
         let overURLSession = 1 / measured.ratios(to: "downstream-urlsession").wall
@@ -103,9 +106,13 @@ struct FilesBenchmark {
         if engines.contains("floor-guarantees") {
             // What the download model adds to the transport and the file discipline.
             let (wall, cpu) = measured.ratios(to: "floor-guarantees")
+            let allocations = samples["downstream"]!.compactMap(\.allocationsPerFile)
+            let allocationsMet = allocations.isEmpty || Benchmark.middle(allocations) <= 120
+            pass = pass && wall <= 1.15 && cpu <= 1.25 && allocationsMet
             print(
                 "Downstream / \(Benchmark.names["floor-guarantees"]!): wall \(Benchmark.format(wall))x"
-                    + "  CPU \(Benchmark.format(cpu))x")
+                    + "  CPU \(Benchmark.format(cpu))x (targets wall <= 1.15x, CPU <= 1.25x, <= 120 allocations per file)"
+            )
         }
         print("targets " + (pass ? "met" : "MISSED"))
         return pass ? 0 : 3
