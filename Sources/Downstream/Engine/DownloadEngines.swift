@@ -114,7 +114,7 @@ struct DownloadEngines: Sendable {
     /// session to choose).
     func facts(for attempt: Attempt, of target: AttemptTarget) -> EngineChoice.Facts {
         // The resume record alone: a queued download's record is not made whole for it.
-        let resume = target.recordFile.resume
+        let resume = target.recordFile.resume(startingOverFrom: attempt.url)
         let (connections, minimumSegmentSize) = target.segmentation
         let session = system?.router.session
         let needsLength = resume.isResumable && (resume.expectedLength != nil || session != nil)

@@ -40,7 +40,7 @@ struct RangedEngine: AttemptEngine {
         let settings = target.settings
         try target.preparePlaces()
 
-        var record = target.recordFile.resume
+        var record = target.recordFile.resume(startingOverFrom: url)
         var offset: Int64 = 0
         if attempt.kind != .restart, record.isResumable {
             if record.segments != nil {

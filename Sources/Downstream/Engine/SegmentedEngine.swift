@@ -34,8 +34,8 @@ struct SegmentedEngine: AttemptEngine {
             if connections > 1 { target.returnConnections() }
             onEnd(ending)
         }
-        var record = target.recordFile.resume
         let url = attempt.url
+        var record = target.recordFile.resume(startingOverFrom: url)
         let isNewURL = record.url != url
         if isNewURL {
             // A validator of another URL means nothing here: no `If-Range`, the overlaps decide.

@@ -142,6 +142,13 @@ final class DownloadRecordFile: Sendable {
         sourcesAndResume?.resume ?? .startingOver(url: origin!.url)
     }
 
+    /// The record's resume record; for a record that is still its origin's (it starts over), one
+    /// for `url`, which the caller parsed already (a request may keep its URL as text, and a
+    /// running download reads its record several times).
+    func resume(startingOverFrom url: URL) -> ResumeRecord {
+        sourcesAndResume?.resume ?? .startingOver(url: url)
+    }
+
     /// The record's sources and resume record; nil while the record is its origin's (no sources,
     /// no bytes: it starts over). Makes no whole record, and parses no URL.
     var sourcesAndResume: (sources: SourceList?, resume: ResumeRecord)? {

@@ -158,7 +158,7 @@ extension RangedTransfer {
     /// first byte; otherwise at the first checkpoint (a record that says the file cannot be
     /// continued makes a relaunch start from the first byte, which is always safe).
     private func storedRecordMisleads(after body: ResponseDecision.BodyPlan) -> Bool {
-        let stored = setup.recordFile.resume
+        let stored = setup.recordFile.resume(startingOverFrom: setup.url)
         guard stored.isResumable else { return false }
         return body.discardsPartial || !body.isResumable || stored.url != sink.record.url
             || stored.validator != sink.record.validator
