@@ -49,6 +49,12 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == ChildRun.command {
     exit(await ChildRun.main(Array(arguments.dropFirst())))
 }
+if arguments.first == RTTChild.command {
+    exit(await RTTChild.main(Array(arguments.dropFirst())))
+}
+if arguments.first == "rtt" {
+    exit(await RTTBenchmark(arguments: Array(arguments.dropFirst())).run())
+}
 if arguments.first == "files" {
     exit(await FilesBenchmark(arguments: Array(arguments.dropFirst())).run())
 }
