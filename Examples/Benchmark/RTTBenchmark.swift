@@ -16,7 +16,7 @@ import Foundation
 /// timeline (``DelayingProxy/Timeline``), each client's turnaround: the time from the proxy's last
 /// delivery to the client on a connection to the client's next bytes on it (over HTTP/1.1, from
 /// the last byte of a response leaving the proxy to the first byte of the next request arriving),
-/// median over the run, then median over runs; and its connections per run.
+/// each run's median and mean, then their medians over runs; and its connections per run.
 struct RTTBenchmark {
     let roundTripTime: Duration
     let count: Int
@@ -104,17 +104,23 @@ struct RTTBenchmark {
                 return sample
             }
             print("\(target.name) (\(url.absoluteString))")
-            print("  client       wall s   files/s   CPU s   turnaround us   connections")
+            print("  client       wall s   files/s   CPU s   turnaround us     connections")
+            print("                                            median / mean")
             for engine in engines {
                 let samples = measured.samples[engine]!
                 let wall = Benchmark.middle(samples.map(\.wall))
                 let turnaround = timelines[engine]!.compactMap(\.medianTurnaround).map { Double($0.microseconds) }
+                let means = timelines[engine]!.filter { !$0.turnarounds.isEmpty }.map {
+                    Double($0.turnarounds.reduce(.zero, +).microseconds) / Double($0.turnarounds.count)
+                }
                 let connections = timelines[engine]!.map { Double($0.connections) }
                 print(
                     "  " + Benchmark.pad(Self.names[engine] ?? engine, 13) + Benchmark.pad(Benchmark.format(wall), 9)
                         + Benchmark.pad(String(Int(Double(count) / wall)), 10)
                         + Benchmark.pad(Benchmark.format(Benchmark.middle(samples.map(\.cpu))), 8)
-                        + Benchmark.pad(turnaround.isEmpty ? "-" : String(Int(Benchmark.middle(turnaround))), 16)
+                        + Benchmark.pad(
+                            turnaround.isEmpty
+                                ? "-" : "\(Int(Benchmark.middle(turnaround))) / \(Int(Benchmark.middle(means)))", 18)
                         + String(Int(Benchmark.middle(connections))))
             }
             if engines.contains("curl") {
@@ -130,8 +136,8 @@ struct RTTBenchmark {
             }
         }
         print("turnaround: at the proxy, per connection, from the end of its last delivery to the client to the")
-        print(
-            "client's next bytes arriving (HTTP/1.1: last byte of a response out -> first byte of the next request in)")
+        print("client's next bytes arriving (HTTP/1.1: last byte of a response out -> first byte of the next request")
+        print("in); each run's median and mean, their medians over runs")
         print("target " + (pass ? "met" : "MISSED"))
         return pass ? 0 : 3
     }
