@@ -2,7 +2,7 @@ import DownstreamTesting
 import Foundation
 
 /// `downstream-benchmark rtt [--rtt-ms 20] [--count 1000] [--size 65536] [--limit 8] [--runs 3]
-/// [--protocols http1,h2] [--directory /dev/shm]`: many small files over a network with a
+/// [--protocols http1,h2] [--connections <limit>] [--directory /dev/shm]`: many small files over a network with a
 /// round-trip time, which loopback does not have: a ``DelayingProxy`` in front of the server holds
 /// each direction back half the round trip, and a new connection's first bytes one round trip
 /// more (the TCP handshake).
@@ -17,6 +17,8 @@ import Foundation
 /// delivery to the client on a connection to the client's next bytes on it (over HTTP/1.1, from
 /// the last byte of a response leaving the proxy to the first byte of the next request arriving),
 /// each run's median and mean, then their medians over runs; and its connections per run.
+/// Downstream's `maximumConnectionsPerHost` is `--connections`, the limit by default (with its own
+/// default, 6, two of 8 downloads over HTTP/1.1 wait in libcurl for a connection).
 struct RTTBenchmark {
     let roundTripTime: Duration
     let count: Int
@@ -24,6 +26,8 @@ struct RTTBenchmark {
     let limit: Int
     let runs: Int
     let protocols: [String]
+    /// Downstream's `maximumConnectionsPerHost`.
+    let connections: Int
     let root: URL
 
     init(arguments: [String]) {
@@ -33,6 +37,7 @@ struct RTTBenchmark {
         size = max(1, options.int("size", default: 65536))
         limit = max(1, options.int("limit", default: 8))
         runs = max(1, options.int("runs", default: 3))
+        connections = max(1, options.int("connections", default: limit))
         protocols = (options.string("protocols") ?? "http1,h2").split(separator: ",").map(String.init)
         var directoryOptions = arguments
         if options.string("directory") == nil { directoryOptions += ["--directory", "/dev/shm"] }
@@ -51,7 +56,9 @@ struct RTTBenchmark {
         print(
             "Downstream rtt benchmark: \(count) files of \(size) bytes, \(limit) at once, through a proxy that adds"
                 + " \(roundTripTime.milliseconds) ms of round-trip time;")
-        print("each client in a child process; \(runs) rotating runs, medians")
+        print(
+            "each client in a child process; \(runs) rotating runs, medians; Downstream with \(connections)"
+                + " connections per host")
         if CurlCommand.path == nil { print("curl is not installed: no curl baseline") }
         if SegmentsBenchmark.aria2Path == nil { print("aria2c is not installed: no aria2 baseline") }
 
@@ -147,7 +154,7 @@ struct RTTBenchmark {
         let fields = try ChildRun.figures(
             of: [
                 RTTChild.command, "--engine", engine, "--url", url.absoluteString, "--destination", directory.path,
-                "--count", String(count), "--limit", String(limit),
+                "--count", String(count), "--limit", String(limit), "--connections", String(connections),
             ] + (authority.map { ["--ca", $0.path] } ?? []),
             what: engine)
         guard let wall = fields["wall"].flatMap(Double.init), let cpu = fields["cpu"].flatMap(Double.init),

@@ -2,12 +2,12 @@ import Downstream
 import Foundation
 
 /// One client's run of the `rtt` benchmark, in a child process: `rtt-child --engine E --url U
-/// --destination DIR --count N --limit L [--ca PEM]`: file k of `url?i=k` into `DIR/k.bin`, `L` at
+/// --destination DIR --count N --limit L [--connections C] [--ca PEM]`: file k of `url?i=k` into `DIR/k.bin`, `L` at
 /// once, trusting the certificate authority in `PEM` over HTTPS. Prints `wall=<s> cpu=<s>
 /// peak-kib=<KiB>` (curl's and aria2c's own CPU time and peak memory, as `ChildRun` does).
 ///
 /// Engines: `downstream` (its default transport, libcurl on Linux, with a trust rule for
-/// 127.0.0.1 that adds the authority), `curl` (`curl -Z --parallel-max L`, with `--cacert`) and
+/// 127.0.0.1 that adds the authority, and `C` connections per host, `L` by default), `curl` (`curl -Z --parallel-max L`, with `--cacert`) and
 /// `aria2` (`aria2c -j L` with an input file, `--ca-certificate`).
 enum RTTChild {
     static let command = "rtt-child"
@@ -23,6 +23,7 @@ enum RTTChild {
         let directory = URL(fileURLWithPath: path, isDirectory: true)
         let count = max(1, options.int("count", default: 1000))
         let limit = max(1, options.int("limit", default: 8))
+        let connections = max(1, options.int("connections", default: limit))
         let authority = options.string("ca").map { URL(fileURLWithPath: $0) }
         let files = (0..<count).map {
             (ChildRun.url(url, index: $0), directory.appendingPathComponent("\($0).bin", isDirectory: false))
@@ -32,7 +33,8 @@ enum RTTChild {
         do {
             switch engine {
             case "downstream":
-                try await drain(files, limit: limit, authority: authority, store: directory)
+                try await drain(
+                    files, limit: limit, connections: connections, authority: authority, store: directory)
             case "curl":
                 let list = files.map { "url = \"\($0.0.absoluteString)\"\noutput = \"\($0.1.path)\"\n" }.joined()
                 let config = directory.appendingPathComponent(".curl.config")
@@ -71,15 +73,17 @@ enum RTTChild {
 
     /// Downloads each file through one manager, `limit` at once, as `ChildRun`'s `--count` mode
     /// does, trusting `authority` (if any) for 127.0.0.1.
-    private static func drain(_ files: [(URL, URL)], limit: Int, authority: URL?, store: URL) async throws {
+    private static func drain(
+        _ files: [(URL, URL)], limit: Int, connections: Int, authority: URL?, store: URL
+    ) async throws {
         let manager = try DownloadManager(
             configuration: .init(identifier: "benchmark-rtt") {
                 $0.storage.directory = store.appendingPathComponent(".store-\(getpid())")
                 $0.scheduling.maximumConcurrentDownloads = limit
                 $0.scheduling.maximumConcurrentDownloadsPerHost = limit
-                // As the per-host limit, as `ManagingManyDownloads` asks: with libcurl's 6, two of
-                // 8 downloads over HTTP/1.1 would wait in the transport for a connection.
-                $0.network.maximumConnectionsPerHost = limit
+                // The per-host limit by default, as `ManagingManyDownloads` asks: with the default 6,
+                // two of 8 downloads over HTTP/1.1 wait in the transport for a connection.
+                $0.network.maximumConnectionsPerHost = connections
                 if let authority {
                     $0.trust.rules = [TrustRule(host: "127.0.0.1", additionalAuthorities: [.file(authority)])]
                 }
