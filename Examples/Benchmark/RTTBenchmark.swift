@@ -39,9 +39,8 @@ struct RTTBenchmark {
         runs = max(1, options.int("runs", default: 3))
         connections = max(1, options.int("connections", default: limit))
         protocols = (options.string("protocols") ?? "http1,h2").split(separator: ",").map(String.init)
-        var directoryOptions = arguments
-        if options.string("directory") == nil { directoryOptions += ["--directory", "/dev/shm"] }
-        root = Benchmark.workDirectory(Options(directoryOptions), name: "rtt")
+        root = URL(fileURLWithPath: options.string("directory") ?? "/dev/shm", isDirectory: true)
+            .appendingPathComponent("rtt-\(getpid())", isDirectory: true)
     }
 
     func run() async -> Int32 {

@@ -24,8 +24,8 @@
 //     swift run -c release downstream-benchmark rtt [--rtt-ms 20] [--count 1000] [--limit 8] [--runs 3]
 //         Many small files over a network's round-trip time: a DelayingProxy (DownstreamTesting)
 //         holds each direction back half of it, and a new connection's first bytes one more, in
-//         front of an nginx of the benchmark's own under /dev/shm (HTTP/1.1, and HTTPS with HTTP/2
-//         and a CA made by openssl; the benchmark's TestServer, HTTP/1.1 only, without nginx).
+//         front of an nginx of the benchmark's own in /dev/shm/rtt-PID (HTTP/1.1, and HTTPS with
+//         HTTP/2 and a CA made by openssl; without nginx, the benchmark's TestServer, HTTP/1.1).
 //         Downstream (default transport), curl -Z and aria2c (when installed) in rotating runs:
 //         wall time, ratios to curl, and each client's turnaround at the proxy (from the last
 //         bytes delivered to it on a connection to its next bytes there: over HTTP/1.1, from a

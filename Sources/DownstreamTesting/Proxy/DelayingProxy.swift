@@ -103,7 +103,7 @@ extension DelayingProxy {
         public var clientChunks = 0
         /// For each client's read that came after the proxy delivered bytes to that client on the
         /// same connection since the client's previous read: the time from the end of the last of
-        /// those deliveries (the `send` returned) to the read (`poll` saw the bytes). Over
+        /// those deliveries (the `send` returned) to the read (`recv` returned them). Over
         /// HTTP/1.1, one per request but a connection's first: from the last byte of a response
         /// leaving the proxy to the first byte of the next request on that connection arriving.
         /// Over TLS the handshake's second flight adds one per connection; over HTTP/2 (streams
