@@ -142,6 +142,9 @@ enum ChildRun {
                 $0.storage.directory = directory.appendingPathComponent(".store-\(getpid())")
                 $0.scheduling.maximumConcurrentDownloads = limit
                 $0.scheduling.maximumConcurrentDownloadsPerHost = limit
+                // As many connections as downloads run (the floor and curl have them): with the
+                // default 6, two of 8 downloads wait inside libcurl for a connection.
+                $0.network.maximumConnectionsPerHost = limit
             })
         var downloads: [Download] = []
         let allocations = AllocationCount.now
