@@ -7,6 +7,8 @@ struct Benchmark {
         var wall: Double
         var cpu: Double
         var peakKiB: Int
+        /// The user part of ``cpu``, where the child reports it.
+        var user: Double = 0
         /// Heap allocations per file, where the child counts them (many files, in this process).
         var allocationsPerFile: Double? = nil
     }
@@ -114,6 +116,15 @@ struct Benchmark {
     static func measure(
         _ engine: String, url: URL, destination: URL, rate: Int, extraArguments: [String] = []
     ) async throws -> Sample {
+        try await measureWithFields(
+            engine, url: url, destination: destination, rate: rate, extraArguments: extraArguments
+        ).sample
+    }
+
+    /// Runs one download in a child process; its figures, and every field it printed.
+    static func measureWithFields(
+        _ engine: String, url: URL, destination: URL, rate: Int, extraArguments: [String] = []
+    ) async throws -> (sample: Sample, fields: [String: String]) {
         let fields = try ChildRun.figures(
             of: [
                 ChildRun.command, "--engine", engine, "--url", url.absoluteString, "--destination", destination.path,
@@ -123,8 +134,12 @@ struct Benchmark {
         guard let wall = fields["wall"].flatMap(Double.init), let cpu = fields["cpu"].flatMap(Double.init),
             let peak = fields["peak-kib"].flatMap(Int.init)
         else { throw BenchmarkError("cannot read the child's figures: \(fields["output"] ?? "")") }
-        return Sample(
-            wall: wall, cpu: cpu, peakKiB: peak, allocationsPerFile: fields["allocations-per-file"].flatMap(Double.init)
+        let user = fields["user"].flatMap(Double.init) ?? 0
+        return (
+            Sample(
+                wall: wall, cpu: cpu, peakKiB: peak, user: user,
+                allocationsPerFile: fields["allocations-per-file"].flatMap(Double.init)),
+            fields
         )
     }
 

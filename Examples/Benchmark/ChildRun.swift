@@ -7,7 +7,8 @@ import Foundation
 
 /// One measured download, in a child process: `child --engine E --url U --destination PATH
 /// [--disk-bytes-per-second N] [--sha256 HEX] [--connections N] [--connection-checkpoint-kib N]
-/// [--store DIR]` (a store of its own by default; a given one is continued, as after a relaunch). Prints `wall=<s> cpu=<s>
+/// [--store DIR] [--cacert PEM]` (a store of its own by default; a given one is continued, as after a relaunch; with
+/// `--cacert`, that authority alone is trusted, as by `curl --cacert`). Prints `wall=<s> cpu=<s> user=<s>
 /// peak-kib=<KiB>`.
 ///
 /// Engines: `downstream` (its default transport: libcurl on Linux), `downstream-urlsession`
@@ -76,7 +77,8 @@ enum ChildRun {
                     transport: engine == "downstream" ? .automatic : .urlSession,
                     connections: options.int("connections", default: 1),
                     connectionCheckpointBytes: options.int("connection-checkpoint-kib", default: 0) << 10,
-                    store: options.string("store").map { URL(fileURLWithPath: $0, isDirectory: true) })
+                    store: options.string("store").map { URL(fileURLWithPath: $0, isDirectory: true) },
+                    caCertificate: options.string("cacert"))
             case "aria2":
                 let figures = try CurlCommand.downloadWithAria2(
                     url, to: destination, connections: options.int("connections", default: 4))
@@ -84,8 +86,10 @@ enum ChildRun {
                 return 0
             case "urlsession": try PlainURLSessionDownload(url: url, destination: destination, throttle: throttle).run()
             case "curl":
-                let figures = try CurlCommand.download(url, to: destination)
-                print("wall=\(seconds(start.duration(to: clock.now))) cpu=\(figures.cpu) peak-kib=\(figures.peakKiB)")
+                let figures = try CurlCommand.download(url, to: destination, caCertificate: options.string("cacert"))
+                print(
+                    "wall=\(seconds(start.duration(to: clock.now))) cpu=\(figures.cpu) user=\(figures.user)"
+                        + " peak-kib=\(figures.peakKiB)")
                 return 0
             default:
                 print("unknown engine \(engine)")
@@ -96,14 +100,16 @@ enum ChildRun {
             return 1
         }
         let wall = start.duration(to: clock.now)
-        print("wall=\(seconds(wall)) cpu=\(cpuSeconds()) peak-kib=\(peakResidentKiB())")
+        print(
+            "wall=\(seconds(wall)) cpu=\(cpuSeconds()) user=\(seconds(usage(RUSAGE_SELF).ru_utime))"
+                + " peak-kib=\(peakResidentKiB())")
         return 0
     }
 
     static func downloadWithDownstream(
         _ url: URL, to destination: URL, diskRate: Int, sha256: String?,
         transport: DownloadManager.Configuration.Network.TransportChoice = .automatic, connections: Int = 1,
-        connectionCheckpointBytes: Int = 0, store: URL? = nil
+        connectionCheckpointBytes: Int = 0, store: URL? = nil, caCertificate: String? = nil
     ) async throws {
         let manager = try DownloadManager(
             configuration: .init(identifier: "benchmark") {
@@ -118,6 +124,14 @@ enum ChildRun {
                 $0.storage.simulatedDiskBytesPerSecond = diskRate > 0 ? diskRate : nil
                 if connectionCheckpointBytes > 0 {
                     $0.storage.checkpoints.bytesPerConnection = Int64(connectionCheckpointBytes)
+                }
+                // As `curl --cacert`: the given authority alone.
+                if let caCertificate, let host = url.host {
+                    $0.trust.rules = [
+                        TrustRule(
+                            host: host, additionalAuthorities: [.file(URL(fileURLWithPath: caCertificate))],
+                            trustsOnlyAdditionalAuthorities: true)
+                    ]
                 }
             })
         var request = DownloadRequest(url: url, to: .file(destination, ifExists: .replace))
@@ -179,8 +193,11 @@ enum ChildRun {
 
     /// User plus system CPU time of `usage`.
     static func cpuSeconds(of usage: rusage) -> Double {
-        func value(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return value(usage.ru_utime) + value(usage.ru_stime)
+        seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    static func seconds(_ time: timeval) -> Double {
+        Double(time.tv_sec) + Double(time.tv_usec) / 1e6
     }
 
     /// What a child run of this executable with `arguments` (and `environment`, this process's

@@ -7,15 +7,21 @@ enum CurlCommand {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
-    /// Downloads `url` to `destination` with `curl -s -o`; returns curl's own CPU time (user plus
-    /// system) and peak resident memory, as the kernel counts them for a waited-for child.
-    static func download(_ url: URL, to destination: URL) throws -> (cpu: Double, peakKiB: Int) {
-        try run(["-s", "-S", "-f", "--no-progress-meter", "-o", destination.path, url.absoluteString])
+    /// What a curl (or aria2c) run cost: its CPU time (user plus system), the user part, and its
+    /// peak resident memory, as the kernel counts them for a waited-for child.
+    typealias Figures = (cpu: Double, user: Double, peakKiB: Int)
+
+    /// Downloads `url` to `destination` with `curl -s -o` (trusting `caCertificate` alone, with
+    /// `--cacert`, when given); curl prints `http-version=<the version it used>`.
+    static func download(_ url: URL, to destination: URL, caCertificate: String? = nil) throws -> Figures {
+        try run(
+            ["-s", "-S", "-f", "--no-progress-meter", "-o", destination.path, "-w", "http-version=%{http_version}\n"]
+                + (caCertificate.map { ["--cacert", $0] } ?? []) + [url.absoluteString])
     }
 
     /// Downloads each URL to its file with `curl -Z --parallel-max <parallel>` (one process, a
     /// config file for the list); returns curl's CPU time and peak memory.
-    static func download(_ files: [(URL, URL)], parallel: Int) throws -> (cpu: Double, peakKiB: Int) {
+    static func download(_ files: [(URL, URL)], parallel: Int) throws -> Figures {
         let list = files.map { "url = \"\($0.0.absoluteString)\"\noutput = \"\($0.1.path)\"\n" }.joined()
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(getpid()).config")
         try list.write(to: config, atomically: true, encoding: .utf8)
@@ -27,9 +33,7 @@ enum CurlCommand {
 
     /// Downloads `url` to `destination` with `aria2c -x<connections> -s<connections>`; returns
     /// aria2c's CPU time and peak memory.
-    static func downloadWithAria2(_ url: URL, to destination: URL, connections: Int) throws -> (
-        cpu: Double, peakKiB: Int
-    ) {
+    static func downloadWithAria2(_ url: URL, to destination: URL, connections: Int) throws -> Figures {
         guard let aria2 = SegmentsBenchmark.aria2Path else { throw BenchmarkError("aria2c is not installed") }
         return try run(
             [
@@ -39,7 +43,7 @@ enum CurlCommand {
             ], program: aria2)
     }
 
-    private static func run(_ arguments: [String], program: String? = path) throws -> (cpu: Double, peakKiB: Int) {
+    private static func run(_ arguments: [String], program: String? = path) throws -> Figures {
         guard let program else { throw BenchmarkError("curl is not installed") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
@@ -55,6 +59,6 @@ enum CurlCommand {
         #else
             let peakKiB = Int(usage.ru_maxrss) / 1024  // Darwin reports bytes
         #endif
-        return (ChildRun.cpuSeconds(of: usage), peakKiB)
+        return (ChildRun.cpuSeconds(of: usage), ChildRun.seconds(usage.ru_utime), peakKiB)
     }
 }

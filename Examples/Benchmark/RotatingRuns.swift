@@ -32,4 +32,9 @@ struct RotatingRuns {
             Benchmark.middle(rounds.map { $0[engine]!.cpu / $0[baseline]!.cpu })
         )
     }
+
+    /// `engine`'s wall and CPU ratios to `baseline`, run by run.
+    func runRatios(to baseline: String, of engine: String = "downstream") -> [(wall: Double, cpu: Double)] {
+        rounds.map { ($0[engine]!.wall / $0[baseline]!.wall, $0[engine]!.cpu / $0[baseline]!.cpu) }
+    }
 }

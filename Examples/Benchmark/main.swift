@@ -52,6 +52,12 @@
 //         What a kill -9 costs a download over several connections: killed at random moments
 //         until it completes, with the default checkpoints per connection and after 8 MiB; the
 //         bytes the server sent again per kill.
+//
+//     swift run -c release downstream-benchmark remote --url URL[,URL…] [--cacert PEM] [--mib 1024] [--runs 5]
+//         One file from a server of your own (nginx over HTTPS with HTTP/2, say: RemoteBenchmark.swift
+//         has the set-up), through Downstream and `curl --cacert`, interleaved, each in a child
+//         process; wall, CPU and user time, ratios to curl. `pattern --mib N --output PATH` writes
+//         the file to serve.
 
 import Foundation
 
@@ -64,6 +70,12 @@ if arguments.first == RTTChild.command {
 }
 if arguments.first == "rtt" {
     exit(await RTTBenchmark(arguments: Array(arguments.dropFirst())).run())
+}
+if arguments.first == "remote" {
+    exit(await RemoteBenchmark(arguments: Array(arguments.dropFirst())).run())
+}
+if arguments.first == "pattern" {
+    exit(RemoteBenchmark.writePattern(Array(arguments.dropFirst())))
 }
 if arguments.first == "files" {
     exit(await FilesBenchmark(arguments: Array(arguments.dropFirst())).run())
