@@ -9,6 +9,14 @@ import Foundation
 /// (the transfer then waits: libcurl pauses it). The last buffer (at a checkpoint, at the end) is
 /// written on the calling thread when no other is waiting, so a small file never changes thread.
 ///
+/// A disk that takes buffers at memory speed (the page cache, tmpfs: the last full buffer was
+/// written at ``memorySpeed`` or faster) gets its full buffers from the receiving thread itself,
+/// when no write is waiting, as curl writes: there a hand-off costs more than the write (a wake-up,
+/// the copy read from another core's cache, and a paused transfer whenever the writer is not
+/// scheduled soon enough; over HTTP/2 each pause also closes and reopens the stream's window).
+/// The first buffer, and every one after a slower write, goes to the queue: the receiving thread
+/// never waits for a disk not known to be fast.
+///
 /// One thread at a time appends (the transport's); ``writtenLength`` may be read from any.
 final class PartialFile: @unchecked Sendable {
     // Safe: `current`, `bufferedCount`, `submittedLength`, `length` and `queue` belong to the one
@@ -20,8 +28,15 @@ final class PartialFile: @unchecked Sendable {
 
     /// How many buffers a file may fill before the disk must catch up.
     static let maximumBuffers = 4
+    /// The rate at which a full buffer's write counts as made in memory (1 GB/s: 256 KiB in
+    /// 0.26 ms), so that the next is written on the receiving thread. tmpfs and the page cache take
+    /// several GB/s; a disk that pushes back (dirty pages throttled, a slow device, a network file
+    /// system) does not, and writing in turn with receiving would then slow the download.
+    static let memorySpeed = 1_000_000_000
 
     private let capacity: Int
+    /// The longest a write of a buffer may take to count as made at memory speed.
+    private let fastWrite: Duration
     private let disk: (any DiskSimulation)?
     private var current: UnsafeMutableRawBufferPointer
     private var bufferedCount = 0
@@ -42,14 +57,20 @@ final class PartialFile: @unchecked Sendable {
         var pending = 0
         /// Called once when a buffer is free again, for an appender told to wait.
         var whenRoom: (@Sendable () -> Void)?
+        /// Whether the last full buffer was written at memory speed (none was yet: not known).
+        var writesAtMemorySpeed = false
     }
 
     /// Opens the partial file at `path`, keeping its first `keptLength` bytes and discarding the
-    /// rest (a partial is only ever appended to from a known good length).
+    /// rest (a partial is only ever appended to from a known good length). `memorySpeed` is for
+    /// tests: the rate at which a write counts as made in memory.
     convenience init(
-        path: String, keepingFirst keptLength: Int64, bufferCapacity: Int, disk: (any DiskSimulation)? = nil
+        path: String, keepingFirst keptLength: Int64, bufferCapacity: Int, disk: (any DiskSimulation)? = nil,
+        memorySpeed: Int = PartialFile.memorySpeed
     ) throws(DownloadError) {
-        try self.init(path: path, appendingAt: keptLength, truncating: true, bufferCapacity: bufferCapacity, disk: disk)
+        try self.init(
+            path: path, appendingAt: keptLength, truncating: true, bufferCapacity: bufferCapacity, disk: disk,
+            memorySpeed: memorySpeed)
     }
 
     /// Opens the partial file at `path` to write one segment of it, from byte `offset` on,
@@ -58,11 +79,14 @@ final class PartialFile: @unchecked Sendable {
     convenience init(
         path: String, segmentFrom offset: Int64, bufferCapacity: Int, disk: (any DiskSimulation)? = nil
     ) throws(DownloadError) {
-        try self.init(path: path, appendingAt: offset, truncating: false, bufferCapacity: bufferCapacity, disk: disk)
+        try self.init(
+            path: path, appendingAt: offset, truncating: false, bufferCapacity: bufferCapacity, disk: disk,
+            memorySpeed: Self.memorySpeed)
     }
 
     private init(
-        path: String, appendingAt offset: Int64, truncating: Bool, bufferCapacity: Int, disk: (any DiskSimulation)?
+        path: String, appendingAt offset: Int64, truncating: Bool, bufferCapacity: Int, disk: (any DiskSimulation)?,
+        memorySpeed: Int
     ) throws(DownloadError) {
         self.path = path
         self.disk = disk
@@ -86,6 +110,7 @@ final class PartialFile: @unchecked Sendable {
         length = offset
         submittedLength = offset
         capacity = max(bufferCapacity, 1)
+        fastWrite = .seconds(Double(capacity) / Double(max(1, memorySpeed)))
         current = .allocate(byteCount: capacity, alignment: 16)
         shared = Locked(Shared(descriptor: descriptor, writtenLength: offset))
     }
@@ -191,6 +216,13 @@ final class PartialFile: @unchecked Sendable {
     private func handOff() throws(DownloadError) {
         try throwFailure()
         guard bufferedCount > 0 else { return }
+        if shared.withLock({ $0.pending == 0 && $0.writesAtMemorySpeed }) {
+            let full = UnsafeRawBufferPointer(rebasing: current[..<bufferedCount])
+            bufferedCount = 0
+            try writeTimed(full, at: submittedLength)
+            submittedLength += Int64(full.count)
+            return
+        }
         // Only the queue touches it until it is spare again.
         nonisolated(unsafe) let full = current
         let count = bufferedCount
@@ -208,7 +240,7 @@ final class PartialFile: @unchecked Sendable {
         queue.async { [self] in
             let isFailed = shared.withLock { $0.failure != nil }
             if !isFailed {
-                try? write(UnsafeRawBufferPointer(rebasing: full[..<count]), at: offset)
+                try? writeTimed(UnsafeRawBufferPointer(rebasing: full[..<count]), at: offset)
             }
             let whenRoom = shared.withLock { shared in
                 shared.pending -= 1
@@ -231,6 +263,16 @@ final class PartialFile: @unchecked Sendable {
         let queue = DispatchQueue(label: "Downstream.partial-file")
         self.queue = queue
         return queue
+    }
+
+    /// Writes a buffer, and notes whether the disk took it at memory speed (see ``memorySpeed``).
+    private func writeTimed(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) {
+        let start = ContinuousClock.now
+        defer {
+            let isFast = ContinuousClock.now - start <= fastWrite
+            shared.withLock { $0.writesAtMemorySpeed = isFast }
+        }
+        try write(bytes, at: offset)
     }
 
     /// Writes `bytes` at `offset` (the calling thread's, or the queue's: never both at once).

@@ -83,6 +83,39 @@ struct PartialFileTests {
         #expect(FileManager.default.contents(atPath: path) == Data(repeating: 7, count: appended + chunk.count))
     }
 
+    /// The first full buffer goes to the queue; once a write was made at memory speed, the next
+    /// full buffer is written by the appending thread itself when no write waits (as curl writes),
+    /// and a disk slower than that never makes it wait.
+    @Test(arguments: [true, false])
+    func aDiskAtMemorySpeedIsWrittenByTheAppendingThread(isFast: Bool) throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("file.partial").path
+        let disk = ThreadRecordingDisk()
+        // Every write counts as made at memory speed (1 byte/s), or none does.
+        let file = try PartialFile(
+            path: path, keepingFirst: 0, bufferCapacity: 4096, disk: disk, memorySpeed: isFast ? 1 : Int.max)
+        let chunks = (0..<4).map { [UInt8](repeating: UInt8($0), count: 3000) }
+        // The second chunk hands the first off; this thread waits while it is written (`flush()`
+        // may write on the calling thread: it comes after).
+        try chunks[0].withUnsafeBytes { try file.append($0) }
+        try chunks[1].withUnsafeBytes { try file.append($0) }
+        disk.waitForWrite()
+        try file.flush()
+        disk.waitForWrite()
+        try chunks[2].withUnsafeBytes { try file.append($0) }
+        try chunks[3].withUnsafeBytes { try file.append($0) }
+        disk.waitForWrite()
+        let threads = disk.threads
+        let appendingThread = pthread_self()
+        #expect(threads.count == 3)
+        #expect(pthread_equal(threads[0], appendingThread) == 0, "a disk not known to be fast is written by the queue")
+        #expect((pthread_equal(threads[2], appendingThread) != 0) == isFast)
+        try file.flush()
+        file.close()
+        #expect(FileManager.default.contents(atPath: path) == Data(chunks.joined()))
+    }
+
     @Test func segmentsWriteTheirOwnBytesAndLeaveTheOthersAlone() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -121,5 +154,24 @@ struct PartialFileTests {
             .appendingPathComponent("partial-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
+    }
+}
+
+/// A disk that notes the thread of each write.
+private final class ThreadRecordingDisk: DiskSimulation {
+    private let recorded = Locked<[pthread_t]>([])
+    private let writes = DispatchSemaphore(value: 0)
+
+    var threads: [pthread_t] { recorded.withLock { $0 } }
+
+    func account(_ bytes: Int) {
+        let thread = pthread_self()
+        recorded.withLock { $0.append(thread) }
+        writes.signal()
+    }
+
+    /// Returns once one more write was made (counting from the last call).
+    func waitForWrite() {
+        writes.wait()
     }
 }
