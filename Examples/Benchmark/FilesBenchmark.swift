@@ -63,12 +63,7 @@ struct FilesBenchmark {
             let sample = try await Benchmark.measure(
                 engine, url: server.url("/small"), destination: directory, rate: 0,
                 extraArguments: ["--count", String(count), "--limit", String(limit)])
-            for index in [0, count / 2, count - 1] {
-                let file = directory.appendingPathComponent("\(index).bin", isDirectory: false)
-                if let mismatch = try body.firstMismatch(inFileAt: file) {
-                    throw BenchmarkError("\(engine) wrote a wrong \(file.lastPathComponent) (byte \(mismatch))")
-                }
-            }
+            try body.checkSampleFiles(in: directory, count: count, writtenBy: engine)
             try FileManager.default.removeItem(at: directory)
             return sample
         }

@@ -100,12 +100,7 @@ struct RTTBenchmark {
                 _ = proxy.takeTimeline()
                 let sample = try measureChild(engine, url: url, directory: directory, authority: target.authority)
                 timelines[engine, default: []].append(proxy.takeTimeline())
-                for index in [0, count / 2, count - 1] {
-                    let file = directory.appendingPathComponent("\(index).bin", isDirectory: false)
-                    if let mismatch = try body.firstMismatch(inFileAt: file) {
-                        throw BenchmarkError("\(engine) wrote a wrong \(file.lastPathComponent) (byte \(mismatch))")
-                    }
-                }
+                try body.checkSampleFiles(in: directory, count: count, writtenBy: engine)
                 try FileManager.default.removeItem(at: directory)
                 return sample
             }
