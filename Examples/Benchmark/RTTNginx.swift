@@ -123,7 +123,7 @@ final class RTTNginx {
 
     /// A port of 127.0.0.1 that was free a moment ago.
     private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, streamSocketType, 0)
         guard descriptor >= 0 else { throw BenchmarkError("no socket") }
         defer { close(descriptor) }
         var address = sockaddr_in()
@@ -142,7 +142,7 @@ final class RTTNginx {
     /// Whether 127.0.0.1:`port` accepts a connection within 5 seconds.
     private static func waitUntilListening(_ port: Int) -> Bool {
         for _ in 0..<100 {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let descriptor = socket(AF_INET, streamSocketType, 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -6,9 +6,6 @@ import Foundation
 #endif
 #if canImport(Glibc)
     import Glibc
-    private let streamSocket = Int32(SOCK_STREAM.rawValue)
-#else
-    private let streamSocket = SOCK_STREAM
 #endif
 
 /// The store benchmark's second program, written as a newcomer writes one: the defaults, each
@@ -59,7 +56,7 @@ enum StoreNewcomerProgram {
 
     /// A loopback port whose listener never accepts: connections wait in its backlog.
     private static func silentServerPort() throws -> UInt16 {
-        let descriptor = socket(AF_INET, streamSocket, 0)
+        let descriptor = socket(AF_INET, streamSocketType, 0)
         guard descriptor >= 0 else { throw BenchmarkError("socket: \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

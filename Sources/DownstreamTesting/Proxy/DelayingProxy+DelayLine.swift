@@ -114,7 +114,14 @@ extension DelayingProxy {
                 let (seconds, attoseconds) = max(timeout, .zero).components
                 return Int32(clamping: Int64((Double(seconds) * 1000 + Double(attoseconds) / 1e15).rounded(.up)))
             }
-            return poll(&entry, 1, milliseconds ?? -1) > 0 && entry.revents != 0
+            let result = withUnsafeMutablePointer(to: &entry) { entry in
+                #if canImport(Glibc)
+                    Glibc.poll(entry, nfds_t(1), milliseconds ?? -1)
+                #else
+                    Darwin.poll(entry, nfds_t(1), milliseconds ?? -1)
+                #endif
+            }
+            return result > 0 && entry.revents != 0
         }
     }
 }
