@@ -5,12 +5,17 @@
 /// is adding an entry.
 struct OptionSpec<Options>: Sendable {
     /// What the option does when it is given.
+    ///
+    /// The actions throw only ``UsageError``, but their type says `throws`: a typed-throws
+    /// function type in this generic enum needs Swift 6's runtime to lay it out
+    /// (`swift_getExtendedFunctionTypeMetadata`, macOS 15 and iOS 18), and `dl` would not launch
+    /// on macOS 13 or 14.
     enum Action {
         /// An option without a value (`-q`).
-        case flag(@Sendable (inout Options) throws(UsageError) -> Void)
+        case flag(@Sendable (inout Options) throws -> Void)
         /// An option with a value (`-j 4`, `-j4`, `--max-concurrent-downloads=4`); the string
         /// names the value in `--help` and in errors.
-        case value(String, @Sendable (inout Options, String) throws(UsageError) -> Void)
+        case value(String, @Sendable (inout Options, String) throws -> Void)
     }
 
     /// Its names, short (`-j`, `-nc`) and long (`--max-concurrent-downloads`), the first one
@@ -144,13 +149,26 @@ struct ArgumentParser<Options>: Sendable {
         switch spec.action {
         case .flag(let apply):
             guard attached == nil else { throw .unexpectedValue(option: name) }
-            try apply(&options)
+            try UsageError.passed { try apply(&options) }
         case .value(let valueName, let apply):
             // A value apart is the next argument, whatever it looks like (`-i -`).
             guard let value = attached ?? rest.popFirst() else {
                 throw .missingValue(option: name, valueName: valueName)
             }
-            try apply(&options, value)
+            try UsageError.passed { try apply(&options, value) }
+        }
+    }
+}
+
+extension UsageError {
+    /// Runs an option's action, which throws only a `UsageError` (see ``OptionSpec/Action``).
+    static func passed(_ action: () throws -> Void) throws(UsageError) {
+        do {
+            try action()
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            preconditionFailure("an option's action threw \(error), not a UsageError")
         }
     }
 }
