@@ -1,7 +1,9 @@
 // Security as Apple platforms have it, for .ci/check-apple: the trust evaluation, keys, PKCS#12
 // import and keychain lookups the package's Darwin branches and the documentation samples use.
 // Signatures are the Swift view of the iOS 16.5 SDK's Security headers (swift-synthesize-interface
-// -module-name Security), with each header's API_AVAILABLE.
+// -module-name Security), with each header's API_AVAILABLE. Where a header says only
+// `macos(...), ios(2.0)`, clang infers tvOS 9.0 and watchOS 2.0 (visionOS 1.0), which Apple's
+// documentation pages for these functions list: those are written out here.
 //
 // CoreFoundation's types come first: Apple's Foundation re-exports CoreFoundation, and Linux
 // Foundation has no CoreFoundation module for Swift. Each is the Foundation class it is bridged
@@ -50,7 +52,7 @@ public final class SecTrust: Hashable {
 public var errSecSuccess: OSStatus { fatalError() }
 
 // SecCertificate.h.
-@available(macOS 10.6, iOS 2.0, *)
+@available(macOS 10.6, iOS 2.0, tvOS 9.0, watchOS 2.0, *)
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? { fatalError() }
 @available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
 public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? { fatalError() }
@@ -64,11 +66,11 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
 { fatalError() }
 
 // SecTrust.h.
-@available(macOS 10.3, iOS 2.0, *)
+@available(macOS 10.3, iOS 2.0, tvOS 9.0, watchOS 2.0, *)
 public func SecTrustSetAnchorCertificates(_ trust: SecTrust, _ anchorCertificates: CFArray?) -> OSStatus {
     fatalError()
 }
-@available(macOS 10.6, iOS 2.0, *)
+@available(macOS 10.6, iOS 2.0, tvOS 9.0, watchOS 2.0, *)
 public func SecTrustSetAnchorCertificatesOnly(_ trust: SecTrust, _ anchorCertificatesOnly: Bool) -> OSStatus {
     fatalError()
 }
@@ -80,7 +82,7 @@ public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutableP
 public func SecTrustCopyCertificateChain(_ trust: SecTrust) -> CFArray? { fatalError() }
 
 // SecImportExport.h.
-@available(macOS 10.6, iOS 2.0, *)
+@available(macOS 10.6, iOS 2.0, tvOS 9.0, watchOS 2.0, *)
 public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ items: UnsafeMutablePointer<CFArray?>)
     -> OSStatus
 { fatalError() }
@@ -89,7 +91,7 @@ public var kSecImportItemCertChain: CFString { fatalError() }
 public var kSecImportItemIdentity: CFString { fatalError() }
 
 // SecItem.h.
-@available(macOS 10.6, iOS 2.0, *)
+@available(macOS 10.6, iOS 2.0, tvOS 9.0, watchOS 2.0, *)
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     fatalError()
 }

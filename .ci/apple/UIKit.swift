@@ -1,6 +1,12 @@
-// Stand-in for Apple's UIKit (iOS variant only): what an app delegate in the documentation needs.
-// Signatures are the Swift view of the iOS 16.5 SDK's UIKit headers (UIApplication.h,
+// Stand-in for Apple's UIKit (every variant but macOS): what an app delegate in the documentation
+// needs. Signatures are the Swift view of the iOS 16.5 SDK's UIKit headers (UIApplication.h,
 // UIResponder.h; swift-synthesize-interface -module-name UIKit).
+//
+// Other platforms: the headers say `ios(...)` only, and clang infers tvOS and visionOS from it;
+// Apple's documentation pages for UIResponder, UIApplication, UIApplicationDelegate and the two
+// methods below list tvOS 9.0+ and visionOS 1.0+, and no watchOS: watchOS's UIKit has a few
+// classes (UIImage, UIColor, UIFont), and its app delegate is WatchKit's WKApplicationDelegate.
+// Hence `@available(watchOS, unavailable)`; visionOS inherits iOS's availability (.ci/check-apple).
 //
 // UIApplicationDelegate's methods are optional Objective-C requirements on iOS. Linux has no
 // Objective-C, so they are requirements with a default implementation here: a delegate that
@@ -12,16 +18,20 @@
 @_exported import AppleFoundation
 
 // UIResponder.h: `@MainActor open class UIResponder : NSObject, UIResponderStandardEditActions`.
-@available(iOS 2.0, *)
+@available(iOS 2.0, tvOS 9.0, *)
+@available(watchOS, unavailable)
 @MainActor open class UIResponder: NSObject {}
 
 // UIApplication.h: `@MainActor open class UIApplication : UIResponder`.
-@available(iOS 2.0, *)
+@available(iOS 2.0, tvOS 9.0, *)
+@available(watchOS, unavailable)
 @MainActor open class UIApplication: UIResponder {
     // UIApplication.h: `open class var shared: UIApplication { get }`.
     open class var shared: UIApplication { fatalError() }
 }
 
+@available(iOS 2.0, tvOS 9.0, *)
+@available(watchOS, unavailable)
 extension UIApplication {
     // UIApplication.h: `UIApplicationLaunchOptionsKey`, imported as UIApplication.LaunchOptionsKey.
     public struct LaunchOptionsKey: Hashable, Equatable, RawRepresentable, @unchecked Sendable {
@@ -33,31 +43,35 @@ extension UIApplication {
 }
 
 // UIApplication.h: `@MainActor public protocol UIApplicationDelegate : NSObjectProtocol`.
+@available(iOS 2.0, tvOS 9.0, *)
+@available(watchOS, unavailable)
 @MainActor public protocol UIApplicationDelegate: NSObjectProtocol {
     // UIApplication.h: `application:didFinishLaunchingWithOptions:` (optional).
-    @available(iOS 3.0, *)
+    @available(iOS 3.0, tvOS 9.0, *)
     func application(
         _ application: UIApplication,
         didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
     ) -> Bool
 
     // UIApplication.h: `application:handleEventsForBackgroundURLSession:completionHandler:` (optional).
-    @available(iOS 7.0, *)
+    @available(iOS 7.0, tvOS 9.0, *)
     func application(
         _ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
         completionHandler: @escaping () -> Void)
 }
 
+@available(iOS 2.0, tvOS 9.0, *)
+@available(watchOS, unavailable)
 extension UIApplicationDelegate {
     // The default that stands for "optional": see the note at the top.
-    @available(iOS 3.0, *)
+    @available(iOS 3.0, tvOS 9.0, *)
     public func application(
         _ application: UIApplication,
         didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
     ) -> Bool { fatalError() }
 
     // The default that stands for "optional": see the note at the top.
-    @available(iOS 7.0, *)
+    @available(iOS 7.0, tvOS 9.0, *)
     public func application(
         _ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
         completionHandler: @escaping () -> Void
