@@ -1,3 +1,4 @@
+import DownstreamTesting
 import Foundation
 
 /// An nginx of the `rtt` benchmark's own, under `/dev/shm/rtt-<pid>` (or `--directory`): one
@@ -123,7 +124,7 @@ final class RTTNginx {
 
     /// A port of 127.0.0.1 that was free a moment ago.
     private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, streamSocketType, 0)
+        let descriptor = socket(AF_INET, POSIXSocket.streamType, 0)
         guard descriptor >= 0 else { throw BenchmarkError("no socket") }
         defer { close(descriptor) }
         var address = sockaddr_in()
@@ -142,7 +143,7 @@ final class RTTNginx {
     /// Whether 127.0.0.1:`port` accepts a connection within 5 seconds.
     private static func waitUntilListening(_ port: Int) -> Bool {
         for _ in 0..<100 {
-            let descriptor = socket(AF_INET, streamSocketType, 0)
+            let descriptor = socket(AF_INET, POSIXSocket.streamType, 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -1,4 +1,5 @@
 import Downstream
+import DownstreamTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -56,7 +57,7 @@ enum StoreNewcomerProgram {
 
     /// A loopback port whose listener never accepts: connections wait in its backlog.
     private static func silentServerPort() throws -> UInt16 {
-        let descriptor = socket(AF_INET, streamSocketType, 0)
+        let descriptor = socket(AF_INET, POSIXSocket.streamType, 0)
         guard descriptor >= 0 else { throw BenchmarkError("socket: \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -7,12 +7,13 @@ import Foundation
 #endif
 
 /// Thin wrappers over the BSD socket calls the server and the raw client need.
-enum POSIXSocket {
+package enum POSIXSocket {
     #if canImport(Glibc)
-        static let streamType = Int32(SOCK_STREAM.rawValue)
+        /// `SOCK_STREAM` as `socket(2)` takes it: an enum's raw value on Glibc, an `Int32` on Darwin.
+        package static let streamType = Int32(SOCK_STREAM.rawValue)
         static let sendFlags = Int32(MSG_NOSIGNAL)
     #else
-        static let streamType = SOCK_STREAM
+        package static let streamType = SOCK_STREAM
         static let sendFlags: Int32 = 0
     #endif
 
