@@ -14,7 +14,7 @@ extension Download {
     /// try download
     ///     .validate(statusCode: 200..<300)
     ///     .validate { response, file in
-    ///         guard try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0 > 0 else {
+    ///         guard try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64 ?? 0 > 0 else {
     ///             throw EmptyFile()
     ///         }
     ///     }

@@ -69,15 +69,15 @@ struct ProgressReporter: ProgressSink {
             return totalBytes >= state.bytesReceived ? totalBytes - state.bytesReceived : nil
         }
         if let delta {
-            add(Int(delta))
+            add(delta)
         } else {
             begin(bytesReceived: totalBytes, expectedBytes: expectedBytes)
         }
     }
 
     /// `count` more bytes arrived.
-    func add(_ count: Int) {
-        state.change { $0.bytesReceived += Int64(count) }
+    func add(_ count: Int64) {
+        state.change { $0.bytesReceived += count }
     }
 
     /// Publishes the current count with no speed (the download stopped) and ends the

@@ -69,11 +69,17 @@ extension POSIXFile {
         if let reason = untrustedReason(info) {
             throw .fileSystem(path: path, reason: reason)
         }
-        var data = Data(count: Int(info.st_size))
+        // `st_size` is an Int64 on Darwin: a file too large for this process's memory is an error,
+        // not a trap (watchOS's Int has 32 bits).
+        guard let size = Int(exactly: Int64(info.st_size)) else {
+            throw .fileSystem(
+                path: path, reason: "it is \(info.st_size) bytes, more than this process can read into memory")
+        }
+        var data = Data(count: size)
         var read = 0
         while read < data.count {
             let count = data.withUnsafeMutableBytes { buffer in
-                pread(descriptor, buffer.baseAddress! + read, buffer.count - read, off_t(read))
+                pread(descriptor, buffer.baseAddress! + read, buffer.count - read, Int64(read).fileOffset)
             }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else {
@@ -121,9 +127,11 @@ final class HeldFile: Sendable {
             POSIXFile.close(descriptor)
             throw .fileSystem(path: path, reason: reason)
         }
-        var held = Data(count: Int(info.st_size))
+        // Sizes compared as Int64 first (`st_size` is an Int64 on Darwin; watchOS's Int has 32 bits).
+        let sameSize = Int64(info.st_size) == Int64(expected.count)
+        var held = Data(count: sameSize ? expected.count : 0)
         let count = held.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        guard count == held.count, held == expected else {
+        guard sameSize, count == held.count, held == expected else {
             POSIXFile.close(descriptor)
             throw .fileSystem(path: path, reason: "it does not hold what Downstream wrote into it")
         }

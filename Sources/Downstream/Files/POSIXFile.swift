@@ -91,7 +91,7 @@ package enum POSIXFile {
         var written = 0
         while written < bytes.count {
             let result = pwrite(
-                descriptor, bytes.baseAddress! + written, bytes.count - written, off_t(offset + Int64(written)))
+                descriptor, bytes.baseAddress! + written, bytes.count - written, (offset + Int64(written)).fileOffset)
             if result < 0 {
                 if errno == EINTR { continue }
                 return (written, errno)
@@ -116,8 +116,8 @@ package enum POSIXFile {
         defer { buffer.deallocate() }
         var position = start
         while position < end {
-            let wanted = Int(min(Int64(buffer.count), end - position))
-            let count = pread(descriptor, buffer.baseAddress, wanted, off_t(position))
+            let wanted = Int.clamped(end - position, atMost: buffer.count)
+            let count = pread(descriptor, buffer.baseAddress, wanted, position.fileOffset)
             if count < 0, errno == EINTR { continue }
             guard count > 0 else {
                 throw count == 0
@@ -131,16 +131,19 @@ package enum POSIXFile {
 
     /// The bytes of the file at `path` in `range`: for small ranges.
     static func bytes(atPath path: String, in range: Range<Int64>) throws(DownloadError) -> [UInt8] {
+        guard let count = Int(exactly: range.upperBound - range.lowerBound) else {
+            throw .fileSystem(path: path, reason: "\(range.upperBound - range.lowerBound) bytes do not fit in memory")
+        }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(range.count)
-        try read(atPath: path, from: range.lowerBound, to: range.upperBound, blockSize: range.count) {
+        bytes.reserveCapacity(count)
+        try read(atPath: path, from: range.lowerBound, to: range.upperBound, blockSize: count) {
             bytes.append(contentsOf: $0)
         }
         return bytes
     }
 
     static func truncate(_ descriptor: Int32, to length: Int64, path: String) throws(DownloadError) {
-        guard retryingOnInterrupt({ ftruncate(descriptor, off_t(length)) }) == 0 else {
+        guard retryingOnInterrupt({ ftruncate(descriptor, length.fileOffset) }) == 0 else {
             throw failure(path, "cannot truncate to \(length) bytes")
         }
     }
@@ -151,7 +154,7 @@ package enum POSIXFile {
     static func reserve(_ descriptor: Int32, length: Int64, path: String) throws(DownloadError) {
         #if os(Linux)
             guard let fallocate = linuxFallocate,
-                retryingOnInterrupt({ fallocate(descriptor, 0, 0, off_t(length)) }) != 0
+                retryingOnInterrupt({ fallocate(descriptor, 0, 0, length.fileOffset) }) != 0
             else { return }
             if errno == ENOSPC {
                 throw .insufficientSpace(path: path, reason: "no room for the file's \(length) bytes")

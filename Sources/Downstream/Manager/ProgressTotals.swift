@@ -108,7 +108,7 @@ final class ProgressTotals: Sendable {
             let expected = entry.expectedBytes
             state.knownReceived += sign * min(entry.bytesReceived, expected)
             state.knownExpected += sign * expected
-            state.knownCount += Int(sign)
+            state.knownCount += sign > 0 ? 1 : -1
         }
     }
 

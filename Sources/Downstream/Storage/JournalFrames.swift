@@ -123,8 +123,11 @@ enum JournalFrames {
             return .damaged("no frame at byte \(offset)")
         }
         guard bytes.count >= headerSize else { return .incomplete }
-        let payloadLength = Int(load(UInt32.self, bytes, at: 4))
-        guard payloadLength <= maximumPayload else { return .damaged("a frame of \(payloadLength) bytes") }
+        let announced = load(UInt32.self, bytes, at: 4)
+        // Checked, not converted: a planted length above Int's 32 bits (watchOS) is damage, not a trap.
+        guard let payloadLength = Int(exactly: announced), payloadLength <= maximumPayload else {
+            return .damaged("a frame of \(announced) bytes")
+        }
         guard bytes.count >= headerSize + payloadLength else { return .incomplete }
         if verifying {
             var checksum = CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<24]))

@@ -24,7 +24,7 @@ enum RecordSlots {
         var sequence: UInt64
         var slotSize: Int
 
-        var offset: Int { Int(sequence % 2) * slotSize }
+        var offset: Int { sequence % 2 == 0 ? 0 : slotSize }
 
         /// The position of the copy after this one.
         var next: Position { Position(sequence: sequence + 1, slotSize: slotSize) }
@@ -106,13 +106,20 @@ enum RecordSlots {
         guard offset + headerSize <= bytes.count, Array(bytes[offset..<offset + 3]) == magic,
             bytes[offset + 3] == formatVersion
         else { return nil }
-        let slotSize = Int(integer(UInt32.self, in: bytes, at: offset + 4))
+        // Sizes read from the file are checked before any sum: a planted one above Int's 32 bits
+        // (watchOS) or past the file's end is no copy, never a trap. The slots lie within the file
+        // (made 2 slots long), or the file is a first copy torn while it was made: the slot size
+        // is then the one `firstPosition` gives. No planted size makes a later copy be written
+        // gigabytes into the file.
+        guard let slotSize = Int(exactly: integer(UInt32.self, in: bytes, at: offset + 4)),
+            let count = Int(exactly: integer(UInt32.self, in: bytes, at: offset + 16)),
+            count <= bytes.count - offset - headerSize
+        else { return nil }
         let sequence = integer(UInt64.self, in: bytes, at: offset + 8)
-        let count = Int(integer(UInt32.self, in: bytes, at: offset + 16))
         let checksum = integer(UInt32.self, in: bytes, at: offset + 20)
         let position = Position(sequence: sequence, slotSize: slotSize)
         guard slotSize >= minimumSlotSize, slotSize == expected ?? slotSize, position.offset == offset,
-            position.fits(count), offset + headerSize + count <= bytes.count
+            position.fits(count), slotSize <= bytes.count || position == firstPosition(for: count)
         else { return nil }
         let payload = bytes[offset + headerSize..<offset + headerSize + count]
         var computed = bytes[offset..<offset + 20].withUnsafeBytes { CRC32.checksum($0) }

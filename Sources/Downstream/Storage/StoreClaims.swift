@@ -90,7 +90,7 @@ final class StoreClaims: Sendable {
         lock.l_type = Int16(type)
         lock.l_whence = Int16(SEEK_SET)
         // A stable 62-bit offset: well within off_t, and the same in every process.
-        lock.l_start = off_t(StableHash.value(place) >> 2)
+        lock.l_start = off_t(clamping: StableHash.value(place) >> 2)
         lock.l_len = 1
         return lock
     }

@@ -298,7 +298,8 @@ final class StoreJournal: Sendable {
         _ state: inout State, keeping current: [UUID: Latest], liveBytes: Int64
     ) throws(DownloadError) {
         var compacted = JournalFrames.fileHeader
-        compacted.reserveCapacity(Int(liveBytes) + compacted.count)
+        // A hint only: appending fails on its own where the frames cannot fit in memory.
+        compacted.reserveCapacity(Int.clamped(liveBytes, atMost: Int.max - compacted.count) + compacted.count)
         var moved: [UUID: Int64] = [:]
         let keepsOffsets = state.opened != nil
         try Self.forEachFrame(at: current.mapValues(\.offset), path: path, length: state.length, verifying: false) {

@@ -58,7 +58,7 @@ private struct CRCTables: Sendable {
         for slice in 1..<8 {
             for index in 0..<256 {
                 let previous = table[(slice - 1) * 256 + index]
-                table[slice * 256 + index] = (previous >> 8) ^ table[Int(previous & 0xFF)]
+                table[slice * 256 + index] = (previous >> 8) ^ table[Int(truncatingIfNeeded: previous & 0xFF)]
             }
         }
         self.table = table
@@ -73,15 +73,19 @@ private struct CRCTables: Sendable {
                 let first: UInt32 = UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8
                 let second: UInt32 = UInt32(bytes[index + 2]) << 16 | UInt32(bytes[index + 3]) << 24
                 crc ^= first | second
-                let a: UInt32 = table[7 * 256 + Int(crc & 0xFF)] ^ table[6 * 256 + Int((crc >> 8) & 0xFF)]
-                let b: UInt32 = table[5 * 256 + Int((crc >> 16) & 0xFF)] ^ table[4 * 256 + Int(crc >> 24)]
+                let a: UInt32 =
+                    table[7 * 256 + Int(truncatingIfNeeded: crc & 0xFF)]
+                    ^ table[6 * 256 + Int(truncatingIfNeeded: (crc >> 8) & 0xFF)]
+                let b: UInt32 =
+                    table[5 * 256 + Int(truncatingIfNeeded: (crc >> 16) & 0xFF)]
+                    ^ table[4 * 256 + Int(truncatingIfNeeded: crc >> 24)]
                 let c: UInt32 = table[3 * 256 + Int(bytes[index + 4])] ^ table[2 * 256 + Int(bytes[index + 5])]
                 let d: UInt32 = table[256 + Int(bytes[index + 6])] ^ table[Int(bytes[index + 7])]
                 crc = a ^ b ^ c ^ d
                 index += 8
             }
             while index < count {
-                crc = table[Int((crc ^ UInt32(bytes[index])) & 0xFF)] ^ (crc >> 8)
+                crc = table[Int(truncatingIfNeeded: (crc ^ UInt32(bytes[index])) & 0xFF)] ^ (crc >> 8)
                 index += 1
             }
         }

@@ -49,6 +49,7 @@ final class SharedLocks: @unchecked Sendable {
     static func index(of object: AnyObject) -> Int {
         let address = UInt64(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
         let mixed = (address >> 4) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: mixed >> UInt64(64 - count.trailingZeroBitCount))
+        // Fewer bits than `count` has: the clamp never changes the value.
+        return Int(clamping: mixed >> UInt64(64 - count.trailingZeroBitCount))
     }
 }

@@ -14,7 +14,7 @@ enum StableHash {
         return String(unsafeUninitializedCapacity: 16) { characters in
             digits.withUTF8Buffer { digits in
                 for position in 0..<16 {
-                    characters[position] = digits[Int(truncatingIfNeeded: hash >> (60 - 4 * UInt64(position))) & 0xF]
+                    characters[position] = digits[Int(clamping: hash >> (60 - 4 * UInt64(position)) & 0xF)]
                 }
             }
             return 16

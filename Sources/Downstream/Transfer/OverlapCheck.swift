@@ -30,7 +30,7 @@ struct OverlapCheck: Sendable {
 
     /// The bytes of the file at `path` in `range`, read `windowSize` bytes at a time.
     init(path: String, range: Range<Int64>, windowSize: Int = 1 << 20) throws(DownloadError) {
-        length = Int64(range.count)
+        length = range.upperBound - range.lowerBound
         source = (path, range.lowerBound)
         self.windowSize = max(1, windowSize)
         expected = try POSIXFile.bytes(

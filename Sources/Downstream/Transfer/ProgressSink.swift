@@ -4,7 +4,7 @@ protocol ProgressSink: Sendable {
     /// A response was accepted: the file has `bytesReceived` bytes, of `expectedBytes`.
     func begin(bytesReceived: Int64, expectedBytes: Int64?)
     /// `count` more bytes arrived.
-    func add(_ count: Int)
+    func add(_ count: Int64)
     /// The file now has `totalBytes` bytes (a system download task counts them itself), of
     /// `expectedBytes`.
     func update(totalBytes: Int64, expectedBytes: Int64?)

@@ -15,13 +15,13 @@ extension RangedTransfer {
         }
         var count = bytes.count
         if let end = sink.body?.end, file.length + Int64(count) > end {
-            count = Int(end - file.length)
+            count = Int.clamped(end - file.length, atMost: count)
             sink.decidedEnd = .failed(
                 .unexpectedResponse("the body goes on past byte \(end - 1), where it was announced to end"))
         }
         if let limit = setup.plan.maximumLength, file.length + Int64(count) > limit {
             // Nothing past the limit is written.
-            count = Int(max(0, limit - file.length))
+            count = Int.clamped(max(0, limit - file.length), atMost: count)
             sink.decidedEnd = .failed(
                 .fileTooLarge(
                     "the body goes on past \(limit) bytes, the most the request allows (maximumFileSize)",
@@ -34,7 +34,7 @@ extension RangedTransfer {
         } catch {
             sink.decidedEnd = .failed(error)
         }
-        progress.add(count)
+        progress.add(Int64(count))
         if sink.decidedEnd == nil,
             let shortage = sink.intake.spaceWatch?.shortage(
                 at: file.length, unwritten: file.length - file.writtenLength)

@@ -57,7 +57,7 @@ extension RangedTransfer {
         // No bigger than the body, when its end is known: small files are many.
         let bodyLength = (body.end ?? body.totalLength).map { max(0, $0 - kept) }
         let capacity =
-            bodyLength.map { Int(min(Int64(settings.writeBufferCapacity), $0)) } ?? settings.writeBufferCapacity
+            bodyLength.map { Int.clamped($0, atMost: settings.writeBufferCapacity) } ?? settings.writeBufferCapacity
         if let shortage = spaceShortage(for: body, keeping: kept) {
             return reject(.failed(shortage))
         }

@@ -42,7 +42,7 @@ struct SegmentMap: Equatable, Sendable {
         self.length = length
         self.minimumSize = max(1, minimumSize)
         let rest = max(0, length - offset)
-        let count = Int(max(1, min(Int64(max(1, connections)), rest / self.minimumSize)))
+        let count = max(1, Int.clamped(rest / self.minimumSize, atMost: max(1, connections)))
         var segments: [Segment] = []
         if offset > 0 {
             segments.append(
@@ -86,7 +86,9 @@ struct SegmentMap: Equatable, Sendable {
     /// How many connections could work at once: each missing part, split in pieces of at least
     /// ``minimumSize`` by takeovers.
     var usefulConnections: Int {
-        segments.filter { !$0.isComplete }.reduce(0) { $0 + Int(max(1, $1.remaining / minimumSize)) }
+        // Summed as Int64 (at most the file's length plus the segments' count), then clamped: a
+        // number of connections, compared with small limits.
+        Int(clamping: segments.filter { !$0.isComplete }.reduce(Int64(0)) { $0 + max(1, $1.remaining / minimumSize) })
     }
 
     /// Whether every byte was received.

@@ -152,15 +152,15 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
             guard !rest.isEmpty else { return .taken }
             bytes = rest
         }
-        let wanted = Int(min(Int64(bytes.count), sink.bodyEnd - file.length))
-        let taken = Int(owner.take(Int64(wanted), inSegmentAt: segmentStart))
+        let wanted = Int.clamped(sink.bodyEnd - file.length, atMost: bytes.count)
+        let taken = Int.clamped(owner.take(Int64(wanted), inSegmentAt: segmentStart), atMost: wanted)
         do throws(DownloadError) {
             try file.append(UnsafeRawBufferPointer(rebasing: bytes[..<taken]))
         } catch {
             decide(.failed(error))
             return .taken
         }
-        owner.progress.add(taken)
+        owner.progress.add(Int64(taken))
         if taken < bytes.count {
             // The segment ends here (another connection took the rest), or the body went on past
             // its announced end: this request has what it wanted.

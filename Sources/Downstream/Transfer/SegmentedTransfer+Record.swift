@@ -44,7 +44,7 @@ extension SegmentedTransfer {
         let settings = setup.settings
         return try PartialFile(
             path: setup.partialPath, segmentFrom: offset,
-            bufferCapacity: Int(min(Int64(settings.writeBufferCapacity), max(1, length))), disk: settings.disk)
+            bufferCapacity: Int.clamped(max(1, length), atMost: settings.writeBufferCapacity), disk: settings.disk)
     }
 
     /// The segment at `start` has its bytes up to file offset `durable` on disk: saves the record.

@@ -102,7 +102,8 @@ extension DelayingProxy {
                     let result: Int32
                     if let timeout {
                         let (seconds, attoseconds) = max(timeout, .zero).components
-                        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+                        var time = timespec(
+                            tv_sec: .init(clamping: seconds), tv_nsec: .init(clamping: attoseconds / 1_000_000_000))
                         result = ppoll(&entry, 1, &time, nil)
                     } else {
                         result = ppoll(&entry, 1, nil, nil)

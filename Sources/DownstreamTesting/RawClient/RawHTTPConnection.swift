@@ -38,7 +38,8 @@ package final class RawHTTPConnection {
         socket = try POSIXSocket.connectToLoopback(port: port)
         let seconds = timeout.components.seconds
         let microseconds = timeout.components.attoseconds / 1_000_000_000_000
-        var value = timeval(tv_sec: .init(seconds), tv_usec: .init(microseconds))
+        // Clamped: a timeout past time_t's range (32 bits on watchOS) is as good as none.
+        var value = timeval(tv_sec: .init(clamping: seconds), tv_usec: .init(clamping: microseconds))
         _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 

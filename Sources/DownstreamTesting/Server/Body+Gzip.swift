@@ -104,18 +104,20 @@ final class BodyPieces: Sendable {
         while written < buffer.count {
             let piece = pieces[index]
             let within = position - starts[index]
-            let length = Int(min(piece.count - within, Int64(buffer.count - written)))
+            // An index into a piece's bytes, which are in memory: the clamp never changes it.
+            let start = Int(clamping: within)
+            let length = Int.clamped(piece.count - within, atMost: buffer.count - written)
             let target = UnsafeMutableRawBufferPointer(rebasing: buffer[written..<(written + length)])
             switch piece {
             case .bytes(let bytes):
                 bytes.withUnsafeBytes { source in
                     target.copyMemory(
-                        from: UnsafeRawBufferPointer(rebasing: source[Int(within)..<(Int(within) + length)]))
+                        from: UnsafeRawBufferPointer(rebasing: source[start..<(start + length)]))
                 }
             case .later(let later):
                 later.bytes.withUnsafeBytes { source in
                     target.copyMemory(
-                        from: UnsafeRawBufferPointer(rebasing: source[Int(within)..<(Int(within) + length)]))
+                        from: UnsafeRawBufferPointer(rebasing: source[start..<(start + length)]))
                 }
             case .zeros:
                 target.initializeMemory(as: UInt8.self, repeating: 0)
@@ -210,12 +212,12 @@ enum GzipFormat {
         // The data: the literal zero (`10`), then the matches, then the rest as literals.
         prefix.writeCode(0b10, length: 2)
         let matches = (count - 1) / 258
-        let literals = Int(count - 1 - matches * 258)
+        let literals = Int(clamping: count - 1 - matches * 258)  // below 258
         // The matches' bits are zeros; they start `prefix.bitCount` bits in.
         let matchBits = 2 * matches
         let zeroEnd = prefix.bitCount + matchBits
         var suffix = BitWriter()
-        suffix.write(0, bits: Int(zeroEnd % 8))
+        suffix.write(0, bits: Int(clamping: zeroEnd % 8))
         for _ in 0..<literals { suffix.writeCode(0b10, length: 2) }
         suffix.writeCode(0b11, length: 2)
         suffix.flush()

@@ -33,7 +33,7 @@ extension Body {
         var offset: Int64 = 0
         while true {
             let got = try Body.readFully(descriptor, into: actual)
-            let comparable = Int(min(Int64(got), count - offset))
+            let comparable = Int.clamped(count - offset, atMost: got)
             if comparable > 0 {
                 let expectedPart = UnsafeMutableRawBufferPointer(rebasing: expected[0..<comparable])
                 fill(from: offset, into: expectedPart)

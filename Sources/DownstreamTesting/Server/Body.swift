@@ -44,7 +44,10 @@ public struct Body: Sendable {
     /// The bytes at `range`, which must lie within the body. Meant for small ranges.
     public func bytes(_ range: Range<Int64>) -> Data {
         checkBounds(range)
-        var result = Data(count: range.count)
+        guard let count = Int(exactly: range.upperBound - range.lowerBound) else {
+            preconditionFailure("\(range) holds more bytes than fit in memory")
+        }
+        var result = Data(count: count)
         result.withUnsafeMutableBytes { buffer in
             fill(from: range.lowerBound, into: buffer)
         }
@@ -63,16 +66,17 @@ public struct Body: Sendable {
         switch storage {
         case .data(let data):
             try data.withUnsafeBytes { buffer in
-                let slice = buffer[Int(range.lowerBound)..<Int(range.upperBound)]
+                // Indexes into bytes in memory, bounds checked: the clamps never change them.
+                let slice = buffer[Int(clamping: range.lowerBound)..<Int(clamping: range.upperBound)]
                 try body(UnsafeRawBufferPointer(rebasing: slice))
             }
         case .pattern, .pieces:
-            let blockSize = Int(min(Int64(Body.patternBlockSize), Int64(range.count)))
+            let blockSize = Int.clamped(range.upperBound - range.lowerBound, atMost: Body.patternBlockSize)
             let block = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
             defer { block.deallocate() }
             var offset = range.lowerBound
             while offset < range.upperBound {
-                let length = Int(min(Int64(blockSize), range.upperBound - offset))
+                let length = Int.clamped(range.upperBound - offset, atMost: blockSize)
                 let part = UnsafeMutableRawBufferPointer(rebasing: block[0..<length])
                 fill(from: offset, into: part)
                 try body(UnsafeRawBufferPointer(part))
@@ -87,7 +91,7 @@ public struct Body: Sendable {
         switch storage {
         case .data(let data):
             data.withUnsafeBytes { source in
-                let start = Int(offset)
+                let start = Int(clamping: offset)  // in memory, bounds checked by the caller
                 buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<(start + buffer.count)]))
             }
         case .pattern(let table, _):

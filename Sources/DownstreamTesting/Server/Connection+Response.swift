@@ -120,7 +120,7 @@ extension Connection {
             }
             let slice = offset..<min(offset + Int64(sliceSize), range.upperBound)
             if plan.chunked {
-                let size = String(slice.count, radix: 16, uppercase: true)
+                let size = String(slice.upperBound - slice.lowerBound, radix: 16, uppercase: true)
                 guard POSIXSocket.sendAll(socket, Array("\(size)\r\n".utf8)) else { return false }
             }
             guard send(plan.body, slice, writeSize: sliceSize, logPosition: logPosition) else { return false }

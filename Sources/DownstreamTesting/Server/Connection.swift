@@ -166,7 +166,7 @@ final class Connection {
             if pending.isEmpty {
                 guard receiveMore() else { return false }
             }
-            let dropped = Int(min(Int64(pending.count), remaining))
+            let dropped = Int.clamped(remaining, atMost: pending.count)
             pending.removeFirst(dropped)
             remaining -= Int64(dropped)
         }

@@ -42,7 +42,7 @@ final class PatternTable: Sendable {
             var written = 0
             var position = offset
             while written < total {
-                let phase = Int(position % Int64(period))
+                let phase = Int.clamped(position % Int64(period), atMost: period)
                 let length = min(total - written, period)
                 (destination + written).copyMemory(from: source + phase, byteCount: length)
                 written += length
@@ -57,7 +57,8 @@ final class PatternTable: Sendable {
             for byteIndex in 0..<8 {
                 let position = markerStart + Int64(byteIndex)
                 if position >= offset && position < end {
-                    buffer[Int(position - offset)] = UInt8(truncatingIfNeeded: marker >> (8 * UInt64(byteIndex)))
+                    buffer[Int.clamped(position - offset, atMost: total)] = UInt8(
+                        truncatingIfNeeded: marker >> (8 * UInt64(byteIndex)))
                 }
             }
             periodNumber += 1

@@ -65,7 +65,7 @@ struct ResponsePlan {
     /// The number of body bytes to send if nothing interrupts: all of them, or up to
     /// ``bodyLimit``.
     var bytesToSend: Int64 {
-        let total = sendsBody ? Int64(bodyRange.count) : 0
+        let total = sendsBody ? (bodyRange.upperBound - bodyRange.lowerBound) : 0
         guard let bodyLimit else { return total }
         return min(max(bodyLimit, 0), total)
     }

@@ -120,8 +120,9 @@ enum ResponsePlanner {
             let request = asked ?? .from(start: 0, end: nil)
             if length > 0 {
                 let start = min(max(claimedStart, 0), length - 1)
-                let askedCount = request.resolve(length: length)?.count ?? Int(length - start)
-                let end = request.isOpenEnded ? length : min(start + Int64(askedCount), length)
+                let askedCount =
+                    request.resolve(length: length).map { $0.upperBound - $0.lowerBound } ?? (length - start)
+                let end = request.isOpenEnded ? length : min(start + askedCount, length)
                 status = 206
                 range = start..<end
                 contentRange = "bytes \(start)-\(end - 1)/\(length)"
@@ -160,7 +161,7 @@ enum ResponsePlanner {
         if chunked {
             headers.append(("Transfer-Encoding", "chunked"))
         } else {
-            headers.append(("Content-Length", "\(range.count)"))
+            headers.append(("Content-Length", "\(range.upperBound - range.lowerBound)"))
         }
         if route.supportsRanges {
             headers.append(("Accept-Ranges", "bytes"))

@@ -102,20 +102,20 @@ final class TransferBench {
 final class RecordingProgress: ProgressSink {
     private struct State {
         var begins: [(bytes: Int64, expected: Int64?)] = []
-        var added = 0
+        var added: Int64 = 0
     }
     private let state = Locked(State())
 
     /// The `begin` calls: the bytes the file kept, and the length expected.
     var begins: [(bytes: Int64, expected: Int64?)] { state.withLock { $0.begins } }
     /// The bytes counted with `add`.
-    var added: Int { state.withLock { $0.added } }
+    var added: Int64 { state.withLock { $0.added } }
 
     func begin(bytesReceived: Int64, expectedBytes: Int64?) {
         state.withLock { $0.begins.append((bytesReceived, expectedBytes)) }
     }
 
-    func add(_ count: Int) {
+    func add(_ count: Int64) {
         state.withLock { $0.added += count }
     }
 

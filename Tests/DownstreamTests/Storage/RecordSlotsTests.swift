@@ -62,6 +62,25 @@ struct RecordSlotsTests {
         }
     }
 
+    /// A hostile store writes sizes no copy could have, with a checksum that matches them (a
+    /// CRC is no signature): the copy is refused before any sum that could overflow (on
+    /// watchOS, whose `Int` has 32 bits, converting these sizes would trap).
+    @Test func aPlantedSizeBeyondThirtyTwoBitsIsNoCopy() {
+        let position = RecordSlots.firstPosition(for: 5)
+        for (field, planted) in [(4, UInt32.max), (16, UInt32.max), (16, UInt32(Int32.max)), (4, UInt32(Int32.max))] {
+            var file = RecordSlots.file(Data("hello".utf8), at: position)
+            withUnsafeBytes(of: planted.littleEndian) { file.replaceSubrange(field..<field + 4, with: $0) }
+            var checksum = file[0..<20].withUnsafeBytes { CRC32.checksum($0) }
+            checksum = file[RecordSlots.headerSize..<RecordSlots.headerSize + 5].withUnsafeBytes {
+                CRC32.checksum($0, continuing: checksum)
+            }
+            withUnsafeBytes(of: checksum.littleEndian) { file.replaceSubrange(20..<24, with: $0) }
+            if case .record = RecordSlots.read(Data(file)) {
+                Issue.record("a copy whose field at \(field) says \(planted) was read")
+            }
+        }
+    }
+
     @Test func emptyDamagedAndNewerFiles() {
         #expect(RecordSlots.read(Data()) == .empty)
         #expect(RecordSlots.read(Data(count: 4096)) == .empty)
