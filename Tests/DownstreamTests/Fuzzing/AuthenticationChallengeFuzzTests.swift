@@ -4,7 +4,7 @@ import Testing
 
 /// Whatever challenge a server or proxy sends, what a handler is told of it is a part of it: a
 /// scheme that is one word, a realm that is one quoted string or one token.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(Fuzzer.hangLimit)
 struct AuthenticationChallengeFuzzTests {
     static let corpus = Fuzzer.Corpus(
         [

@@ -4,7 +4,7 @@ import Testing
 
 /// Whatever `Range` a client sends the test server, a range it reads selects bytes inside the body,
 /// or none (a `416`).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(Fuzzer.hangLimit)
 struct ByteRangeRequestFuzzTests {
     static let corpus = Fuzzer.Corpus(
         [

@@ -3,7 +3,7 @@ import Testing
 @testable import Downstream
 
 /// `Content-Range` values from a hostile server parse to ranges the engine can use, or to nothing.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(Fuzzer.hangLimit)
 struct ContentRangeFuzzTests {
     static let corpus = Fuzzer.Corpus(
         [

@@ -4,7 +4,7 @@ import Testing
 
 /// Whatever status line a server sends, the libcurl transport reads the three digits after its
 /// first space as its status, or 0.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(Fuzzer.hangLimit)
 struct CurlStatusLineFuzzTests {
     static let corpus = Fuzzer.Corpus(
         [

@@ -8,7 +8,7 @@ import Testing
 /// not "." or ".."), no slash, backslash, colon or control character, at most 255 bytes of UTF-8,
 /// no name Windows reserves; sanitized again, the same; numbered (beside an existing file), still
 /// safe.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(Fuzzer.hangLimit)
 struct FileNameFuzzTests {
     static let names = Fuzzer.Corpus(
         [

@@ -55,6 +55,10 @@ struct Fuzzer: Sendable {
     /// time, not the wall clock's: a loaded machine keeps the thread waiting, which is no
     /// parser's doing.)
     static let slowRound = Duration.seconds(2)
+    /// Every fuzz suite's wall-clock limit: a hang, not a slow parser (``slowRound`` catches
+    /// those, in CPU time). Generous: a suite's 100,000 rounds take 17 s of a quiet debug build,
+    /// and took over 120 s (the limit before) with both cores shared by four compilers.
+    static let hangLimit: TimeLimitTrait = .timeLimit(.minutes(10))
 
     let seed: UInt64
     /// The generator, for the numbers a round draws besides its texts.

@@ -7,7 +7,7 @@ import Testing
 /// quotes unbalanced, backslashes at the end, control characters, text that is not ASCII, huge
 /// numbers of parameters) never crash it or hang it, and what it returns keeps its promises. A
 /// Digest answer made from any of them is one header line.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(Fuzzer.hangLimit)
 struct HTTPChallengeFuzzTests {
     static let corpus = Fuzzer.Corpus(
         [

@@ -5,7 +5,7 @@ import Testing
 
 /// Whatever a server sends as an HTTP-date (`Last-Modified`, `Retry-After`), a date read from it
 /// is written back as a date that reads the same.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(Fuzzer.hangLimit)
 struct HTTPDateFuzzTests {
     static let corpus = Fuzzer.Corpus(
         [

@@ -6,7 +6,7 @@ import Testing
 /// head it parses holds what a response is planned from: a method, a path without its query,
 /// lowercased header names, a body length that is not negative; and what the server reads of it
 /// (ranges, preconditions) reads without trouble.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(Fuzzer.hangLimit)
 struct HTTPRequestParserFuzzTests {
     static let heads = Fuzzer.Corpus(
         [

@@ -5,7 +5,7 @@ import Testing
 /// Whatever a server answers to a request, the decision never writes its body anywhere but where
 /// the request asked, never keeps bytes of a file that changed when the request says to fail, and
 /// ends only as the status allows.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(Fuzzer.hangLimit)
 struct ResponseDecisionFuzzTests {
     static let validators = [
         Validator(), Validator(etag: "\"v1\""), Validator(etag: "W/\"v1\""),

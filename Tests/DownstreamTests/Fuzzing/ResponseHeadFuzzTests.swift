@@ -9,7 +9,7 @@ import Testing
 
 /// Whatever headers a server sends, the head a download decides on holds only values it can use:
 /// lengths and delays that are not negative, ranges inside the file, digests of the right length.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(Fuzzer.hangLimit)
 struct ResponseHeadFuzzTests {
     static let retryAfter = Fuzzer.Corpus(
         [

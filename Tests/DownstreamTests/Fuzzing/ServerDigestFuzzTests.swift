@@ -4,7 +4,7 @@ import Testing
 
 /// Whatever digest headers a server sends, the digests taken from them have their algorithm's
 /// length, describe the whole file, and come strongest first.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(Fuzzer.hangLimit)
 struct ServerDigestFuzzTests {
     static let sha256 = "uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek="
     static let sha1 = "Kq5sNclPz7QV2+lfQIuc6R7oRu0="

@@ -6,7 +6,7 @@ import Testing
 /// Whatever `ETag` and `Last-Modified` a server sends, the validator compares them as they are,
 /// guards a range request with what it may, and is stored and read back unchanged, with the
 /// other server text a record keeps (the suggested name, the response's headers).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(Fuzzer.hangLimit)
 struct ValidatorFuzzTests {
     static let etags = Fuzzer.Corpus(
         [
