@@ -13,6 +13,8 @@ final class ProgressTotals: Sendable {
         var knownReceived: Int64 = 0
         var knownExpected: Int64 = 0
         var knownCount = 0
+        /// The downloads not ended whose length is unknown.
+        var unknownLengths = 0
         var bytesPerSecond: Double = 0
         /// The subscribers, and the latest totals for new ones.
         var broadcast = BroadcastState<AggregateProgress>(replayLimit: 1)
@@ -109,6 +111,8 @@ final class ProgressTotals: Sendable {
             state.knownReceived += sign * min(entry.bytesReceived, expected)
             state.knownExpected += sign * expected
             state.knownCount += sign > 0 ? 1 : -1
+        } else if !entry.state.isFinished {
+            state.unknownLengths += sign > 0 ? 1 : -1
         }
     }
 
@@ -118,6 +122,7 @@ final class ProgressTotals: Sendable {
         total.countsByState = state.counts
         total.bytesReceived = state.bytesReceived
         total.bytesPerSecond = max(0, state.bytesPerSecond)
+        total.unknownLengthCount = state.unknownLengths
         if state.knownCount > 0 {
             total.expectedBytes = state.knownExpected
             total.fractionCompleted =

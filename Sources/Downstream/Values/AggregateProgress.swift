@@ -17,6 +17,11 @@ public struct AggregateProgress: Sendable, Hashable, CustomStringConvertible {
     public var bytesPerSecond: Double
     /// The time to receive the rest of the downloads whose length is known, at the current speed.
     public var estimatedTimeRemaining: Duration?
+    /// How many downloads that have not ended (neither completed, failed nor cancelled) do not
+    /// know their length yet: a queued download before its first response, a response without
+    /// one. ``expectedBytes``, ``fractionCompleted`` and ``estimatedTimeRemaining`` leave them
+    /// out; a ``ProgressSnapshot`` has no estimate while there are any.
+    public var unknownLengthCount: Int
 
     /// An empty total.
     public init() {
@@ -24,6 +29,7 @@ public struct AggregateProgress: Sendable, Hashable, CustomStringConvertible {
         countsByState = [:]
         bytesReceived = 0
         bytesPerSecond = 0
+        unknownLengthCount = 0
     }
 
     /// How many downloads are in `state`.
