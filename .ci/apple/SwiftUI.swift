@@ -38,8 +38,9 @@ extension View where Body == Never {
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 extension Never: View {
     public typealias Body = Never
-    // Never's body, which the View and Scene conformances share.
-    public var body: Never { fatalError() }
+    // Never's body, which the View, Scene and WidgetConfiguration conformances share (nonisolated,
+    // as WidgetConfiguration's requirement is).
+    nonisolated public var body: Never { fatalError() }
 }
 
 // SwiftUI.swiftinterface: `public protocol Scene`.
@@ -582,3 +583,74 @@ extension Scene {
         @preconcurrency @MainActor public init(_ delegateType: DelegateType.Type = DelegateType.self) { fatalError() }
     }
 #endif
+
+// MARK: - Widgets and timers (Live Activities)
+
+// SwiftUI.swiftinterface: `public struct DefaultDateProgressLabel : SwiftUI.View`.
+// https://developer.apple.com/documentation/swiftui/defaultdateprogresslabel
+@available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *)
+public struct DefaultDateProgressLabel: View {
+    public typealias Body = Never
+}
+
+@available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *)
+extension ProgressView {
+    // SwiftUI.swiftinterface: `public init(timerInterval: ClosedRange<Date>, countsDown: Bool = true,
+    // @ViewBuilder label: () -> Label, @ViewBuilder currentValueLabel: () -> CurrentValueLabel)`.
+    // https://developer.apple.com/documentation/swiftui/progressview/init(timerinterval:countsdown:label:currentvaluelabel:)
+    public init(
+        timerInterval: ClosedRange<Date>, countsDown: Bool = true, @ViewBuilder label: () -> Label,
+        @ViewBuilder currentValueLabel: () -> CurrentValueLabel
+    ) { fatalError() }
+}
+
+@available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *)
+extension ProgressView where Label == EmptyView, CurrentValueLabel == DefaultDateProgressLabel {
+    // SwiftUI.swiftinterface: `public init(timerInterval: ClosedRange<Date>, countsDown: Bool = true)`.
+    // https://developer.apple.com/documentation/swiftui/progressview/init(timerinterval:countsdown:)
+    public init(timerInterval: ClosedRange<Date>, countsDown: Bool = true) { fatalError() }
+}
+
+@available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *)
+extension Text {
+    // SwiftUI.swiftinterface: `public init(timerInterval: ClosedRange<Date>, pauseTime: Date? = nil,
+    // countsDown: Bool = true, showsHours: Bool = true)`.
+    // https://developer.apple.com/documentation/swiftui/text/init(timerinterval:pausetime:countsdown:showshours:)
+    public init(
+        timerInterval: ClosedRange<Date>, pauseTime: Date? = nil, countsDown: Bool = true, showsHours: Bool = true
+    ) { fatalError() }
+}
+
+// SwiftUI.swiftinterface: `public protocol WidgetConfiguration` (its graph requirement left out).
+// https://developer.apple.com/documentation/swiftui/widgetconfiguration
+@available(iOS 14.0, macOS 11.0, watchOS 9.0, *)
+@available(tvOS, unavailable)
+public protocol WidgetConfiguration {
+    associatedtype Body: WidgetConfiguration
+    // SwiftUI.swiftinterface: `var body: Self.Body { get }`.
+    var body: Self.Body { get }
+}
+
+// SwiftUI.swiftinterface: `extension Swift.Never : SwiftUI.WidgetConfiguration`.
+@available(iOS 14.0, macOS 11.0, watchOS 9.0, *)
+@available(tvOS, unavailable)
+extension Never: WidgetConfiguration {}
+
+@available(iOS 14.0, macOS 11.0, watchOS 9.0, *)
+@available(tvOS, unavailable)
+extension WidgetConfiguration where Body == Never {
+    // The witness of `body` for configurations without one (WidgetKit's): not in the interface.
+    public var body: Never { fatalError() }
+}
+
+// SwiftUI.swiftinterface: `public protocol Widget` (WidgetKit's in later SDKs).
+// https://developer.apple.com/documentation/widgetkit/widget
+@available(iOS 14.0, macOS 11.0, watchOS 9.0, *)
+@available(tvOS, unavailable)
+public protocol Widget {
+    associatedtype Body: WidgetConfiguration
+    // SwiftUI.swiftinterface: `init()`.
+    init()
+    // SwiftUI.swiftinterface: `var body: Self.Body { get }`.
+    var body: Self.Body { get }
+}
