@@ -45,7 +45,10 @@ public struct ProgressSnapshot: Sendable, Hashable {
     /// (``Download/currentProgress`` and ``Download/state``, or the latest values of its
     /// ``Download/progress`` and ``Download/events``).
     ///
-    /// - Parameter date: the time of `progress` (now, for a value just received).
+    /// - Parameters:
+    ///   - progress: the download's progress.
+    ///   - state: the download's state.
+    ///   - date: the time of `progress` (now, for a value just received).
     public init(_ progress: DownloadProgress, state: DownloadState, at date: Date = Date()) {
         self.state = state
         bytesReceived = progress.bytesReceived
@@ -71,7 +74,9 @@ public struct ProgressSnapshot: Sendable, Hashable {
     /// while a download that has not ended does not know its length
     /// (``AggregateProgress/unknownLengthCount``).
     ///
-    /// - Parameter date: the time of `totals` (now, for a value just received).
+    /// - Parameters:
+    ///   - totals: the downloads' totals.
+    ///   - date: the time of `totals` (now, for a value just received).
     public init(_ totals: AggregateProgress, at date: Date = Date()) {
         state = Self.state(of: totals)
         bytesReceived = totals.bytesReceived

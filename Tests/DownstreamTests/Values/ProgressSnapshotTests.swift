@@ -13,10 +13,7 @@ struct ProgressSnapshotTests {
     /// nearer.
     @Test func theEstimateMovesWithTheSpeed() {
         let clock = ManualClock()
-        let reporter = ProgressReporter(interval: .zero, clock: ClockReadings(clock))
-        reporter.begin(bytesReceived: 0, expectedBytes: 1000)
-        clock.advance(by: .seconds(1))
-        reporter.add(100)
+        let reporter = reporter(receiving: 100, of: 1000, inOneSecondOn: clock)
         let slow = ProgressSnapshot(reporter.current, state: .running, at: now)
         #expect(slow.estimatedCompletion == now.addingTimeInterval(9))
         #expect(slow.fractionCompleted == 0.1)
@@ -47,11 +44,7 @@ struct ProgressSnapshotTests {
     /// Paused, the speed is 0 and the state says so: no end date, no moving bar, the part received
     /// kept.
     @Test func aPausedDownloadHasNoEndDate() {
-        let clock = ManualClock()
-        let reporter = ProgressReporter(interval: .zero, clock: ClockReadings(clock))
-        reporter.begin(bytesReceived: 0, expectedBytes: 1000)
-        clock.advance(by: .seconds(1))
-        reporter.add(500)
+        let reporter = reporter(receiving: 500, of: 1000, inOneSecondOn: ManualClock())
         #expect(ProgressSnapshot(reporter.current, state: .running, at: now).estimatedCompletion != nil)
         reporter.stop(finishing: false)
         let paused = ProgressSnapshot(reporter.current, state: .paused, at: now)
@@ -157,6 +150,16 @@ struct ProgressSnapshotTests {
         #expect(try JSONDecoder().decode(ProgressSnapshot.self, from: JSONEncoder().encode(plain)) == plain)
         let unknownState = Data(#"{"state":"dancing","received":0,"count":1,"completed":0,"failed":0,"date":0}"#.utf8)
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(ProgressSnapshot.self, from: unknownState) }
+    }
+
+    /// A download's progress reporter on `clock` that received `bytes` of `expected` in the
+    /// second since it began.
+    func reporter(receiving bytes: Int64, of expected: Int64, inOneSecondOn clock: ManualClock) -> ProgressReporter {
+        let reporter = ProgressReporter(interval: .zero, clock: ClockReadings(clock))
+        reporter.begin(bytesReceived: 0, expectedBytes: expected)
+        clock.advance(by: .seconds(1))
+        reporter.add(bytes)
+        return reporter
     }
 
     func update(_ bytes: Int64, of expected: Int64?, speed: Double, sequence: UInt64 = 1) -> Download.ProgressUpdate {
