@@ -11,7 +11,8 @@ import Foundation
 /// that was there was kept, `reason`), `failed` (`kind`, `status` for an HTTP status, `exitCode`,
 /// `resumable`: whether the same command continues, `bytesKept`, `continuesWithNewURL`: true when
 /// the server refused the URL itself and a new URL for the same file continues from the bytes kept,
-/// `message`: dl's line, `detail`: Downstream's), `paused` (`bytes`, `total`), `interrupted`, and
+/// `message`: dl's line, `detail`: Downstream's, `history`: its last requests, answers, retries,
+/// redirects and errors, oldest first, as `Download.history` has them, dates in ISO 8601), `paused` (`bytes`, `total`), `interrupted`, and
 /// last `summary` (`saved`, `failed`, `paused`, `exitCode`).
 struct JSONReporter: Reporter {
     private var schedule: ProgressSchedule
@@ -62,11 +63,20 @@ struct JSONReporter: Reporter {
             if kept > 0, Describe.continuesWithNewURL(error) { line.add("continuesWithNewURL", true) }
             line.add("message", Describe.failure(error, kept: kept))
             line.add("detail", LogText.escaped(error.description))
+            line.add("history", json: Self.json(job.history))
         case .paused:
             line.add("bytes", job.progress?.bytesReceived ?? 0)
             line.add("total", job.progress?.expectedBytes)
         }
         return Emission(output: line.text)
+    }
+
+    /// `history` as a JSON array on one line.
+    static func json(_ history: [DownloadHistoryEntry]) -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(history)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
     }
 
     static func name(of occurrence: Occurrence) -> String {
@@ -134,6 +144,11 @@ struct JSONLine {
     mutating func add(_ key: String, _ value: Double?) {
         let number = value.flatMap { $0.isFinite ? String(format: "%.3f", $0) : nil }
         members.append(Self.quoted(key) + ":" + (number ?? "null"))
+    }
+
+    /// Adds `json`, JSON text of one line, as it is.
+    mutating func add(_ key: String, json: String) {
+        members.append(Self.quoted(key) + ":" + json)
     }
 
     mutating func add(_ key: String, _ value: Bool) {

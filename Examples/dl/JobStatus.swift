@@ -54,6 +54,8 @@ struct JobStatus {
     let number: Int
     var phase = Phase.queued
     var progress: DownloadProgress?
+    /// Its last events, read when it failed (see `Download.history`).
+    var history: [DownloadHistoryEntry] = []
     var hasStarted = false
     /// When it started running in this run (since the run started), and the bytes it had then.
     var startedAt: Duration?

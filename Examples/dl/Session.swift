@@ -200,6 +200,9 @@ final class Session {
             // The latest, not the latest published: what is on disk at the end.
             jobs[index].update(downloads[index].currentProgress)
         }
+        if event.state == .failed {
+            jobs[index].history = downloads[index].history
+        }
         let occurrences = jobs[index].apply(event, at: time, kept: kept)
         if occurrences.isEmpty {
             Terminal.write(reporter.refresh(jobs, at: time), output: reports)

@@ -207,6 +207,7 @@ extension Download {
     }
 
     private func becomeFailed(_ error: DownloadError) {
+        noteFailure(error)
         saveIntent(.failed)
         conclude(with: .failure(error), event: .failed(error))
         finishBackgroundWork()

@@ -64,10 +64,12 @@ extension Download {
             settings: settings.engine, progress: progressReporter,
             publish: { [weak self] in self?.publishEvent($0) },
             willSend: { [weak self] urlRequest in
+                recordFile.noteHistory(DownloadHistoryEntry(request: urlRequest))
                 guard let self else { return }
                 observer.download(self, willSend: urlRequest)
             },
             didReceive: { [weak self] response in
+                recordFile.noteHistory(DownloadHistoryEntry(response: response))
                 guard let self else { return }
                 observer.download(self, didReceive: response)
             },

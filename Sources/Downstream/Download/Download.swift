@@ -319,6 +319,7 @@ public actor Download {
 
     /// Sends `event` to the download's subscribers and to its observer.
     nonisolated func publishEvent(_ event: DownloadEvent) {
+        noteHistory(of: event)
         eventBroadcast.publish(event)
         context.observer.download(self, didPublish: event)
     }

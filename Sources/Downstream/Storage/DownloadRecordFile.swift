@@ -52,7 +52,7 @@ final class DownloadRecordFile: Sendable {
         /// Whether `record` says nothing but what its request and intent say.
         static func isNew(_ record: StoredDownload) -> Bool {
             record.version == StoredDownload.currentVersion && record.systemResumeData == nil && record.sources == nil
-                && record.resume == .startingOver(url: record.request.url)
+                && record.history == nil && record.resume == .startingOver(url: record.request.url)
         }
 
         var id: DownloadID {
@@ -104,8 +104,12 @@ final class DownloadRecordFile: Sendable {
         var whole: Whole?
         /// Where the latest copy is.
         var place: RecordPlace
+        /// The download's history, with the entries not written yet (see ``noteHistory(_:writesNow:)``).
+        var history: DownloadHistory?
         var intent: StoredDownload.Intent
         var isRemoved = false
+        /// Whether ``history`` has entries the latest copy lacks.
+        var historyIsPending = false
     }
 
     private let store: DownloadStore
@@ -123,7 +127,8 @@ final class DownloadRecordFile: Sendable {
         let origin = Origin.isNew(record) ? origin ?? Origin(record) : nil
         assert(origin.map { $0.record(intent: record.intent) == record } ?? true, "the origin makes another record")
         self.origin = origin
-        self.state = State(whole: origin == nil ? Whole(record) : nil, place: place, intent: record.intent)
+        self.state = State(
+            whole: origin == nil ? Whole(record) : nil, place: place, history: record.history, intent: record.intent)
     }
 
     /// Runs `body` on the state, holding its lock. The store's calls in it take the store's
@@ -167,21 +172,26 @@ final class DownloadRecordFile: Sendable {
         return origin!.record(intent: state.intent)
     }
 
-    /// Changes the record and writes it, if the change changed anything. Does nothing once the
-    /// record was removed.
-    func update(_ change: (inout StoredDownload) -> Void) throws(DownloadError) {
+    /// Changes the record and writes it, if the change changed anything, with the history's
+    /// entries not written yet. Does nothing once the record was removed.
+    /// - Parameter writingHistory: true to write the record when only its history changed.
+    func update(writingHistory: Bool = false, _ change: (inout StoredDownload) -> Void) throws(DownloadError) {
         let failure: DownloadError? = withState { state in
             guard !state.isRemoved else { return nil }
             let before = record(of: state)
             var after = before
             change(&after)
-            guard after != before else { return nil }
+            guard after != before || (writingHistory && state.historyIsPending) else { return nil }
+            if state.historyIsPending {
+                after.history = state.history
+            }
             do throws(DownloadError) {
                 state.place = try store.update(after, at: state.place)
             } catch {
                 // What is in memory stays what is on disk, so that the same change is tried again.
                 return error
             }
+            state.historyIsPending = false
             var sameButIntent = after
             sameButIntent.intent = before.intent
             if state.whole == nil, sameButIntent == before {
@@ -197,9 +207,31 @@ final class DownloadRecordFile: Sendable {
     /// Sets the record's intent and writes it, if it changed. A record that is its origin's is
     /// made whole only to be written: a download that starts as it was queued changes nothing.
     func update(intent: StoredDownload.Intent) throws(DownloadError) {
-        let isUnchanged = withState { $0.whole == nil && !$0.isRemoved && $0.intent == intent }
+        let isUnchanged = withState { $0.whole == nil && !$0.isRemoved && $0.intent == intent && !$0.historyIsPending }
         guard !isUnchanged else { return }
-        try update { $0.intent = intent }
+        try update(writingHistory: true) { $0.intent = intent }
+    }
+
+    /// The download's last events, those not written yet included.
+    var history: [DownloadHistoryEntry] {
+        withState { $0.history?.entries ?? [] }
+    }
+
+    /// Adds `entry` to the history, and writes the record now when `writesNow` (an event that
+    /// matters: a retry, a new URL, an error), else with its next write (a checkpoint, a change
+    /// of state): requests and answers make no write of their own. Nothing once the record was
+    /// removed.
+    func noteHistory(_ entry: DownloadHistoryEntry, writesNow: Bool = false) {
+        let noted = withState { state -> Bool in
+            guard !state.isRemoved else { return false }
+            state.history = state.history ?? DownloadHistory()
+            state.history?.append(entry)
+            state.historyIsPending = true
+            return true
+        }
+        guard noted, writesNow else { return }
+        // As any write of the record: one that fails leaves the entries for the next.
+        try? update(writingHistory: true) { _ in }
     }
 
     /// Deletes the record; later updates do nothing.

@@ -37,6 +37,8 @@ struct StoredDownload: Codable, Equatable, Sendable {
     /// request's URL and mirrors with the first in use (a fresh URL was given, or a mirror
     /// took over).
     var sources: SourceList?
+    /// The download's last events (see ``DownloadHistory``); nil before its first request.
+    var history: DownloadHistory?
     var created: Date
 
     /// The parts of a `DownloadRequest` that are stored.
@@ -310,6 +312,7 @@ extension StoredDownload {
                     writer.integer("index", sources.index)
                 }
             }
+            writer.objects("history", history?.entries) { writer, entry in entry.writeMembers(&writer) }
             writer.date("created", created)
         }
         return writer.bytes

@@ -54,6 +54,13 @@ struct JSONWriter {
         if let value { bool(key, value) }
     }
 
+    /// Writes `value` unless it is nil or not finite.
+    mutating func double(_ key: StaticString, _ value: Double?) {
+        guard let value, value.isFinite else { return }
+        member(key)
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
     mutating func url(_ key: StaticString, _ value: URL) {
         string(key, value.absoluteString)
     }

@@ -27,6 +27,10 @@ extension RangedTransfer {
             setup.credentials.reapply(to: &checkedRequest)
             request = checkedRequest
         }
+        if let target = request.url {
+            setup.recordFile.noteHistory(
+                DownloadHistoryEntry(response: response, kind: .redirect, redirectedTo: target))
+        }
         guard let handler = rules.handler else { return answer(request) }
         let redirect = Redirect(
             downloadID: setup.downloadID, originalURL: setup.url, response: response, request: request,

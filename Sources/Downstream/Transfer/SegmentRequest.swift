@@ -100,6 +100,10 @@ final class SegmentRequest: TransportReceiver, @unchecked Sendable {
         sink.redirects += 1
         switch owner.checkRedirect(proposed, from: response.url, previousCount: previous) {
         case .success(let request):
+            if let target = request.url {
+                owner.setup.recordFile.noteHistory(
+                    DownloadHistoryEntry(response: response, kind: .redirect, redirectedTo: target))
+            }
             answer(request)
         case .failure(let refusal):
             answer(nil)
