@@ -121,3 +121,37 @@ public typealias ObservableObject = Combine.ObservableObject
 // Foundation.swiftinterface: `public typealias Published = Combine.Published`.
 @available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 public typealias Published = Combine.Published
+
+// NSFileCoordinator.h (iOS 16.5 SDK): `@interface NSFileCoordinator : NSObject`
+// API_AVAILABLE(macos(10.7), ios(5.0), watchos(2.0), tvos(9.0)), `-initWithFilePresenter:`,
+// `NSFileCoordinatorWritingOptions` and `-coordinateWritingItemAtURL:options:error:byAccessor:`
+// (the accessor NS_NOESCAPE). Apple's documentation: "NSFileCoordinator",
+// https://developer.apple.com/documentation/foundation/nsfilecoordinator, and
+// "coordinate(writingItemAt:options:error:byAccessor:)". Linux Foundation has no file coordination.
+@available(macOS 10.7, iOS 5.0, watchOS 2.0, tvOS 9.0, *)
+public protocol NSFilePresenter: NSObjectProtocol {}
+
+// Foundation.swiftinterface: `public typealias NSErrorPointer =
+// AutoreleasingUnsafeMutablePointer<NSError?>?`; that pointer type exists only with the
+// Objective-C runtime, and `&error` converts to this one the same way.
+public typealias NSErrorPointer = UnsafeMutablePointer<NSError?>?
+
+@available(macOS 10.7, iOS 5.0, watchOS 2.0, tvOS 9.0, *)
+open class NSFileCoordinator: NSObject {
+    public struct WritingOptions: OptionSet, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        public static let forDeleting = WritingOptions(rawValue: 1 << 0)
+        public static let forMoving = WritingOptions(rawValue: 1 << 1)
+        public static let forMerging = WritingOptions(rawValue: 1 << 2)
+        public static let forReplacing = WritingOptions(rawValue: 1 << 3)
+        public static let contentIndependentMetadataOnly = WritingOptions(rawValue: 1 << 4)
+    }
+
+    public init(filePresenter filePresenterOrNil: (any NSFilePresenter)?) { fatalError() }
+
+    open func coordinate(
+        writingItemAt url: URL, options: NSFileCoordinator.WritingOptions = [], error outError: NSErrorPointer,
+        byAccessor writer: (URL) -> Void
+    ) { fatalError() }
+}

@@ -34,6 +34,20 @@ package enum FilePlacement {
     ) throws(DownloadError) -> URL {
         // The partial file is private to its owner; the delivered file gets the usual mode.
         _ = chmod(partialPath, mode_t(0o666) & ~processUmask)
+        guard destination.isCoordinated else {
+            return try placeUncoordinated(partialPath, at: destination, suggestedName: suggestedName)
+        }
+        let target = destination.fileURL ?? named(suggestedName, in: destination.directoryPath).url
+        return try FileCoordination.replacing(target) { () throws(DownloadError) in
+            try placeUncoordinated(partialPath, at: destination, suggestedName: suggestedName)
+        }
+    }
+
+    /// Moves the partial file to its destination, making the destination's directory again if it
+    /// went away since the download started.
+    private static func placeUncoordinated(
+        _ partialPath: String, at destination: Destination, suggestedName: String
+    ) throws(DownloadError) -> URL {
         do {
             return try move(partialPath, to: destination, suggestedName: suggestedName)
         } catch {

@@ -170,16 +170,18 @@ extension StoredDownload.StoredDestination {
         var isDirectory: Bool?
         var path: String?
         var conflictPolicy: Destination.ConflictPolicy.Code?
+        var isCoordinated: Bool?
         try reader.members { reader, key throws(JSONReader.Unsupported) in
             switch key {
             case "isDirectory": isDirectory = try reader.bool()
             case "path": path = try reader.string()
             case "conflictPolicy": conflictPolicy = try StoredDownload.code(&reader)
+            case "isCoordinated": isCoordinated = try reader.null() ? nil : try reader.bool()
             default: throw JSONReader.Unsupported()
             }
         }
         guard let isDirectory, let path, let conflictPolicy else { throw JSONReader.Unsupported() }
-        self.init(isDirectory: isDirectory, path: path, conflictPolicy: conflictPolicy)
+        self.init(isDirectory: isDirectory, path: path, conflictPolicy: conflictPolicy, isCoordinated: isCoordinated)
     }
 }
 

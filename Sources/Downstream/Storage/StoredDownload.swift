@@ -78,12 +78,17 @@ struct StoredDownload: Codable, Equatable, Sendable {
         var isDirectory: Bool
         var path: String
         var conflictPolicy: Destination.ConflictPolicy.Code
+        /// True when the file is placed through a file coordinator; nil when it is not.
+        var isCoordinated: Bool? = nil
 
         /// The destination the record names.
         var value: Destination {
             let policy = Destination.ConflictPolicy(code: conflictPolicy)
             let target = URL(fileURLWithPath: path, isDirectory: isDirectory)
-            return isDirectory ? .directory(target, ifExists: policy) : .file(target, ifExists: policy)
+            var destination =
+                isDirectory ? Destination.directory(target, ifExists: policy) : .file(target, ifExists: policy)
+            destination.isCoordinated = isCoordinated == true
+            return destination
         }
     }
 
@@ -111,7 +116,8 @@ struct StoredDownload: Codable, Equatable, Sendable {
             acceptsCompressedBody: request.acceptsCompressedBody ? true : nil, maximumFileSize: request.maximumFileSize)
         destination = StoredDestination(
             isDirectory: request.destination.fileURL == nil, path: destinationPath ?? request.destination.path,
-            conflictPolicy: request.destination.conflictPolicy.code)
+            conflictPolicy: request.destination.conflictPolicy.code,
+            isCoordinated: request.destination.isCoordinated ? true : nil)
         partialPath = location.path
         intent = .active
         // A partial file already there is of unknown origin: it is not continued.
@@ -269,6 +275,7 @@ extension StoredDownload {
                 writer.bool("isDirectory", destination.isDirectory)
                 writer.string("path", store(destination.path))
                 writer.string("conflictPolicy", destination.conflictPolicy.rawValue)
+                writer.bool("isCoordinated", destination.isCoordinated)
             }
             writer.string("partialPath", store(partialPath))
             writer.string("intent", intent.rawValue)

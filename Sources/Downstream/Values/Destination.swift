@@ -15,6 +15,14 @@ public struct Destination: Sendable, Hashable, CustomStringConvertible {
     /// What happens when the destination file already exists.
     public var conflictPolicy: ConflictPolicy
 
+    /// Whether the finished file is put in place through a file coordinator: on Apple platforms a
+    /// coordinated write (`NSFileCoordinator`, replacing the item), so that iCloud Drive, a File
+    /// Provider, or an extension that reads an app group's container sees the file appear whole
+    /// and is told of it; on Linux, which has no file coordination, the same placement without it.
+    /// The file still appears only complete, as one version (see <doc:OneFileOneVersion>). False by
+    /// default: a coordinated write waits for the other readers and writers of the file.
+    public var isCoordinated = false
+
     /// Saves the download as exactly this file.
     ///
     /// - Parameters:
