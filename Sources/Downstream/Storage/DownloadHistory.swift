@@ -65,17 +65,16 @@ extension DownloadHistoryEntry {
     func writeMembers(_ writer: inout JSONWriter) {
         writer.date("date", date)
         writer.string("kind", kind.rawValue)
-        writer.string("url", url)
-        writer.string("range", range)
-        writer.string("ifRange", ifRange)
+        let texts: [(StaticString, String?)] = [
+            ("url", url), ("range", range), ("ifRange", ifRange), ("contentRange", contentRange),
+            ("contentLength", contentLength), ("etag", etag), ("lastModified", lastModified),
+            ("errorKind", errorKind), ("message", message),
+        ]
+        for (key, text) in texts {
+            writer.string(key, text)
+        }
         writer.integer("statusCode", statusCode)
-        writer.string("contentRange", contentRange)
-        writer.string("contentLength", contentLength)
-        writer.string("etag", etag)
-        writer.string("lastModified", lastModified)
         writer.double("retryDelay", retryDelay)
         writer.integer("offset", offset)
-        writer.string("errorKind", errorKind)
-        writer.string("message", message)
     }
 }

@@ -17,7 +17,7 @@ enum FileCoordination {
             NSFileCoordinator(filePresenter: nil).coordinate(
                 writingItemAt: url, options: .forReplacing, error: &refusal
             ) { _ in
-                do {
+                do throws(DownloadError) {
                     result = .success(try placement())
                 } catch {
                     result = .failure(error)
