@@ -29,7 +29,11 @@ enum FileCoordination {
                     reason:
                         "the file coordinator refused the write: \(refusal?.localizedDescription ?? "no reason given")")
             }
-            return try result.get()
+            // Not `result.get()`: it throws `any Error` in the standard library of the iOS 16 SDK.
+            switch result {
+            case .success(let url): return url
+            case .failure(let error): throw error
+            }
         #else
             return try placement()
         #endif
