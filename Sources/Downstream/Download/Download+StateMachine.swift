@@ -259,6 +259,14 @@ extension Download {
             }
         }
 
+        /// The running request is to move to another engine (the app left the foreground, and the
+        /// manager hands its downloads to the system): it stops, and the next one continues from
+        /// the bytes on disk, as after a change of URL. Anything but a running request stays.
+        mutating func requestMoves() -> URLChangedAction {
+            guard case .running(_, _?) = state else { return .none }
+            return urlChanged()
+        }
+
         /// Takes on a request this process did not start (a system task found after a relaunch).
         mutating func adopt() -> AdoptAction {
             switch state {

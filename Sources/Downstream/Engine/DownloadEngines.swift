@@ -17,6 +17,8 @@ struct DownloadEngines: Sendable {
     /// The transport of the ranged and segmented engines.
     var ranged: any Transport
     var system: SystemEngine?
+    /// When attempts run on the system engine (see ``SystemUse``).
+    var systemUse = SystemUse(policy: .always)
 
     /// Waits until the system session's tasks of an earlier process have been adopted, so
     /// that a download never starts a second task beside its first.
@@ -122,7 +124,7 @@ struct DownloadEngines: Sendable {
             kind: attempt.kind, url: attempt.url, record: resume,
             hasSystemResumeData: target.recordFile.hasSystemResumeData,
             fileLength: needsLength ? POSIXFile.length(atPath: target.partialPath) ?? 0 : 0,
-            systemSession: session.map { .init(supportsResumeData: $0.supportsResumeData) },
+            systemSession: session.flatMap { systemUse.ability(supportsResumeData: $0.supportsResumeData) },
             connections: connections, minimumSegmentSize: minimumSegmentSize, rangesRefused: attempt.rangesRefused)
     }
 

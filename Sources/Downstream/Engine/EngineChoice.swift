@@ -33,12 +33,16 @@ enum EngineChoice: Equatable, Sendable {
     /// What a manager's system session can do.
     struct SystemSessionAbility: Equatable, Sendable {
         var supportsResumeData: Bool
+        /// Whether a system task continues bytes a ranged request wrote (a handoff, see
+        /// ``SystemUse``), with a ranged request of its own.
+        var continuesBytesOnDisk = false
     }
 
     /// The engine for an attempt with `facts`:
     /// - the system session's, when there is one: for a restart, with resume data it can use, or
     ///   with no byte on disk (bytes that a ranged request wrote, without resume data, are
-    ///   continued by the ranged engine); never for a continuation of a ranged request;
+    ///   continued by the ranged engine, unless the session continues them: a handoff); never for
+    ///   a continuation of a ranged request;
     /// - segments, when the record has them (after a pause or a relaunch, on any URL: each
     ///   segment compares the overlap before the bytes it continues), or when more than one
     ///   connection is allowed and an answer to a range showed the file's length and a validator
@@ -49,7 +53,7 @@ enum EngineChoice: Equatable, Sendable {
             if facts.kind == .restart || (facts.hasSystemResumeData && session.supportsResumeData) {
                 return .system
             }
-            if bytesOnDisk(facts) == 0 { return .system }
+            if bytesOnDisk(facts) == 0 || session.continuesBytesOnDisk { return .system }
         }
         return segmentMap(facts).map { .segmented($0) } ?? .ranged
     }

@@ -7,7 +7,8 @@ extension AttemptOwner {
     /// record).
     nonisolated var systemTarget: SystemTransfer.Target? {
         attemptTarget().map { target in
-            SystemEngine.transferTarget(of: target) { [weak self] transfer in
+            // A task of a handoff continues the partial file: its record says which range it asked for.
+            SystemEngine.transferTarget(of: target, handoff: target.recordFile.record.handoff) { [weak self] transfer in
                 Task { [weak self] in await self?.systemTransferChanged(transfer) }
             }
         }

@@ -28,6 +28,7 @@ struct SystemEngine: AttemptEngine {
         let request = target.request
         let recordFile = target.recordFile
         var resumeData: Data?
+        var handoff: Handoff?
         do throws(DownloadError) {
             guard request.url != nil else { throw .invalidRequest("the request has no URL") }
             try FilePlacement.prepare(request.destination)
@@ -38,6 +39,10 @@ struct SystemEngine: AttemptEngine {
                 try recordFile.update { $0.systemResumeData = nil }
             }
             resumeData = recordFile.record.systemResumeData
+            handoff = try Self.handoff(for: attempt, of: target, resumeData: resumeData)
+            if handoff?.record != recordFile.record.handoff {
+                try recordFile.update { $0.handoff = handoff?.record }
+            }
         } catch {
             return onEnd(.notSent(error))
         }
@@ -47,11 +52,17 @@ struct SystemEngine: AttemptEngine {
         for (name, value) in attempt.adaptedHeaders {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }
+        if let handoff {
+            urlRequest.setValue(handoff.range, forHTTPHeaderField: "Range")
+            urlRequest.setValue(handoff.ifRange, forHTTPHeaderField: "If-Range")
+            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+        let firstByte = handoff?.record.firstByte ?? 0
         let options = SystemTaskOptions(
             networkAccess: request.networkAccess,
-            earliestBeginDate: resumeData == nil ? request.earliestBeginDate : nil,
-            expectedByteCount: request.expectedByteCount)
-        let transferTarget = Self.transferTarget(of: target) { transfer in
+            earliestBeginDate: resumeData == nil && handoff == nil ? request.earliestBeginDate : nil,
+            expectedByteCount: request.expectedByteCount.map { max(0, $0 - firstByte) })
+        let transferTarget = Self.transferTarget(of: target, handoff: handoff?.record) { transfer in
             // Late or repeated messages find the end taken.
             if let ended = transfer.takeEnd() {
                 onEnd(AttemptEnd(transferEnd: ended, holdsBackgroundWork: transfer.countsBackgroundWork))
@@ -75,11 +86,11 @@ extension SystemEngine {
     /// What a system transfer of `target`'s download acts on; `notify` hears that the transfer
     /// changed (it ended, or was adopted).
     static func transferTarget(
-        of target: AttemptTarget, notify: @escaping @Sendable (SystemTransfer) -> Void
+        of target: AttemptTarget, handoff: SystemHandoff? = nil, notify: @escaping @Sendable (SystemTransfer) -> Void
     ) -> SystemTransfer.Target {
         SystemTransfer.Target(
             downloadID: target.downloadID, partialURL: target.location.partialURL, recordFile: target.recordFile,
             progress: target.progress, publish: target.publish, notify: notify,
-            marker: target.settings.transfer.marker)
+            marker: target.settings.transfer.marker, handoff: handoff)
     }
 }

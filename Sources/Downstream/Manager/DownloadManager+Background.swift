@@ -44,6 +44,10 @@ extension DownloadManager.Configuration {
         /// slow every launch. Apple's engineers put thousands clearly too many and tens safe; 50 is
         /// tens, created in well under a second.
         public var maximumSystemTasks = 50
+        /// When downloads run as system tasks: always (the default), only once the app left the
+        /// foreground (``Mode-swift.struct/handoff``: the ranged engine while the app is in
+        /// front), or never (``Mode-swift.struct/foregroundOnly``).
+        public var mode = Mode.backgroundOnly
         /// What to do on a platform without background sessions (Linux). Default: fail.
         public var onUnsupportedPlatform = UnsupportedPlatformPolicy.fail
 

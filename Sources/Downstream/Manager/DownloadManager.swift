@@ -56,6 +56,8 @@ public actor DownloadManager {
     var isInvalidated = false
     /// How downloads tell the manager that they want a slot or gave theirs up.
     private let schedulingLink = SchedulingLink()
+    /// The app's notifications the manager follows (for the handoff mode, where UIKit posts them).
+    nonisolated let lifecycleObservers = AppLifecycleObservers()
 
     deinit {
         schedulingLink.disconnect()
@@ -139,7 +141,9 @@ public actor DownloadManager {
             + (configuration.background != nil && configuration.makeSystemSession == nil
                 ? [ConnectionEngine(name: "background session", settings: URLSystemSession.connectionSettings)] : [])
         context = Download.Context(
-            engines: DownloadEngines(ranged: rangedSession, system: system),
+            engines: DownloadEngines(
+                ranged: rangedSession, system: system,
+                systemUse: SystemUse(policy: configuration.background?.mode.policy ?? .always)),
             settings: configuration.makeDownloadSettings(transport: rangedSession), observer: observer,
             deliveredCopies: DeliveredCopies(
                 directory: store.directory.appendingPathComponent("delivered"), bases: store.bases))
@@ -178,6 +182,11 @@ public actor DownloadManager {
             observe(download)
         }
         schedulingLink.connect(self)
+        #if canImport(UIKit) && !os(watchOS)
+            if configuration.background?.mode == .handoff {
+                observeAppLifecycle(into: lifecycleObservers)
+            }
+        #endif
         if configuration.restoration.resumesInterruptedDownloads {
             let interrupted = restoration.interrupted
             Task {

@@ -43,6 +43,8 @@ struct Scheduler<ID: Hashable> {
     var queuedCount: Int { queues.count }
 
     func isRunning(_ id: ID) -> Bool { running[id] != nil }
+    /// The running entries, in no order.
+    var runningIDs: [ID] { Array(running.keys) }
     func isQueued(_ id: ID) -> Bool { queues.contains(id) }
 
     func runningCount(on host: String) -> Int {

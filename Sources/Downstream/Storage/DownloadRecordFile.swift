@@ -51,8 +51,9 @@ final class DownloadRecordFile: Sendable {
 
         /// Whether `record` says nothing but what its request and intent say.
         static func isNew(_ record: StoredDownload) -> Bool {
-            record.version == StoredDownload.currentVersion && record.systemResumeData == nil && record.sources == nil
-                && record.history == nil && record.resume == .startingOver(url: record.request.url)
+            record.version == StoredDownload.currentVersion && record.systemResumeData == nil && record.handoff == nil
+                && record.sources == nil && record.history == nil
+                && record.resume == .startingOver(url: record.request.url)
         }
 
         var id: DownloadID {

@@ -33,6 +33,9 @@ struct StoredDownload: Codable, Equatable, Sendable {
     var resume: ResumeRecord
     /// Opaque resume data of a system download task, when one was used.
     var systemResumeData: Data?
+    /// The ranged request of a system task that continues the partial file (see
+    /// ``SystemHandoff``); nil when no such task runs.
+    var handoff: SystemHandoff?
     /// The URLs the download takes its file from and the one in use, when they are no longer the
     /// request's URL and mirrors with the first in use (a fresh URL was given, or a mirror
     /// took over).
@@ -216,6 +219,7 @@ extension StoredDownload {
     mutating func startOver() {
         resume = .startingOver(url: request.url)
         systemResumeData = nil
+        handoff = nil
     }
 }
 
@@ -313,6 +317,17 @@ extension StoredDownload {
                 }
             }
             writer.data("systemResumeData", systemResumeData)
+            if let handoff {
+                writer.object("handoff") { writer in
+                    writer.integer("offset", handoff.offset)
+                    writer.integer("overlap", handoff.overlap)
+                    writer.object("validator") { writer in
+                        writer.string("etag", handoff.validator.etag)
+                        writer.string("lastModified", handoff.validator.lastModified)
+                    }
+                    writer.integer("expectedLength", handoff.expectedLength)
+                }
+            }
             if let sources {
                 writer.object("sources") { writer in
                     writer.urls("urls", sources.urls)

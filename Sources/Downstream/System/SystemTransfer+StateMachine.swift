@@ -54,6 +54,10 @@ extension SystemTransfer {
             case kept
             /// Discarded (an error page), or it could not be kept.
             case failed(DownloadError)
+            /// Discarded, the partial file kept: not the rest of the partial file's file (a
+            /// handoff's answer that was not a `206` at the offset asked for, say). The task ends
+            /// with `end`.
+            case refused(TransferEnd)
         }
 
         enum AttachAction: Sendable {
@@ -245,6 +249,7 @@ extension SystemTransfer {
             switch running.file {
             case .kept: return .finished
             case .failed(let error): return .failed(error)
+            case .refused(let end): return end
             case nil: break
             }
             guard let error else {

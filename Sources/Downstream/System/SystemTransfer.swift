@@ -27,6 +27,9 @@ final class SystemTransfer: Sendable {
         var notify: @Sendable (SystemTransfer) -> Void
         /// How the partial file is marked for the system (backups, data protection).
         var marker = FileMarker()
+        /// The ranged request of a task that continues the partial file; nil for a task that
+        /// asks for the whole file (or continues from Apple's resume data).
+        var handoff: SystemHandoff?
     }
 
     let target: Target
@@ -84,6 +87,8 @@ final class SystemTransfer: Sendable {
     /// Stops the task. A pause asks the system for resume data (kept in the record); a cancel
     /// does not.
     func stop(keepingResumeData: Bool) {
+        // A handoff continues from the bytes on disk: resume data of its range is not kept.
+        let keepingResumeData = keepingResumeData && target.handoff == nil
         switch machine.withLock({ $0.stop(keepingResumeData: keepingResumeData) }) {
         case .none:
             break
@@ -110,7 +115,13 @@ final class SystemTransfer: Sendable {
 
     func wrote(total: Int64, expected: Int64) {
         machine.withLock { $0.receivedBytes() }
-        target.progress.update(totalBytes: total, expectedBytes: expected > 0 ? expected : nil)
+        guard let handoff = target.handoff else {
+            return target.progress.update(totalBytes: total, expectedBytes: expected > 0 ? expected : nil)
+        }
+        // The task's bytes start at the overlap, before the bytes on disk end.
+        target.progress.update(
+            totalBytes: handoff.offset + max(0, total - handoff.overlap),
+            expectedBytes: expected > 0 ? handoff.firstByte + expected : handoff.expectedLength)
     }
 
     func resumed(at offset: Int64, expected: Int64) {
@@ -124,6 +135,9 @@ final class SystemTransfer: Sendable {
     /// Moves the finished file into the partial file's place (the system deletes it after this
     /// returns) and records what it is, or discards an error page.
     func finishedDownloading(to location: URL, response: URLResponse?) {
+        if let handoff = target.handoff {
+            return finishedHandoff(to: location, response: response, handoff: handoff)
+        }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 200
         guard (200...299).contains(status) else {
             POSIXFile.remove(location)
@@ -149,16 +163,28 @@ final class SystemTransfer: Sendable {
                 record.resume = resume
                 record.systemResumeData = nil
             }
-            backgroundEvents?.workBegan()
-            machine.withLock { $0.fileHandedOver(.kept) }
+            fileKept()
         } catch {
             POSIXFile.remove(location)
-            machine.withLock { $0.fileHandedOver(.failed(error)) }
+            fileHandedOver(.failed(error))
         }
     }
 
+    /// The system's file is the partial file now: the batch of background events waits for its
+    /// download to deliver it.
+    func fileKept() {
+        backgroundEvents?.workBegan()
+        fileHandedOver(.kept)
+    }
+
+    func fileHandedOver(_ outcome: StateMachine<any SystemTask>.FileOutcome) {
+        machine.withLock { $0.fileHandedOver(outcome) }
+    }
+
     func completed(error: (any Error)?) {
-        if let resumeData = (error as NSError?)?.userInfo[URLSessionDownloadTaskResumeDataKey] as? Data {
+        if target.handoff == nil,
+            let resumeData = (error as NSError?)?.userInfo[URLSessionDownloadTaskResumeDataKey] as? Data
+        {
             saveResumeData(resumeData)
         }
         let failure = error.map(TransportFailure.init)
