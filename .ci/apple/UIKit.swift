@@ -33,6 +33,16 @@
 @available(iOS 2.0, tvOS 9.0, *)
 @available(watchOS, unavailable)
 extension UIApplication {
+    // UIApplication.h: `UIKIT_EXTERN NSNotificationName const UIApplicationDidEnterBackgroundNotification
+    // API_AVAILABLE(ios(4.0))`, imported as a class property of UIApplication (main-actor isolated
+    // here, as a member of a @MainActor class: the 16.5 SDK marks it no other way; Apple's page
+    // "didEnterBackgroundNotification" lists iOS 4.0+, tvOS 9.0+, visionOS 1.0+).
+    @available(iOS 4.0, tvOS 9.0, *)
+    public class var didEnterBackgroundNotification: NSNotification.Name { fatalError() }
+    // UIApplication.h: `UIApplicationWillEnterForegroundNotification API_AVAILABLE(ios(4.0))`.
+    @available(iOS 4.0, tvOS 9.0, *)
+    public class var willEnterForegroundNotification: NSNotification.Name { fatalError() }
+
     // UIApplication.h: `UIApplicationLaunchOptionsKey`, imported as UIApplication.LaunchOptionsKey.
     public struct LaunchOptionsKey: Hashable, Equatable, RawRepresentable, @unchecked Sendable {
         // UIApplication.h: `public init(rawValue: String)`.
