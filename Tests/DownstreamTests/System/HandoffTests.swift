@@ -26,11 +26,25 @@ struct HandoffTests {
         }
     }
 
-    /// A download of `body` that the ranged engine holds after `held` bytes, handed to the system:
-    /// its download, its task and the first byte the task asked for.
-    func handOff(
-        _ fixture: Fixture, _ manager: DownloadManager, replay: BackgroundSessionReplay, url: URL
-    ) async throws -> (Download, BackgroundSessionReplay.DownloadTask, Int64) {
+    /// A download that the ranged engine holds after `held` bytes, handed to the system.
+    struct HandedOff {
+        var body: Body
+        var url: URL
+        var replay: BackgroundSessionReplay
+        var manager: DownloadManager
+        var download: Download
+        var task: BackgroundSessionReplay.DownloadTask
+        /// The first byte the task asked for.
+        var firstByte: Int64
+    }
+
+    /// Serves a file at `path` that the server holds after `held` bytes, downloads it in front,
+    /// and tells the manager that the app left the foreground.
+    func handOff(_ fixture: Fixture, path: String, seed: UInt64) async throws -> HandedOff {
+        let body = Body.pattern(count: Self.length, seed: seed)
+        let url = fixture.serve(path, body) { $0.faults = [.holdAfter(Self.held)] }
+        let replay = BackgroundSessionReplay()
+        let manager = try makeManager(fixture, replay: replay)
         let download = await manager.download(from: url, to: .directory(fixture.file("inbox")))
         await download.waitForBytes(Self.held)
         // In front: the ranged engine, no system task.
@@ -39,27 +53,37 @@ struct HandoffTests {
         let task = try #require(await replay.startedTask(0))
         let range = try #require(task.originalRequest.value(forHTTPHeaderField: "Range"))
         let firstByte = try #require(Int64(range.dropFirst("bytes=".count).dropLast()))
-        return (download, task, firstByte)
+        return HandedOff(
+            body: body, url: url, replay: replay, manager: manager, download: download, task: task,
+            firstByte: firstByte)
     }
 
     func etag(_ url: URL) -> String { "\"\(StableHash.hex(url.path))\"" }
 
+    /// Replays that the system finished `task` with the rest of `body` from `firstByte`: a `206`
+    /// of the version the partial file holds.
+    func finishRest(
+        _ task: BackgroundSessionReplay.DownloadTask, of body: Body, from firstByte: Int64, url: URL,
+        replay: BackgroundSessionReplay
+    ) throws {
+        try replay.finish(
+            task, body: body.bytes(firstByte..<Self.length), statusCode: 206,
+            headers: ["Content-Range": "bytes \(firstByte)-\(Self.length - 1)/\(Self.length)", "ETag": etag(url)])
+    }
+
     @Test func aRunningDownloadContinuesAsASystemTaskFromItsBytes() async throws {
         try await withFixture(startsManager: false) { fixture in
-            let body = Body.pattern(count: Self.length, seed: 441)
-            let url = fixture.serve("/handoff/file.bin", body) { $0.faults = [.holdAfter(Self.held)] }
-            let replay = BackgroundSessionReplay()
-            let manager = try makeManager(fixture, replay: replay)
-            let (download, task, firstByte) = try await handOff(fixture, manager, replay: replay, url: url)
+            let handed = try await handOff(fixture, path: "/handoff/file.bin", seed: 441)
+            let (body, url, replay) = (handed.body, handed.url, handed.replay)
+            let (download, task, firstByte) = (handed.download, handed.task, handed.firstByte)
 
-            // A range from the bytes on disk, less the overlap, guarded by the record's validator.
-            #expect(firstByte == fixture.rangeStart(continuing: firstByte + 65_536))
-            #expect(task.originalRequest.value(forHTTPHeaderField: "If-Range") == etag(url))
+            // A range from the bytes on disk (all the server sent before it held), less the
+            // overlap, guarded by the record's validator; the record keeps it.
             let record = try #require(fixture.storedRecord(download.id)?.handoff)
-            #expect(record.firstByte == firstByte)
-            try replay.finish(
-                task, body: body.bytes(firstByte..<Self.length), statusCode: 206,
-                headers: ["Content-Range": "bytes \(firstByte)-\(Self.length - 1)/\(Self.length)", "ETag": etag(url)])
+            #expect(record.offset == Self.held)
+            #expect(firstByte == fixture.rangeStart(continuing: Self.held))
+            #expect(task.originalRequest.value(forHTTPHeaderField: "If-Range") == etag(url))
+            try finishRest(task, of: body, from: firstByte, url: url, replay: replay)
 
             let file = try await download.fileURL
             try body.expectMatches(file)
@@ -76,11 +100,9 @@ struct HandoffTests {
     @Test(arguments: WrongAnswer.allCases)
     func anAnswerThatIsNotTheRestIsNotAppended(_ answer: WrongAnswer) async throws {
         try await withFixture(startsManager: false) { fixture in
-            let body = Body.pattern(count: Self.length, seed: 442)
-            let url = fixture.serve("/handoff/wrong.bin", body) { $0.faults = [.holdAfter(Self.held)] }
-            let replay = BackgroundSessionReplay()
-            let manager = try makeManager(fixture, replay: replay)
-            let (download, task, firstByte) = try await handOff(fixture, manager, replay: replay, url: url)
+            let handed = try await handOff(fixture, path: "/handoff/wrong.bin", seed: 442)
+            let (body, url, replay) = (handed.body, handed.url, handed.replay)
+            let (download, task, firstByte) = (handed.download, handed.task, handed.firstByte)
             let kept = firstByte + 65_536
             let last = Self.length - 1
             switch answer {
@@ -118,11 +140,9 @@ struct HandoffTests {
 
     @Test func aTaskTheSystemEndsLeavesTheBytesForTheNextTask() async throws {
         try await withFixture(startsManager: false) { fixture in
-            let body = Body.pattern(count: Self.length, seed: 443)
-            let url = fixture.serve("/handoff/ended.bin", body) { $0.faults = [.holdAfter(Self.held)] }
-            let replay = BackgroundSessionReplay()
-            let manager = try makeManager(fixture, replay: replay)
-            let (download, task, firstByte) = try await handOff(fixture, manager, replay: replay, url: url)
+            let handed = try await handOff(fixture, path: "/handoff/ended.bin", seed: 443)
+            let (body, url, replay) = (handed.body, handed.url, handed.replay)
+            let (download, task, firstByte) = (handed.download, handed.task, handed.firstByte)
 
             replay.write(task, totalBytes: 100_000, expectedBytes: Self.length - firstByte)
             replay.complete(task, error: .networkConnectionLost)
@@ -132,9 +152,7 @@ struct HandoffTests {
             // Still in the background: a new task from the same bytes (the system's are lost).
             let next = try #require(await replay.startedTask(1))
             #expect(next.originalRequest.value(forHTTPHeaderField: "Range") == "bytes=\(firstByte)-")
-            try replay.finish(
-                next, body: body.bytes(firstByte..<Self.length), statusCode: 206,
-                headers: ["Content-Range": "bytes \(firstByte)-\(Self.length - 1)/\(Self.length)", "ETag": etag(url)])
+            try finishRest(next, of: body, from: firstByte, url: url, replay: replay)
             let file = try await download.fileURL
             try body.expectMatches(file)
         }
@@ -142,11 +160,9 @@ struct HandoffTests {
 
     @Test func aRelaunchAdoptsTheRemainderWithTheSystem() async throws {
         try await withFixture(startsManager: false) { fixture in
-            let body = Body.pattern(count: Self.length, seed: 444)
-            let url = fixture.serve("/handoff/relaunch.bin", body) { $0.faults = [.holdAfter(Self.held)] }
-            let replay = BackgroundSessionReplay()
-            let first = try makeManager(fixture, replay: replay)
-            let (download, task, firstByte) = try await handOff(fixture, first, replay: replay, url: url)
+            let handed = try await handOff(fixture, path: "/handoff/relaunch.bin", seed: 444)
+            let (body, url, replay, first) = (handed.body, handed.url, handed.replay, handed.manager)
+            let (download, task, firstByte) = (handed.download, handed.task, handed.firstByte)
             let id = download.id
             await first.invalidate()
             // The record says the remainder is with the system.
@@ -155,9 +171,7 @@ struct HandoffTests {
             let relaunched = try makeManager(fixture, replay: replay)
             let adopted = try #require(await relaunched.download(withID: id))
             await adopted.waitForEvent { $0 == .running }
-            try replay.finish(
-                task, body: body.bytes(firstByte..<Self.length), statusCode: 206,
-                headers: ["Content-Range": "bytes \(firstByte)-\(Self.length - 1)/\(Self.length)", "ETag": etag(url)])
+            try finishRest(task, of: body, from: firstByte, url: url, replay: replay)
             let file = try await adopted.fileURL
             try body.expectMatches(file)
             #expect(fixture.server.requests("/handoff/relaunch.bin").count == 1)
