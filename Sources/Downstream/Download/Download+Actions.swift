@@ -91,10 +91,7 @@ extension Download {
             case .finalize: finalize()
             case .answerChallenge(let attempt, let challenge): answer(challenge, of: attempt)
             case .scheduleRetry(let retry, let delay, let error): scheduleRetry(retry, after: delay, error: error)
-            case .waitForNetwork(let wait, let error):
-                progressReporter.stop(finishing: false)
-                publishEvent(.waitingForNetwork(after: error))
-                waitForNetwork(wait, after: error)
+            case .waitForNetwork(let wait, let error): beginNetworkWait(wait, after: error)
             case .becomeQueued: becomeQueued()
             case .becomePaused(let savingIntent): becomePaused(savingIntent: savingIntent)
             case .becomeFailed(let error): becomeFailed(error)
@@ -113,6 +110,17 @@ extension Download {
             case .becomePaused(let savingIntent): becomePaused(savingIntent: savingIntent)
             case .becomeFailed(let error): becomeFailed(error)
             case .becomeCancelled(let keepingPartialData): becomeCancelled(keepingPartialData: keepingPartialData)
+            case .waitForNetwork(let wait, let error): beginNetworkWait(wait, after: error)
+            }
+        }
+    }
+
+    func handle(_ action: Machine.NetworkRefusedAction) {
+        transitioned {
+            switch action {
+            case .none: break
+            case .stopAttempt(_, let handle): handle?.stop(keepingResumeData: true)
+            case .waitForNetwork(let wait, let error): beginNetworkWait(wait, after: error)
             }
         }
     }
@@ -184,6 +192,12 @@ extension Download {
         }
         progressReporter.stop(finishing: false)
         publishEvent(.paused)
+    }
+
+    private func beginNetworkWait(_ wait: Int, after error: DownloadError) {
+        progressReporter.stop(finishing: false)
+        publishEvent(.waitingForNetwork(after: error))
+        waitForNetwork(wait, after: error)
     }
 
     private func scheduleRetry(_ retry: Int, after delay: Duration, error: DownloadError) {

@@ -8,6 +8,9 @@ extension Download {
         /// Preempted (the limits shrank): back to the queue.
         case requeue
         case cancel(keepingPartialData: Bool)
+        /// Stopped for its network access, which forbids the network there is (the error says
+        /// which policy): wait for an allowed network.
+        case waitForNetwork(DownloadError)
     }
 
     /// How the download recovers from a failed request, decided before the machine takes the
@@ -67,6 +70,17 @@ extension Download.StateMachine {
         /// Stop request `attempt` (`handle`); keep what the system can resume from if
         /// `keepingPartialData`.
         case stopAttempt(Int, keepingPartialData: Bool, handle: AttemptHandle? = nil)
+    }
+
+    enum NetworkRefusedAction: Sendable {
+        case none
+        /// Stop request `attempt` (`handle`), keeping what the system can resume from; its end
+        /// makes the download wait for the network.
+        case stopAttempt(Int, handle: AttemptHandle? = nil)
+        /// Wait for the network, at most as long as the settings say (give the wait to
+        /// ``timerStarted(_:forNetworkWait:)``), then give `wait` to
+        /// ``networkWaitEnded(_:isNetworkBack:timeout:)``.
+        case waitForNetwork(Int, error: DownloadError)
     }
 
     enum ShutDownAction: Sendable {
@@ -133,6 +147,7 @@ extension Download.StateMachine {
         case becomePaused(savingIntent: Bool)
         case becomeFailed(DownloadError)
         case becomeCancelled(keepingPartialData: Bool)
+        case waitForNetwork(Int, error: DownloadError)
     }
 
     enum RetryTimerFiredAction: Equatable, Sendable {
@@ -157,6 +172,7 @@ extension Download.StateMachine {
 extension Download.StateMachine.PauseAction: Equatable where AttemptHandle: Equatable, Wait: Equatable {}
 extension Download.StateMachine.ResumeAction: Equatable where Wait: Equatable {}
 extension Download.StateMachine.PreemptAction: Equatable where AttemptHandle: Equatable {}
+extension Download.StateMachine.NetworkRefusedAction: Equatable where AttemptHandle: Equatable {}
 extension Download.StateMachine.CancelAction: Equatable where AttemptHandle: Equatable, Wait: Equatable {}
 extension Download.StateMachine.ShutDownAction: Equatable where AttemptHandle: Equatable, Wait: Equatable {}
 extension Download.StateMachine.URLChangedAction: Equatable where AttemptHandle: Equatable {}

@@ -156,7 +156,8 @@ extension Download {
             case .running(let attempt, let handle):
                 state = .stopping(attempt: attempt, then: .pause, handle: handle)
                 return .stopAttempt(attempt, handle: handle)
-            case .stopping(let attempt, .resume, let handle), .stopping(let attempt, .requeue, let handle):
+            case .stopping(let attempt, .resume, let handle), .stopping(let attempt, .requeue, let handle),
+                .stopping(let attempt, .waitForNetwork, let handle):
                 state = .stopping(attempt: attempt, then: .pause, handle: handle)
                 return .none
             case .stopping, .paused, .finalizing, .failed, .completed, .cancelled:
@@ -199,11 +200,27 @@ extension Download {
             case .stopping(let attempt, .resume, let handle):
                 state = .stopping(attempt: attempt, then: .requeue, handle: handle)
                 return .none
-            case .stopping(_, .pause, _), .stopping(_, .requeue, _), .stopping(_, .cancel, _):
+            case .stopping(_, .pause, _), .stopping(_, .requeue, _), .stopping(_, .cancel, _),
+                .stopping(_, .waitForNetwork, _):
                 // Stopping for a reason of its own already, which gives the slot back too.
                 return .none
             case .queued, .paused, .waitingToRetry, .waitingForNetwork, .finalizing, .failed, .completed, .cancelled:
                 // No slot to give back (a finalizing download gave its own back when its transfer ended).
+                return .none
+            }
+        }
+
+        /// The download's network access forbids the network there is (`error` says which policy):
+        /// a download given a slot, or running, waits for an allowed network instead, without
+        /// spending a retry, and continues from its bytes.
+        mutating func networkRefused(_ error: DownloadError) -> NetworkRefusedAction {
+            switch state {
+            case .queued:
+                return .waitForNetwork(beginNetworkWait(after: error), error: error)
+            case .running(let attempt, let handle), .stopping(let attempt, .resume, let handle):
+                state = .stopping(attempt: attempt, then: .waitForNetwork(error), handle: handle)
+                return .stopAttempt(attempt, handle: handle)
+            case .stopping, .paused, .waitingToRetry, .waitingForNetwork, .finalizing, .failed, .completed, .cancelled:
                 return .none
             }
         }
@@ -352,9 +369,7 @@ extension Download {
                     automaticAttempts = 0
                     return waitToRetry(after: .zero, error: error)
                 case .waitForNetwork:
-                    lastNetworkWait &+= 1
-                    state = .waitingForNetwork(wait: Int(lastNetworkWait), error: error, timer: nil)
-                    return .waitForNetwork(Int(lastNetworkWait), error: error)
+                    return .waitForNetwork(beginNetworkWait(after: error), error: error)
                 }
             }
         }
@@ -383,6 +398,8 @@ extension Download {
             case (.requeue, _):
                 state = .queued
                 return .becomeQueued
+            case (.waitForNetwork(let error), _):
+                return .waitForNetwork(beginNetworkWait(after: error), error: error)
             case (.resume, .restart):
                 return .startAttempt(nextAttempt(), .restart)
             case (.resume, _):
@@ -423,6 +440,8 @@ extension Download {
             case .stopping(attempt, .requeue, _):
                 state = .queued
                 return .becomeQueued
+            case .stopping(attempt, .waitForNetwork(let error), _):
+                return .waitForNetwork(beginNetworkWait(after: error), error: error)
             case .stopping(attempt, .resume, _):
                 return .startAttempt(nextAttempt(), .first)
             case .running, .stopping:
@@ -493,6 +512,13 @@ extension Download {
             }
             automaticAttempts += 1
             return .success(nextAttempt())
+        }
+
+        /// Waits for the network after `error`: returns the wait's number.
+        private mutating func beginNetworkWait(after error: DownloadError) -> Int {
+            lastNetworkWait &+= 1
+            state = .waitingForNetwork(wait: Int(lastNetworkWait), error: error, timer: nil)
+            return Int(lastNetworkWait)
         }
 
         /// Runs the next request: returns its number.

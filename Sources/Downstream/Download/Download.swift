@@ -343,6 +343,6 @@ public actor Download {
     /// Starts the download if it is queued (its manager's scheduler gave it a slot).
     func start() async {
         await engines.waitUntilReady()
-        handle(machine.start())
+        startOrWaitForNetwork()
     }
 }

@@ -22,6 +22,8 @@ struct EngineSettings: Sendable {
     var minimumSegmentSize: Int64 = 4 << 20
     /// The transport's limit of connections to one host: a file never uses more.
     var connectionsPerHost = 6
+    /// The manager's network access, under each request's own.
+    var networkAccess = NetworkAccessPolicy(NetworkAccess())
 
     /// What a failed request leads to (for an attempt and for a segment alike).
     var failureRecovery: FailureRecovery {
@@ -79,7 +81,7 @@ struct AttemptTarget: Sendable {
         var urlRequest = request.urlRequest
         urlRequest.url = url
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        request.networkAccess.apply(to: &urlRequest)
+        settings.networkAccess.effective(for: request.networkAccess).apply(to: &urlRequest)
         for (name, value) in adapted {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }

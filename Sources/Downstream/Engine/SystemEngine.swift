@@ -59,7 +59,7 @@ struct SystemEngine: AttemptEngine {
         }
         let firstByte = handoff?.record.firstByte ?? 0
         let options = SystemTaskOptions(
-            networkAccess: request.networkAccess,
+            networkAccess: target.settings.networkAccess.effective(for: request.networkAccess),
             earliestBeginDate: resumeData == nil && handoff == nil ? request.earliestBeginDate : nil,
             expectedByteCount: request.expectedByteCount.map { max(0, $0 - firstByte) })
         let transferTarget = Self.transferTarget(of: target, handoff: handoff?.record) { transfer in

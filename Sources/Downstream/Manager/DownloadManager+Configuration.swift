@@ -141,8 +141,27 @@ extension DownloadManager.Configuration {
         public static let defaultUserAgent = "Downstream/\(downstreamVersion)"
         /// Which library puts ranged requests on the wire. Default: ``TransportChoice/automatic``.
         public var transport = TransportChoice.automatic
-        /// Whether requests may use cellular networks (Apple platforms). Default: true.
-        public var allowsCellularAccess = true
+        /// Which networks downloads may use, unless their request says otherwise
+        /// (``DownloadRequest/networkAccess``): each setting that is nil allows its networks.
+        /// Changed while downloads run with ``DownloadManager/setNetworkAccess(_:)``; not kept
+        /// across launches, so give the app's setting (a "Wi-Fi only" switch) here at each launch.
+        /// Default: every network.
+        ///
+        /// The system keeps requests off the networks forbidden (Apple platforms); where the
+        /// manager's ``DownloadManager/Configuration-swift.struct/Connectivity-swift.struct/monitor``
+        /// knows the kind of the network (the system's does on Apple platforms), a download does
+        /// not start on a forbidden network, and a running one stops when a change forbids its
+        /// network: it waits for an allowed one (``DownloadState/waitingForNetwork``) and continues
+        /// from its bytes. A background session's own settings
+        /// (``DownloadManager/Configuration-swift.struct/Background-swift.struct``) bound its
+        /// downloads further.
+        public var access = NetworkAccess()
+        /// Whether requests may use cellular networks (Apple platforms): the same as
+        /// ``access``'s ``NetworkAccess/allowsCellular`` (false when it is false). Default: true.
+        public var allowsCellularAccess: Bool {
+            get { access.allowsCellular != false }
+            set { access.allowsCellular = newValue ? nil : false }
+        }
         /// The most bytes one request asks for: a larger file comes in ranges of this size, one
         /// request after the other on the same connection. 0 asks for the whole file at once.
         /// Default: nil, automatic: ranges of 64 MiB on Linux's URLSession, one request on libcurl

@@ -34,7 +34,8 @@ extension DownloadManager.Configuration {
             networkMonitor: connectivity.monitor ?? ProbingNetworkMonitor.system(clock: clock), clock: clock,
             connectionsPerFile: max(1, network.maximumConnectionsPerFile),
             minimumSegmentSize: max(1, network.minimumSegmentSize),
-            connectionsPerHost: max(1, network.maximumConnectionsPerHost))
+            connectionsPerHost: max(1, network.maximumConnectionsPerHost),
+            networkAccess: NetworkAccessPolicy(network.access))
         var settings = Download.Settings(
             progressInterval: progress.interval, engine: engine, authentication: authentication,
             urlRefresh: urlRefresh, maximumNetworkWait: connectivity.maximumWait,
@@ -91,7 +92,9 @@ extension DownloadManager.Configuration {
         let configuration = URLSessionConfiguration.default
         applySessionSettings(to: configuration)
         configuration.timeoutIntervalForRequest = max(1, network.requestTimeout.inSeconds.rounded(.up))
-        configuration.allowsCellularAccess = network.allowsCellularAccess
+        // Every request carries the manager's network access (which may change while it runs)
+        // under its own: the session allows every network.
+        configuration.allowsCellularAccess = true
         return configuration
     }
 

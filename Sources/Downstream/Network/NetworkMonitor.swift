@@ -32,11 +32,25 @@ public protocol NetworkMonitor: Sendable {
     /// cancelled: the download then waits until the manager's longest network wait, or until it
     /// is resumed.
     func waitUntilReachable(_ url: URL, despite policy: NetworkUnavailableReason) async
+
+    /// Whether requests to `url` would go out now on a network that `policy` forbids (a cellular
+    /// network for ``NetworkUnavailableReason/cellular``…): nil when the monitor does not know
+    /// the kinds of networks, false when there is no network at all. Asked when a download is to
+    /// start and when the manager's network access changes
+    /// (``DownloadManager/setNetworkAccess(_:)``), so that a download waits for a network its
+    /// policy allows rather than use this one; must return at once, without network traffic. The
+    /// default says nil: the system's own checks of a request's policy (Apple platforms) then
+    /// decide alone.
+    func isForbidden(_ url: URL, by policy: NetworkUnavailableReason) -> Bool?
 }
 
 extension NetworkMonitor {
     public func isReachable(_ url: URL, despite policy: NetworkUnavailableReason) -> Bool {
         false
+    }
+
+    public func isForbidden(_ url: URL, by policy: NetworkUnavailableReason) -> Bool? {
+        nil
     }
 
     public func waitUntilReachable(_ url: URL, despite policy: NetworkUnavailableReason) async {

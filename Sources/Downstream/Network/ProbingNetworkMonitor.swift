@@ -33,6 +33,12 @@ final class ProbingNetworkMonitor: NetworkMonitor {
         probe(url, policy)
     }
 
+    /// The probe knows the kinds of networks: a network that is there but not despite `policy` is
+    /// one `policy` forbids. (Linux's system probe does not tell them apart: it forbids none.)
+    func isForbidden(_ url: URL, by policy: NetworkUnavailableReason) -> Bool? {
+        probe(url, nil) && !probe(url, policy)
+    }
+
     /// The network may have changed: probe now.
     func networkChanged() {
         changes.notify()

@@ -100,9 +100,12 @@ struct SystemSchedulingTests {
         let clock = ManualClock()
         let allowed = Locked(false)
         // Any network is there; only the policy's is missing.
-        let monitor = ProbingNetworkMonitor(clock: clock) { [allowed] _, policy in
+        let probing = ProbingNetworkMonitor(clock: clock) { [allowed] _, policy in
             policy == nil || allowed.value
         }
+        // The system's refusal is what makes the download wait: a monitor that cannot tell the
+        // network's kind before a request (one that knows would keep the task from starting).
+        let monitor = KindBlindMonitor(base: probing)
         try await withFixture(startsManager: false) { fixture in
             let replay = BackgroundSessionReplay()
             let manager = try makeManager(fixture, replay: replay) {
@@ -124,7 +127,7 @@ struct SystemSchedulingTests {
             #expect(replay.startedTasks.count == 1)
 
             allowed.withLock { $0 = true }
-            monitor.networkChanged()
+            probing.networkChanged()
             let next = try #require(await replay.startedTask(1))
             try replay.finish(next, body: body)
             let file = try await download.fileURL
@@ -188,5 +191,21 @@ struct SystemSchedulingTests {
             #expect(calls.value == 1)
             await manager.invalidate()
         }
+    }
+}
+
+/// A monitor that knows whether a network is there and, after a refusal, whether one a policy
+/// allows is, but not the kind of the network before a request (``NetworkMonitor/isForbidden(_:by:)``
+/// says nil).
+private struct KindBlindMonitor: NetworkMonitor {
+    let base: ProbingNetworkMonitor
+
+    func isReachable(_ url: URL) -> Bool { base.isReachable(url) }
+    func waitUntilReachable(_ url: URL) async { await base.waitUntilReachable(url) }
+    func isReachable(_ url: URL, despite policy: NetworkUnavailableReason) -> Bool {
+        base.isReachable(url, despite: policy)
+    }
+    func waitUntilReachable(_ url: URL, despite policy: NetworkUnavailableReason) async {
+        await base.waitUntilReachable(url, despite: policy)
     }
 }
