@@ -30,6 +30,12 @@ extension DownloadManager {
     ///     of starting. It is stored either way.
     @discardableResult
     public func download(_ request: DownloadRequest, startsPaused: Bool = false) async -> Download {
+        await download(request, startsPaused: startsPaused, inGroup: 0)
+    }
+
+    /// Downloads what `request` describes, in group `group` (0: none) of the scheduler's; see
+    /// ``download(_:startsPaused:)``.
+    func download(_ request: DownloadRequest, startsPaused: Bool, inGroup group: Int) async -> Download {
         // Parsed once: a request may keep its URL as text (see ``DownloadRequest/init(url:to:)``).
         let url = request.url
         var requestError =
@@ -64,6 +70,10 @@ extension DownloadManager {
             if let url, existing.request.url == url || existing.url == url {
                 if request.checks.isEmpty || existing.acceptsChecks {
                     existing.addChecks(request.checks)
+                    if group != 0, !scheduler.isQueued(existing.id), !scheduler.isRunning(existing.id) {
+                        // Not in the queue: it joins the group when it queues again.
+                        groupScheduling.add(existing.id, to: group)
+                    }
                     if !startsPaused { await existing.resume() }
                     return existing
                 }
@@ -101,6 +111,9 @@ extension DownloadManager {
             systemRouter?.register(download)
         }
         observe(download)
+        if group != 0 {
+            groupScheduling.add(id, to: group)
+        }
         ordered.append(download)
         byID[download.id] = download
         if requestError == nil {
@@ -116,17 +129,6 @@ extension DownloadManager {
             start(granted.filter { $0 != download.id })
         }
         return download
-    }
-
-    /// Downloads what each of `requests` describes, as one group: one progress, one wait, one
-    /// cancel (see ``DownloadGroup``).
-    public func downloadGroup(_ requests: [DownloadRequest]) async -> DownloadGroup {
-        var downloads: [Download] = []
-        for request in requests {
-            downloads.append(await download(request))
-        }
-        return DownloadGroup(
-            downloads: downloads, observer: observer, progressInterval: configuration.progress.interval)
     }
 
     /// Downloads `url` to `destination` and returns the file, tied to the calling task.

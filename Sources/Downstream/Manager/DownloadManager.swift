@@ -53,6 +53,8 @@ public actor DownloadManager {
     /// The path of the latest request's destination, kept for the next request's.
     var lastDestinationPath = LastPath()
     var scheduler: Scheduler<Download.ID>
+    /// The groups' limits and priorities, and which group each download is in.
+    var groupScheduling = GroupScheduling()
     var isInvalidated = false
     /// How downloads tell the manager that they want a slot or gave theirs up.
     private let schedulingLink = SchedulingLink()
@@ -261,24 +263,29 @@ public actor DownloadManager {
     ) -> [Download.ID] {
         let id = download.id
         guard byID[id] === download else { return [] }
+        let group = groupScheduling.group(of: id)
+        let rank = groupScheduling.schedulerPriority(priority, inGroup: group)
         var granted: [Download.ID] = []
         switch need {
         case .waiting:
             // A download given a slot whose start is under way runs already, for the scheduler.
             if !scheduler.isQueued(id), !scheduler.isRunning(id) {
-                granted += scheduler.enqueue(id, host: host ?? Self.host(of: download), priority: priority.value)
+                granted += scheduler.enqueue(id, host: host ?? Self.host(of: download), priority: rank, group: group)
             }
         case .holding:
             // A download stopping because the limits shrank is queued already; one running
             // without a slot (a system task adopted after a relaunch) is counted.
             if !scheduler.isQueued(id), !scheduler.isRunning(id) {
-                scheduler.admit(id, host: host ?? Self.host(of: download), priority: priority.value)
+                scheduler.admit(id, host: host ?? Self.host(of: download), priority: rank, group: group)
             }
         case .none:
             granted += scheduler.remove(id)
+            if group != 0, download.state == .completed || download.state == .cancelled {
+                groupScheduling.remove(id)
+            }
         }
-        if let current = scheduler.priority(of: id), current != priority.value {
-            granted += scheduler.setPriority(id, to: priority.value)
+        if let current = scheduler.priority(of: id), current != rank {
+            granted += scheduler.setPriority(id, to: rank)
         }
         return granted
     }

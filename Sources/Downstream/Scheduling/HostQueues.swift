@@ -1,10 +1,11 @@
 /// The queued downloads of every host: a binary min-heap per host, and one index of where each
 /// queued download is (its host's heap and its place in it), so that a queued download is found,
-/// re-ranked and removed in O(log n).
+/// re-ranked and removed in O(log n). A host is whatever the scheduler queues by: for the manager's,
+/// a ``SchedulerLane`` (a host's downloads outside any group, or one group's downloads on a host).
 ///
 /// One dictionary entry per queued download, of 24 bytes: an app may queue 100,000 downloads,
 /// and at that size a dictionary holds two to three slots per entry.
-struct HostQueues<ID: Hashable> {
+struct HostQueues<ID: Hashable, Host: Hashable> {
     typealias Rank = SchedulerRank
 
     private struct Place {
@@ -13,25 +14,25 @@ struct HostQueues<ID: Hashable> {
     }
 
     private struct Queue {
-        var host: String
+        var host: Host
         var heap: [(id: ID, rank: Rank)] = []
     }
 
     /// By number; the number of a queue that emptied is given to the next new host.
     private var queues: [Queue] = []
-    private var numbers: [String: Int32] = [:]
+    private var numbers: [Host: Int32] = [:]
     private var freeNumbers: [Int32] = []
     private var places: [ID: Place] = [:]
 
     var count: Int { places.count }
 
     /// The hosts with queued downloads.
-    var hosts: Dictionary<String, Int32>.Keys { numbers.keys }
+    var hosts: Dictionary<Host, Int32>.Keys { numbers.keys }
 
     func contains(_ id: ID) -> Bool { places[id] != nil }
 
     /// The host `id` is queued for.
-    func host(of id: ID) -> String? {
+    func host(of id: ID) -> Host? {
         places[id].map { queues[Int($0.queue)].host }
     }
 
@@ -40,12 +41,12 @@ struct HostQueues<ID: Hashable> {
     }
 
     /// The rank of the first download queued for `host`.
-    func firstRank(on host: String) -> Rank? {
+    func firstRank(on host: Host) -> Rank? {
         numbers[host].flatMap { queues[Int($0)].heap.first?.rank }
     }
 
     /// Queues `id` for `host`, or re-ranks it if it is queued.
-    mutating func update(_ id: ID, host: String, rank: Rank) {
+    mutating func update(_ id: ID, host: Host, rank: Rank) {
         if let place = places[id] {
             queues[Int(place.queue)].heap[Int(place.position)].rank = rank
             restore(queue: place.queue, from: Int(place.position))
@@ -60,7 +61,7 @@ struct HostQueues<ID: Hashable> {
 
     /// Takes `id` out of its queue; returns its host.
     @discardableResult
-    mutating func remove(_ id: ID) -> String? {
+    mutating func remove(_ id: ID) -> Host? {
         guard let place = places.removeValue(forKey: id) else { return nil }
         let queue = Int(place.queue)
         let position = Int(place.position)
@@ -75,7 +76,7 @@ struct HostQueues<ID: Hashable> {
         if queues[queue].heap.isEmpty {
             numbers[host] = nil
             freeNumbers.append(place.queue)
-            queues[queue] = Queue(host: "")
+            queues[queue].heap = []
         } else if position < queues[queue].heap.count {
             restore(queue: place.queue, from: position)
         }
@@ -83,13 +84,13 @@ struct HostQueues<ID: Hashable> {
     }
 
     /// Takes the first download queued for `host` out of its queue.
-    mutating func popFirst(on host: String) -> (id: ID, rank: Rank)? {
+    mutating func popFirst(on host: Host) -> (id: ID, rank: Rank)? {
         guard let queue = numbers[host], let first = queues[Int(queue)].heap.first else { return nil }
         remove(first.id)
         return first
     }
 
-    private mutating func number(for host: String) -> Int32 {
+    private mutating func number(for host: Host) -> Int32 {
         if let number = numbers[host] { return number }
         let number: Int32
         if let free = freeNumbers.popLast() {

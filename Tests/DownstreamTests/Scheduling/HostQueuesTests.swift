@@ -8,7 +8,7 @@ import Testing
     }
 
     @Test func eachHostGivesItsDownloadsInRankOrder() {
-        var queues = HostQueues<Int>()
+        var queues = HostQueues<Int, String>()
         queues.update(1, host: "a", rank: rank(0, 1))
         queues.update(2, host: "b", rank: rank(0, 2))
         queues.update(3, host: "a", rank: rank(5, 3))
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func reRanksAndRemovesByID() {
-        var queues = HostQueues<Int>()
+        var queues = HostQueues<Int, String>()
         for id in 1...5 { queues.update(id, host: "h", rank: rank(0, UInt64(id))) }
         queues.update(5, host: "h", rank: rank(1, 5))
         #expect(queues.firstRank(on: "h") == rank(1, 5))
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func aHostWhoseQueueEmptiedGetsANewOne() {
-        var queues = HostQueues<Int>()
+        var queues = HostQueues<Int, String>()
         queues.update(1, host: "a", rank: rank(0, 1))
         queues.update(2, host: "b", rank: rank(0, 2))
         queues.remove(1)
@@ -52,7 +52,7 @@ import Testing
 
     /// Random operations on many hosts, against a reference sorted by brute force.
     @Test func randomOperationsMatchAReference() {
-        var queues = HostQueues<Int>()
+        var queues = HostQueues<Int, String>()
         var reference: [Int: (host: String, rank: SchedulerRank)] = [:]
         var random = SplitMix64(seed: 42)
         var sequence: UInt64 = 0
