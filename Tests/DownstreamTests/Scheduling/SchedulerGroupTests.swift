@@ -49,7 +49,7 @@ import Testing
     /// no download waits while every limit it is under has room (nothing starves).
     @Test(arguments: [1, 2, 3, 4, 5])
     func theLimitsHoldTogetherAndNothingWaitsWithRoomToRun(seed: UInt64) {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         let hosts = ["a", "b", "c"]
         var limits = Limits(overall: 6, perHost: 3)
         var groupLimits: [Int: Int] = [1: 2, 2: 4]
@@ -130,22 +130,5 @@ import Testing
         #expect(groups.schedulerPriority(.low, inGroup: high) > groups.schedulerPriority(.normal, inGroup: 0))
         #expect(groups.schedulerPriority(.high, inGroup: low) < groups.schedulerPriority(.normal, inGroup: 0))
         #expect(groups.schedulerPriority(.high, inGroup: 0) == groups.schedulerPriority(.high, inGroup: plain))
-    }
-}
-
-/// A small seeded generator, so that a failure can be replayed.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
