@@ -124,7 +124,9 @@ struct DownloadEngines: Sendable {
             kind: attempt.kind, url: attempt.url, record: resume,
             hasSystemResumeData: target.recordFile.hasSystemResumeData,
             fileLength: needsLength ? POSIXFile.length(atPath: target.partialPath) ?? 0 : 0,
-            systemSession: session.flatMap { systemUse.ability(supportsResumeData: $0.supportsResumeData) },
+            systemSession: session.flatMap {
+                systemUse.ability(for: target.downloadID, supportsResumeData: $0.supportsResumeData)
+            },
             connections: connections, minimumSegmentSize: minimumSegmentSize, rangesRefused: attempt.rangesRefused)
     }
 

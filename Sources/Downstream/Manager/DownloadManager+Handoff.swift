@@ -40,6 +40,8 @@ extension DownloadManager {
     /// ``Configuration-swift.struct/Background-swift.struct/Mode-swift.struct/handoff`` mode, each
     /// download running on the ranged engine stops its request, and continues from its bytes on
     /// disk as a task of the background session; downloads that start from now on are such tasks.
+    /// Downloads the system keeps running (continued processing, see
+    /// <doc:BackgroundDownloads#Continued-processing>) stay on the ranged engine until it ends.
     /// Otherwise it does nothing.
     ///
     /// On iOS, tvOS and visionOS the manager follows UIKit's notifications
@@ -49,7 +51,7 @@ extension DownloadManager {
         guard let use = engines.system != nil ? engines.systemUse : nil, use.isInForeground else { return }
         use.isInForeground = false
         guard use.policy == .handoff else { return }
-        for id in scheduler.runningIDs {
+        for id in scheduler.runningIDs where !use.isKeptInFront(id) {
             guard let download = byID[id] else { continue }
             Task { await download.handOff() }
         }

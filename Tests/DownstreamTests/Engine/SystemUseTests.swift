@@ -8,11 +8,14 @@ import Testing
 
     /// The engine of a first attempt with `bytes` on disk (a resumable record with a validator),
     /// for a manager whose session the policy allows or not.
-    func engine(_ policy: SystemUse.Policy, isInForeground: Bool, bytes: Int64) -> EngineChoice {
+    func engine(
+        _ policy: SystemUse.Policy, isInForeground: Bool, isKeptInFront: Bool = false, bytes: Int64
+    ) -> EngineChoice {
         var record = ResumeRecord(url: Self.url)
         record.validator = Validator(etag: "\"v1\"")
         record.expectedLength = 1_000_000
-        let ability = SystemUse.ability(policy: policy, isInForeground: isInForeground, supportsResumeData: true)
+        let ability = SystemUse.ability(
+            policy: policy, isInForeground: isInForeground, isKeptInFront: isKeptInFront, supportsResumeData: true)
         return EngineChoice.choose(
             EngineChoice.Facts(kind: .first, url: Self.url, record: record, fileLength: bytes, systemSession: ability))
     }
@@ -44,5 +47,25 @@ import Testing
             kind: .continuation, url: Self.url, record: ResumeRecord(url: Self.url), fileLength: 300_000,
             systemSession: ability)
         #expect(EngineChoice.choose(facts) == .ranged)
+    }
+
+    @Test func aDownloadKeptInFrontRunsOnTheRangedEngineBehindTheApp() {
+        #expect(engine(.handoff, isInForeground: false, isKeptInFront: true, bytes: 0) == .ranged)
+        #expect(engine(.handoff, isInForeground: false, isKeptInFront: true, bytes: 300_000) == .ranged)
+        // Background only: kept or not, a system task.
+        #expect(engine(.always, isInForeground: false, isKeptInFront: true, bytes: 0) == .system)
+    }
+
+    @Test func keepingsOverlapPerDownload() {
+        let use = SystemUse(policy: .handoff, isInForeground: false)
+        let (a, b) = (DownloadID(), DownloadID())
+        use.keepInFront([a, b])
+        use.keepInFront([a])
+        #expect(use.ability(for: a, supportsResumeData: true) == nil)
+        #expect(use.stopKeepingInFront([a, b]) == [b])
+        #expect(use.isKeptInFront(a) && !use.isKeptInFront(b))
+        #expect(use.ability(for: b, supportsResumeData: true)?.continuesBytesOnDisk == true)
+        #expect(use.stopKeepingInFront([a]) == [a])
+        #expect(!use.isKeptInFront(a))
     }
 }
