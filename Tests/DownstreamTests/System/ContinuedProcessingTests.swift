@@ -144,4 +144,20 @@ struct ContinuedProcessingTests {
             #expect(fixture.server.requests("/ended/file.bin").count == 1)
         }
     }
+
+    @Test func expiryInFrontMovesNothing() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let replay = BackgroundSessionReplay()
+            let manager = try makeManager(fixture, replay: replay)
+            let body = Body.pattern(count: Self.length, seed: 456)
+            let (_, kept) = await startHeld(fixture, manager: manager, path: "/front/file.bin", body: body)
+            let keeping = await manager.beginKeepingInFront([kept])
+            // The app came back before the system's time ran out: the download stays where it is.
+            #expect(await manager.endKeepingInFront(keeping, expired: true))
+            fixture.server.release("/front/file.bin")
+            try body.expectMatches(try await kept.fileURL)
+            #expect(replay.startedTasks.isEmpty)
+            #expect(fixture.server.requests("/front/file.bin").count == 1)
+        }
+    }
 }
