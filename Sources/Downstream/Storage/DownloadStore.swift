@@ -76,8 +76,8 @@ final class DownloadStore: Sendable {
     ///     time (see ``StoreClaims``).
     ///   - synchronizes: whether each write of a record is on the disk (`fsync`) before it returns.
     ///   - journals: false to keep every record in a file of its own (a benchmark's baseline).
-    ///   - duringWrite: called in the middle of every update of a record, between writing the first
-    ///     and the second half of its slot: a test seam for kills that tear a write.
+    ///   - duringWrite: called in the middle of every update of a record, between writing its slot's
+    ///     header up to the sequence number and the rest: a test seam for kills that tear a write.
     init(
         identifier: String, directory: URL, relocatableDirectories: [String: URL] = [:], home: String? = nil,
         partialsDirectory: URL? = nil, sharedByProcesses: Bool = false, synchronizes: Bool = false,
@@ -208,10 +208,13 @@ final class DownloadStore: Sendable {
         defer { POSIXFile.close(descriptor) }
         let slot = RecordSlots.slot(payload, at: next)
         if let duringWrite {
-            let half = slot.count / 2
-            try writeAll(Array(slot[..<half]), to: descriptor, at: next.offset, path: path, synchronizing: false)
+            // Cut after the new sequence number: the copy being replaced is broken whatever the
+            // payloads. (Cut in the payload, the unwritten part can equal the old copy's bytes there
+            // — a record's history, last in its JSON, rarely changes — and the slot reads whole.)
+            let cut = RecordSlots.sequenceEnd
+            try writeAll(Array(slot[..<cut]), to: descriptor, at: next.offset, path: path, synchronizing: false)
             duringWrite()
-            try writeAll(Array(slot[half...]), to: descriptor, at: next.offset + half, path: path)
+            try writeAll(Array(slot[cut...]), to: descriptor, at: next.offset + cut, path: path)
         } else {
             try writeAll(slot, to: descriptor, at: next.offset, path: path)
         }

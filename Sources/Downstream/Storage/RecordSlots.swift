@@ -13,6 +13,8 @@ import Foundation
 /// payload's length (`UInt32`), and the CRC-32 of the 20 bytes before it and of the payload.
 enum RecordSlots {
     static let headerSize = 24
+    /// Where a slot's sequence number ends: magic, version, slot size, then the sequence.
+    static let sequenceEnd = 16
     static let formatVersion: UInt8 = 1
     private static let magic: [UInt8] = [0x44, 0x53, 0x52]  // "DSR"
     /// Two slots of the smallest size fill one 4 KiB block.
