@@ -145,8 +145,8 @@ extension DownloadManager {
     }
 
     /// A continued processing task, passed to the tasks that feed and complete it.
-    // @unchecked: BGTask's properties are atomic, setTaskCompleted is thread-safe, and so is Progress.
     @available(iOS 26, *)
+    // @unchecked: BGTask's properties are atomic, setTaskCompleted is thread-safe, and so is Progress.
     private struct ContinuedTask: @unchecked Sendable {
         let task: BGContinuedProcessingTask
 
