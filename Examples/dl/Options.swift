@@ -112,265 +112,7 @@ struct Options: Equatable {
     private var modeOption: String?
 
     /// The options `dl` knows, in the order `--help` shows them.
-    static let table: [OptionSpec<Options>] = [
-        OptionSpec(
-            names: ["-i", "--input-file"], action: .value("FILE") { $0.inputFiles.append($1) }, section: "Input",
-            help: "read URLs from FILE, one a line ('-' for standard input); blank lines and lines"
-                + " starting with '#' are skipped; indented lines after a URL set its options:"
-                + " 'out=NAME', 'checksum=sha-256=HEX' (or sha-512, sha-384, sha-1, md5), 'mirror=URL'"),
-        OptionSpec(
-            names: ["-o", "--output"], action: .value("PATH") { $0.output = $1 }, section: "Files",
-            help: "with one URL, save it as the file PATH (curl's and aria2's -o), unless PATH is a folder"
-                + " (it exists, or ends with '/'); with several URLs or -i, save them in the folder PATH"),
-        OptionSpec(
-            names: ["-d", "--dir", "--output-dir"], action: .value("DIR") { $0.outputDirectory = $1 },
-            section: "Files", help: "save files in DIR (default: the current directory), named after their URLs"),
-        OptionSpec(
-            names: ["-P", "--directory-prefix"], action: .value("DIR") { $0.outputDirectory = $1 },
-            section: "Files", help: "the same as --dir (wget's name)"),
-        OptionSpec(
-            names: ["-O", "--output-document"],
-            action: .value("FILE") { options, value throws(UsageError) in
-                // curl's -O takes no value: it saves under the URL's name. A URL here is that habit.
-                if (try? Entry.url(value)) != nil {
-                    options.urls.append(value)
-                } else {
-                    options.outputDocument = value
-                }
-            },
-            section: "Files",
-            help: "save the one URL as FILE (wget's -O; relative to --dir when both are given); - writes it"
-                + " to standard output once it is complete and checked (kept in dl's store until then, so the"
-                + " same command continues it); followed by a URL, curl's -O: save it under its own name"),
-        OptionSpec(
-            names: ["--content-disposition"], action: .flag { $0.usesServerNames = true }, section: "Files",
-            help: "name each file as the server's Content-Disposition says (made safe: no folders, no hidden"
-                + " or reserved names), else after its URL; -O and out= names stay"),
-        OptionSpec(
-            names: ["-c", "--continue"], action: .flag { _ in }, section: "Files",
-            help: "continue partial downloads from the bytes kept (always on: accepted for habit)"),
-        OptionSpec(
-            names: ["-C", "--continue-at"],
-            action: .value("-") { _, value throws(UsageError) in
-                guard value == "-" else {
-                    throw .invalidValue(
-                        option: "-C", value: value, expected: "'-' (dl always continues from the bytes it kept)")
-                }
-            },
-            section: "Files", help: "curl's '-C -': continue from the bytes kept (always on: accepted for habit)"),
-        OptionSpec(
-            names: ["-nc", "--no-clobber"],
-            action: .flag { options throws(UsageError) in try options.setExistingFiles(.keep, by: "--no-clobber") },
-            section: "Files", help: "keep a file that exists and download nothing for it"),
-        OptionSpec(
-            names: ["-N", "--timestamping"],
-            action: .flag { options throws(UsageError) in
-                try options.setExistingFiles(.replaceIfChanged, by: "--timestamping")
-            },
-            section: "Files", help: "download a file that exists again only if it changed on the server"),
-        OptionSpec(
-            names: ["--overwrite"],
-            action: .flag { options throws(UsageError) in try options.setExistingFiles(.overwrite, by: "--overwrite") },
-            section: "Files", help: "replace a file that exists"),
-        OptionSpec(
-            names: ["--unique"],
-            action: .flag { options throws(UsageError) in try options.setExistingFiles(.unique, by: "--unique") },
-            section: "Files", help: "keep a file that exists and save the new one as 'name (1).ext'"),
-        OptionSpec(
-            names: ["-j", "--max-concurrent-downloads"],
-            action: .value("N") { options, value throws(UsageError) in
-                options.maximumConcurrentDownloads = try UsageError.positiveInteger(value, for: "-j")
-            },
-            section: "Downloads", help: "download at most N files at once (default: 4)"),
-        OptionSpec(
-            names: ["-x", "--max-connection-per-server"],
-            action: .value("N") { options, value throws(UsageError) in
-                try options.setConnections(value, by: "-x")
-            },
-            section: "Downloads",
-            help: "download each file over up to N connections at once (default: 1; at most 16): the"
-                + " rest after its first 4 MiB is split when the server answers ranges with a validator;"
-                + " every connection takes one of the -j x N slots"),
-        OptionSpec(
-            names: ["--limit-rate"],
-            action: .value("RATE") { options, value throws(UsageError) in
-                options.limitRate = try Options.rate(value, for: "--limit-rate")
-            },
-            section: "Downloads",
-            help: "receive at most RATE bytes per second, all downloads together (k: 1024, M: 1048576,"
-                + " G: 1073741824; e.g. 500k, 1.5M, 1G)"),
-        OptionSpec(
-            names: ["--compressed"], action: .flag { $0.acceptsCompressedBodies = true }, section: "Downloads",
-            help: "ask for the body compressed (gzip, deflate) and save it decoded, as curl's --compressed;"
-                + " without it, a server that compresses the body anyway is refused, before a byte is written"),
-        OptionSpec(
-            names: ["--max-filesize"],
-            action: .value("SIZE") { options, value throws(UsageError) in
-                options.maximumFileSize = Int64(try Options.rate(value, for: "--max-filesize", unit: "bytes"))
-            },
-            section: "Downloads",
-            help: "fail a file larger than SIZE bytes (k, M, G as for --limit-rate): refused before its first"
-                + " byte when its length is known, else stopped at SIZE (a decoded or chunked body)"),
-        digestOption("--sha256", .sha256, help: "the file's expected SHA-256; a mismatch fails it (one URL only)"),
-        digestOption("--sha512", .sha512, help: "the file's expected SHA-512 (one URL only)"),
-        digestOption("--sha384", .sha384, help: "the file's expected SHA-384 (one URL only)"),
-        digestOption("--sha1", .sha1, help: "the file's expected SHA-1 (one URL only)"),
-        digestOption("--md5", .md5, help: "the file's expected MD5 (one URL only)"),
-        OptionSpec(
-            names: ["--mirror"], action: .value("URL") { $0.mirrors.append($1) }, section: "Downloads",
-            help: "another URL of the same file, tried when the URL fails (repeatable; one URL only)"),
-        OptionSpec(
-            names: ["-s", "--split"],
-            action: .value("N") { options, value throws(UsageError) in
-                try options.setConnections(value, by: "-s")
-            },
-            section: "Downloads", help: "the same as -x (aria2's name)"),
-        OptionSpec(
-            names: ["-L", "--location"], action: .flag { _ in }, section: "Downloads",
-            help: "follow redirects (always on: accepted for habit)"),
-        OptionSpec(
-            names: ["-H", "--header"],
-            action: .value("'NAME: VALUE'") { options, value throws(UsageError) in
-                options.headers.append(try Header(value))
-            },
-            section: "Downloads", help: "send the header NAME: VALUE with every request (repeatable)"),
-        OptionSpec(
-            names: ["-u", "--user"],
-            action: .value("USER[:PASSWORD]") { options, value throws(UsageError) in
-                options.credentials = try Credentials(value)
-            },
-            section: "Downloads",
-            help: "answer a server that asks for credentials (401) with these, only the hosts of the"
-                + " URLs given; without :PASSWORD, dl asks for it on the terminal"),
-        OptionSpec(
-            names: ["-t", "--tries"],
-            action: .value("N") { options, value throws(UsageError) in
-                guard let tries = Int(value), tries >= 0 else {
-                    throw .invalidValue(option: "-t", value: value, expected: "a whole number, 0 for no limit")
-                }
-                options.tries = tries
-            },
-            section: "Downloads",
-            help: "try each file N times in all before it fails (0: no limit; default 4: the first and 3 more)"),
-        OptionSpec(
-            names: ["--retry-wait"],
-            action: .value("SECONDS") { options, value throws(UsageError) in
-                options.retryWait = try Options.seconds(value, for: "--retry-wait")
-            },
-            section: "Downloads",
-            help: "wait SECONDS before the first retry, twice as long before each next (default: 1)"),
-        OptionSpec(
-            names: ["-T", "--timeout"],
-            action: .value("SECONDS") { options, value throws(UsageError) in
-                options.timeout = try Options.seconds(value, for: "-T")
-            },
-            section: "Downloads", help: "give a request up when no byte comes for SECONDS (default: 60)"),
-        OptionSpec(
-            names: ["--connect-timeout"],
-            action: .value("SECONDS") { options, value throws(UsageError) in
-                options.connectionTimeout = try Options.seconds(value, for: "--connect-timeout")
-            },
-            section: "Downloads", help: "give connecting up after SECONDS (default: as -T)"),
-        OptionSpec(
-            names: ["-4", "--inet4-only"], action: .flag { $0.addressFamily = .ipv4 }, section: "Downloads",
-            help: "connect to IPv4 addresses only"),
-        OptionSpec(
-            names: ["-6", "--inet6-only"], action: .flag { $0.addressFamily = .ipv6 }, section: "Downloads",
-            help: "connect to IPv6 addresses only"),
-        OptionSpec(
-            names: ["--checksum"],
-            action: .value("TYPE=HEX") { options, value throws(UsageError) in
-                let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
-                guard parts.count == 2, let algorithm = InputFile.algorithms[parts[0].lowercased()] else {
-                    throw .invalidValue(
-                        option: "--checksum", value: value,
-                        expected: "TYPE=HEX, TYPE one of sha-512, sha-384, sha-256, sha-1, md5")
-                }
-                try options.setDigest(algorithm, parts[1], by: "--checksum")
-            },
-            section: "Downloads",
-            help:
-                "the file's expected digest, aria2's form (sha-256=HEX, sha-512=, sha-384=, sha-1=, md5=; one URL only)"
-        ),
-        OptionSpec(
-            names: ["-U", "--user-agent"], action: .value("AGENT") { $0.userAgent = $1 }, section: "Downloads",
-            help: "send AGENT as the User-Agent (default: '\(Help.userAgent)')"),
-        OptionSpec(
-            names: ["--ca-certificate", "--cacert"], action: .value("FILE") { $0.authorities.append($1) },
-            section: "Security",
-            help: "also trust the certificate authority in FILE (PEM or DER; repeatable)"),
-        OptionSpec(
-            names: ["--pinnedpubkey"],
-            action: .value("sha256//BASE64[;...]") { options, value throws(UsageError) in
-                for text in value.split(separator: ";") {
-                    guard let pin = PublicKeyPin(sha256Base64: String(text)) else {
-                        throw .invalidValue(
-                            option: "--pinnedpubkey", value: value,
-                            expected: "sha256//BASE64 of a public key's SHA-256, several separated by ;")
-                    }
-                    options.pins.append(pin)
-                }
-            },
-            section: "Security",
-            help: "accept only servers whose public key has one of these SHA-256 digests (curl's form)"),
-        OptionSpec(
-            names: ["-k", "--insecure", "--no-check-certificate"], action: .flag { $0.checksCertificates = false },
-            section: "Security",
-            help: "do not check certificates at all (a warning on every run: for a test server of your own only)"),
-        OptionSpec(
-            names: ["--certificate", "--cert"], action: .value("FILE[:PASSWORD]") { $0.clientCertificate = $1 },
-            section: "Security",
-            help: "show servers that ask this client certificate (PEM with --key, or a .p12/.pfx file with its"
-                + " password)"),
-        OptionSpec(
-            names: ["--private-key", "--key"], action: .value("FILE") { $0.clientKey = $1 }, section: "Security",
-            help: "the private key of --cert (PEM)"),
-        OptionSpec(
-            names: ["--proxy"], action: .value("URL") { $0.proxy = $1 }, section: "Security",
-            help: "go through the proxy at URL (http://, https://, socks5://, with user:password@ if it asks;"
-                + " default: the https_proxy, http_proxy and all_proxy variables)"),
-        OptionSpec(
-            names: ["--no-proxy"],
-            action: .value("HOST[,HOST...]") { options, value in
-                options.bypassedHosts += value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            },
-            section: "Security", help: "reach these hosts directly (names, .domain, or * for all)"),
-        OptionSpec(
-            names: ["-q", "--quiet"],
-            action: .flag { options throws(UsageError) in try options.setMode(.quiet, by: "--quiet") },
-            section: "Output", help: "print nothing but failures (on standard error)"),
-        OptionSpec(
-            names: ["-nv", "--no-verbose"],
-            action: .flag { options throws(UsageError) in try options.setMode(.brief, by: "--no-verbose") },
-            section: "Output", help: "print one line per file, saved or failed, and no progress (wget's -nv)"),
-        OptionSpec(
-            names: ["-v", "--verbose"],
-            action: .flag { options throws(UsageError) in try options.setMode(.verbose, by: "--verbose") },
-            section: "Output",
-            help: "print a line per event, and each request and response head on standard error"
-                + " (credentials hidden)"),
-        OptionSpec(
-            names: ["--json"],
-            action: .flag { options throws(UsageError) in try options.setMode(.json, by: "--json") },
-            section: "Output", help: "print one JSON object a line, for scripts (see the README)"),
-        OptionSpec(
-            names: ["--progress-interval"],
-            action: .value("SECONDS") { options, value throws(UsageError) in
-                guard let seconds = Double(value), seconds >= 0, seconds <= 86_400 else {
-                    throw .invalidValue(
-                        option: "--progress-interval", value: value, expected: "seconds, from 0 to 86400")
-                }
-                options.progressInterval = .milliseconds(Int64((seconds * 1000).rounded()))
-            },
-            section: "Output",
-            help: "print progress lines every SECONDS when not on a terminal (default: 5; --json: 1;"
-                + " 0: at every change)"),
-        OptionSpec(
-            names: ["-h", "--help"], action: .flag { $0.showsHelp = true }, section: "Output", help: "show this help"),
-        OptionSpec(
-            names: ["-V", "--version"], action: .flag { $0.showsVersion = true }, section: "Output",
-            help: "show dl's version"),
-    ]
+    static let table: [OptionSpec<Options>] = fileOptions + downloadOptions + securityOptions + outputOptions
 
     static let parser = ArgumentParser(table, unsupported: unsupported)
 
@@ -416,7 +158,7 @@ struct Options: Equatable {
         return Int(rate)
     }
 
-    private mutating func setConnections(_ value: String, by option: String) throws(UsageError) {
+    mutating func setConnections(_ value: String, by option: String) throws(UsageError) {
         let connections = try UsageError.positiveInteger(value, for: option)
         guard connections <= Plan.maximumConnections else {
             throw .invalidValue(
@@ -433,7 +175,7 @@ struct Options: Equatable {
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
-    private mutating func setExistingFiles(_ choice: ExistingFiles, by option: String) throws(UsageError) {
+    mutating func setExistingFiles(_ choice: ExistingFiles, by option: String) throws(UsageError) {
         if let earlier = existingFilesOption, existingFiles != choice {
             throw .other("\(earlier) and \(option) cannot be used together")
         }
@@ -441,7 +183,7 @@ struct Options: Equatable {
         existingFilesOption = option
     }
 
-    private mutating func setMode(_ choice: Mode, by option: String) throws(UsageError) {
+    mutating func setMode(_ choice: Mode, by option: String) throws(UsageError) {
         if let earlier = modeOption, mode != choice {
             throw .other("\(earlier) and \(option) cannot be used together")
         }
@@ -450,8 +192,7 @@ struct Options: Equatable {
     }
 
     /// `name HEX`: the expected digest of `algorithm`.
-    private static func digestOption(_ name: String, _ algorithm: Digest.Algorithm, help: String) -> OptionSpec<Options>
-    {
+    static func digestOption(_ name: String, _ algorithm: Digest.Algorithm, help: String) -> OptionSpec<Options> {
         OptionSpec(
             names: [name],
             action: .value("HEX") { options, value throws(UsageError) in
@@ -460,8 +201,7 @@ struct Options: Equatable {
             section: "Downloads", help: help)
     }
 
-    private mutating func setDigest(_ algorithm: Digest.Algorithm, _ hex: String, by option: String) throws(UsageError)
-    {
+    mutating func setDigest(_ algorithm: Digest.Algorithm, _ hex: String, by option: String) throws(UsageError) {
         let digest = try Digest.parse(algorithm, hex, for: option)
         if let earlier = self.digest, earlier != digest {
             throw .other("give one expected digest, not \(earlier.algorithm) and \(digest.algorithm) (\(option))")

@@ -1,0 +1,70 @@
+import Downstream
+
+extension Options {
+    /// The options of the *Input* and *Files* sections: what to download and where it goes.
+    static let fileOptions: [OptionSpec<Options>] = [
+        OptionSpec(
+            names: ["-i", "--input-file"], action: .value("FILE") { $0.inputFiles.append($1) }, section: "Input",
+            help: "read URLs from FILE, one a line ('-' for standard input); blank lines and lines"
+                + " starting with '#' are skipped; indented lines after a URL set its options:"
+                + " 'out=NAME', 'checksum=sha-256=HEX' (or sha-512, sha-384, sha-1, md5), 'mirror=URL'"),
+        OptionSpec(
+            names: ["-o", "--output"], action: .value("PATH") { $0.output = $1 }, section: "Files",
+            help: "with one URL, save it as the file PATH (curl's and aria2's -o), unless PATH is a folder"
+                + " (it exists, or ends with '/'); with several URLs or -i, save them in the folder PATH"),
+        OptionSpec(
+            names: ["-d", "--dir", "--output-dir"], action: .value("DIR") { $0.outputDirectory = $1 },
+            section: "Files", help: "save files in DIR (default: the current directory), named after their URLs"),
+        OptionSpec(
+            names: ["-P", "--directory-prefix"], action: .value("DIR") { $0.outputDirectory = $1 },
+            section: "Files", help: "the same as --dir (wget's name)"),
+        OptionSpec(
+            names: ["-O", "--output-document"],
+            action: .value("FILE") { options, value throws(UsageError) in
+                // curl's -O takes no value: it saves under the URL's name. A URL here is that habit.
+                if (try? Entry.url(value)) != nil {
+                    options.urls.append(value)
+                } else {
+                    options.outputDocument = value
+                }
+            },
+            section: "Files",
+            help: "save the one URL as FILE (wget's -O; relative to --dir when both are given); - writes it"
+                + " to standard output once it is complete and checked (kept in dl's store until then, so the"
+                + " same command continues it); followed by a URL, curl's -O: save it under its own name"),
+        OptionSpec(
+            names: ["--content-disposition"], action: .flag { $0.usesServerNames = true }, section: "Files",
+            help: "name each file as the server's Content-Disposition says (made safe: no folders, no hidden"
+                + " or reserved names), else after its URL; -O and out= names stay"),
+        OptionSpec(
+            names: ["-c", "--continue"], action: .flag { _ in }, section: "Files",
+            help: "continue partial downloads from the bytes kept (always on: accepted for habit)"),
+        OptionSpec(
+            names: ["-C", "--continue-at"],
+            action: .value("-") { _, value throws(UsageError) in
+                guard value == "-" else {
+                    throw .invalidValue(
+                        option: "-C", value: value, expected: "'-' (dl always continues from the bytes it kept)")
+                }
+            },
+            section: "Files", help: "curl's '-C -': continue from the bytes kept (always on: accepted for habit)"),
+        OptionSpec(
+            names: ["-nc", "--no-clobber"],
+            action: .flag { options throws(UsageError) in try options.setExistingFiles(.keep, by: "--no-clobber") },
+            section: "Files", help: "keep a file that exists and download nothing for it"),
+        OptionSpec(
+            names: ["-N", "--timestamping"],
+            action: .flag { options throws(UsageError) in
+                try options.setExistingFiles(.replaceIfChanged, by: "--timestamping")
+            },
+            section: "Files", help: "download a file that exists again only if it changed on the server"),
+        OptionSpec(
+            names: ["--overwrite"],
+            action: .flag { options throws(UsageError) in try options.setExistingFiles(.overwrite, by: "--overwrite") },
+            section: "Files", help: "replace a file that exists"),
+        OptionSpec(
+            names: ["--unique"],
+            action: .flag { options throws(UsageError) in try options.setExistingFiles(.unique, by: "--unique") },
+            section: "Files", help: "keep a file that exists and save the new one as 'name (1).ext'"),
+    ]
+}
