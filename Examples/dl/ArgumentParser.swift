@@ -16,6 +16,12 @@ struct OptionSpec<Options>: Sendable {
         /// An option with a value (`-j 4`, `-j4`, `--max-concurrent-downloads=4`); the string
         /// names the value in `--help` and in errors.
         case value(String, @Sendable (inout Options, String) throws -> Void)
+        /// An option whose value is optional and told apart by its form: a value attached
+        /// (`-s4`) or apart (`-s 4`) is taken only when `accepts` says it is one; otherwise the
+        /// option is given without one (nil) and what follows is read as usual (`-sL`, `-s URL`).
+        /// A value after `=` (`--name=value`) is always taken, for the action to check.
+        case optionalValue(
+            String, accepts: @Sendable (String) -> Bool, @Sendable (inout Options, String?) throws -> Void)
     }
 
     /// Its names, short (`-j`, `-nc`) and long (`--max-concurrent-downloads`), the first one
@@ -29,14 +35,19 @@ struct OptionSpec<Options>: Sendable {
 
     /// The value's name in `--help` and in errors, for an option that takes one.
     var valueName: String? {
-        if case .value(let name, _) = action { name } else { nil }
+        switch action {
+        case .flag: nil
+        case .value(let name, _): name
+        case .optionalValue(let name, _, _): "[\(name)]"
+        }
     }
 }
 
 /// Reads command-line arguments with a table of ``OptionSpec``, as `getopt_long` does: short
 /// options alone or clustered (`-qc`), with their value attached or apart (`-j4`, `-j 4`), long
 /// options with `=` or apart (`--max-concurrent-downloads=4`), `--` to end the options, and
-/// everything else positional (`-` included).
+/// everything else positional (`-` included). An option with an optional value takes one only in
+/// the form its spec accepts (``OptionSpec/Action/optionalValue(_:accepts:_:)``).
 struct ArgumentParser<Options>: Sendable {
     let specs: [OptionSpec<Options>]
     private let byName: [String: Int]
@@ -71,7 +82,7 @@ struct ArgumentParser<Options>: Sendable {
                 try parseLong(argument, rest: &remaining, into: &options)
             } else if let index = byName[argument] {
                 // A whole short option, also one of several letters (`-nc`).
-                try apply(specs[index], as: argument, attached: nil, rest: &remaining, into: &options)
+                try apply(specs[index], as: argument, attached: nil, takesNext: true, rest: &remaining, into: &options)
             } else {
                 try parseCluster(argument, rest: &remaining, into: &options)
             }
@@ -117,11 +128,13 @@ struct ArgumentParser<Options>: Sendable {
         let name = String(parts[0])
         guard let index = byName[name] else { throw unknown(name) }
         try apply(
-            specs[index], as: name, attached: parts.count > 1 ? String(parts[1]) : nil, rest: &rest, into: &options)
+            specs[index], as: name, attached: parts.count > 1 ? String(parts[1]) : nil, takesNext: true, rest: &rest,
+            into: &options)
     }
 
     /// Short options run together: flags (`-qc`), the last of which may take the rest as its
-    /// value (`-j4`, `-qj4`).
+    /// value (`-j4`, `-qj4`); an optional value is the rest only when its spec accepts it (`-s4`
+    /// is a value, `-sL` two flags).
     private func parseCluster(
         _ argument: String, rest: inout ArraySlice<String>, into options: inout Options
     ) throws(UsageError) {
@@ -133,18 +146,27 @@ struct ArgumentParser<Options>: Sendable {
                 throw unknown(letters.count + 2 == argument.count || whole ? argument : name)
             }
             let spec = specs[index]
-            if spec.valueName != nil {
+            switch spec.action {
+            case .value:
                 try apply(
-                    spec, as: name, attached: letters.isEmpty ? nil : String(letters), rest: &rest, into: &options)
+                    spec, as: name, attached: letters.isEmpty ? nil : String(letters), takesNext: true, rest: &rest,
+                    into: &options)
                 return
+            case .optionalValue(_, let accepts, _) where !letters.isEmpty && accepts(String(letters)):
+                try apply(spec, as: name, attached: String(letters), takesNext: false, rest: &rest, into: &options)
+                return
+            case .flag, .optionalValue:
+                // Only the last letter may take the next argument.
+                try apply(spec, as: name, attached: nil, takesNext: letters.isEmpty, rest: &rest, into: &options)
             }
-            try apply(spec, as: name, attached: nil, rest: &rest, into: &options)
         }
     }
 
+    /// Applies `spec`, given as `name` with `attached` as its value if any; `takesNext` says
+    /// whether it may take the next argument as its value.
     private func apply(
-        _ spec: OptionSpec<Options>, as name: String, attached: String?, rest: inout ArraySlice<String>,
-        into options: inout Options
+        _ spec: OptionSpec<Options>, as name: String, attached: String?, takesNext: Bool,
+        rest: inout ArraySlice<String>, into options: inout Options
     ) throws(UsageError) {
         switch spec.action {
         case .flag(let apply):
@@ -156,6 +178,12 @@ struct ArgumentParser<Options>: Sendable {
                 throw .missingValue(option: name, valueName: valueName)
             }
             try UsageError.passed { try apply(&options, value) }
+        case .optionalValue(_, let accepts, let apply):
+            var value = attached
+            if value == nil, takesNext, let next = rest.first, accepts(next) {
+                value = rest.popFirst()
+            }
+            try UsageError.passed { [value] in try apply(&options, value) }
         }
     }
 }

@@ -34,6 +34,9 @@ enum DL {
                 made.credentials = try credentials.withPassword(askingOn: Credentials.terminal())
             }
             plan = made
+            if plan.mode == .verbose {
+                for notice in plan.notices { Terminal.write("dl: \(notice)\n", to: STDERR_FILENO) }
+            }
         } catch let error as UsageError {
             Terminal.write("dl: \(error)\nTry 'dl --help' for more information.\n", to: STDERR_FILENO)
             return .usage

@@ -8,6 +8,8 @@ struct Entry: Equatable {
     var digest: Digest?
     /// The file name (or path relative to the output directory) to save it as.
     var out: String?
+    /// What `-v` says about how it was read (a URL without a scheme is `http://`).
+    var notices: [String] = []
 }
 
 /// The URL list of `-i FILE`, in the form aria2 reads:
@@ -52,7 +54,8 @@ enum InputFile {
             for text in urls {
                 parsed.append(try Entry.url(text, at: location))
             }
-            entries.append(Entry(url: parsed[0], mirrors: Array(parsed.dropFirst())))
+            let notices = urls.compactMap { Entry.withAssumedScheme($0).notice.map { "\(location): \($0)" } }
+            entries.append(Entry(url: parsed[0], mirrors: Array(parsed.dropFirst()), notices: notices))
         }
         return entries
     }
@@ -73,6 +76,7 @@ enum InputFile {
             entry.out = value
         case "mirror":
             entry.mirrors.append(try Entry.url(value, at: location))
+            if let notice = Entry.withAssumedScheme(value).notice { entry.notices.append("\(location): \(notice)") }
         case "checksum":
             // aria2's form: checksum=sha-256=HEX.
             let checksum = value.split(separator: "=", maxSplits: 1).map(String.init)
@@ -108,13 +112,12 @@ extension Entry {
         return nil
     }
 
-    /// `text` as an HTTP or HTTPS URL, or a usage error that says why not.
+    /// `text` as an HTTP or HTTPS URL (`http://` when it has no scheme: see
+    /// ``withAssumedScheme(_:)``), or a usage error that says why not.
     static func url(_ text: String, at location: String? = nil) throws(UsageError) -> URL {
         let prefix = location.map { "\($0): " } ?? ""
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
-            let looksLikeAHost = !text.contains("://") && text.contains(".") && !text.contains(" ")
-            let hint = looksLikeAHost ? " (did you mean 'https://\(text)'?)" : ""
-            throw .other("\(prefix)'\(text)' is not a URL\(hint)")
+        guard let url = URL(string: withAssumedScheme(text).text), let scheme = url.scheme?.lowercased() else {
+            throw .other("\(prefix)'\(text)' is not a URL (dl takes http:// and https:// URLs, or HOST[:PORT]/PATH)")
         }
         guard scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
             throw .other("\(prefix)'\(text)' is not an http or https URL")

@@ -10,14 +10,33 @@ extension Options {
             },
             section: "Downloads", help: "download at most N files at once (default: 4)"),
         OptionSpec(
-            names: ["-x", "--max-connection-per-server"],
+            names: ["--max-connection-per-server"],
             action: .value("N") { options, value throws(UsageError) in
-                try options.setConnections(value, by: "-x")
+                try options.setConnections(value, by: "--max-connection-per-server")
             },
             section: "Downloads",
             help: "download each file over up to N connections at once (default: 1; at most 16): the"
                 + " rest after its first 4 MiB is split when the server answers ranges with a validator;"
                 + " every connection takes one of the -j x N slots"),
+        OptionSpec(
+            names: ["-x"],
+            action: .value("N|PROXY") { options, value throws(UsageError) in
+                // aria2's -x takes a number; curl's, a proxy (a number alone is never one).
+                if Options.isWholeNumber(value) {
+                    try options.setConnections(value, by: "-x")
+                } else {
+                    options.proxy = value
+                }
+            },
+            section: "Downloads",
+            help: "a whole number: --max-connection-per-server N (aria2's -x); anything else: --proxy PROXY"
+                + " (curl's -x: -x http://proxy:3128, -x proxy:3128)"),
+        OptionSpec(
+            names: ["--split"],
+            action: .value("N") { options, value throws(UsageError) in
+                try options.setConnections(value, by: "--split")
+            },
+            section: "Downloads", help: "the same as --max-connection-per-server (aria2's name; -s N too)"),
         OptionSpec(
             names: ["--limit-rate"],
             action: .value("RATE") { options, value throws(UsageError) in
@@ -47,14 +66,20 @@ extension Options {
             names: ["--mirror"], action: .value("URL") { $0.mirrors.append($1) }, section: "Downloads",
             help: "another URL of the same file, tried when the URL fails (repeatable; one URL only)"),
         OptionSpec(
-            names: ["-s", "--split"],
-            action: .value("N") { options, value throws(UsageError) in
-                try options.setConnections(value, by: "-s")
-            },
-            section: "Downloads", help: "the same as -x (aria2's name)"),
-        OptionSpec(
             names: ["-L", "--location"], action: .flag { _ in }, section: "Downloads",
             help: "follow redirects (always on: accepted for habit)"),
+        OptionSpec(
+            names: ["-f", "--fail"], action: .flag { _ in }, section: "Downloads",
+            help: "fail on an HTTP error (always: dl never saves an error page as the file; accepted for habit)"),
+        OptionSpec(
+            names: ["-Z", "--parallel"], action: .flag { _ in }, section: "Downloads",
+            help: "download the files at once (always, up to -j: accepted for habit)"),
+        OptionSpec(
+            names: ["--parallel-max"],
+            action: .value("N") { options, value throws(UsageError) in
+                options.maximumConcurrentDownloads = try UsageError.positiveInteger(value, for: "--parallel-max")
+            },
+            section: "Downloads", help: "the same as -j N"),
         OptionSpec(
             names: ["-H", "--header"],
             action: .value("'NAME: VALUE'") { options, value throws(UsageError) in
@@ -80,12 +105,28 @@ extension Options {
             section: "Downloads",
             help: "try each file N times in all before it fails (0: no limit; default 4: the first and 3 more)"),
         OptionSpec(
+            names: ["--retry"],
+            action: .value("N") { options, value throws(UsageError) in
+                // curl counts the retries, dl's -t the tries: --retry 3 is -t 4.
+                guard let retries = Int(value), retries >= 0, retries < Int.max else {
+                    throw .invalidValue(option: "--retry", value: value, expected: "a whole number of retries")
+                }
+                options.tries = retries + 1
+            },
+            section: "Downloads", help: "retry each file N times after its first try (--retry 3 is -t 4)"),
+        OptionSpec(
             names: ["--retry-wait"],
             action: .value("SECONDS") { options, value throws(UsageError) in
                 options.retryWait = try Options.seconds(value, for: "--retry-wait")
             },
             section: "Downloads",
             help: "wait SECONDS before the first retry, twice as long before each next (default: 1)"),
+        OptionSpec(
+            names: ["--retry-delay"],
+            action: .value("SECONDS") { options, value throws(UsageError) in
+                options.retryWait = try Options.seconds(value, for: "--retry-delay")
+            },
+            section: "Downloads", help: "the same as --retry-wait (dl doubles the wait after each retry)"),
         OptionSpec(
             names: ["-T", "--timeout"],
             action: .value("SECONDS") { options, value throws(UsageError) in

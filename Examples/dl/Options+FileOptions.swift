@@ -9,9 +9,12 @@ extension Options {
                 + " starting with '#' are skipped; indented lines after a URL set its options:"
                 + " 'out=NAME', 'checksum=sha-256=HEX' (or sha-512, sha-384, sha-1, md5), 'mirror=URL'"),
         OptionSpec(
-            names: ["-o", "--output"], action: .value("PATH") { $0.output = $1 }, section: "Files",
+            names: ["-o", "--output"], action: .value("PATH") { $0.outputs.append(.path($1)) }, section: "Files",
             help: "with one URL, save it as the file PATH (curl's and aria2's -o), unless PATH is a folder"
-                + " (it exists, or ends with '/'); with several URLs or -i, save them in the folder PATH"),
+                + " (it exists, or ends with '/'); with several URLs or -i, save them in the folder PATH;"
+                + " several -o (or curl's -O URL) pair with the URLs in order, as curl's: -o a U1 -o b U2"
+                + " (URLs past the last name are named after themselves); #1, #2 in PATH are the text of"
+                + " the URL's first, second glob"),
         OptionSpec(
             names: ["-d", "--dir", "--output-dir"], action: .value("DIR") { $0.outputDirectory = $1 },
             section: "Files", help: "save files in DIR (default: the current directory), named after their URLs"),
@@ -21,9 +24,11 @@ extension Options {
         OptionSpec(
             names: ["-O", "--output-document"],
             action: .value("FILE") { options, value throws(UsageError) in
-                // curl's -O takes no value: it saves under the URL's name. A URL here is that habit.
-                if (try? Entry.url(value)) != nil {
+                // curl's -O takes no value: it saves under the URL's name. A URL here is that habit;
+                // a name without a scheme is a file's (see Entry.isCurlsRemoteName).
+                if Entry.isCurlsRemoteName(value) {
                     options.urls.append(value)
+                    options.outputs.append(.remote)
                 } else {
                     options.outputDocument = value
                 }
@@ -31,7 +36,15 @@ extension Options {
             section: "Files",
             help: "save the one URL as FILE (wget's -O; relative to --dir when both are given); - writes it"
                 + " to standard output once it is complete and checked (kept in dl's store until then, so the"
-                + " same command continues it); followed by a URL, curl's -O: save it under its own name"),
+                + " same command continues it); followed by a URL (http://, https://, or HOST:PORT/…),"
+                + " curl's -O: save it under its own name"),
+        OptionSpec(
+            names: ["--create-dirs"], action: .flag { _ in }, section: "Files",
+            help: "make the folders of -o, -O and --dir paths (always: accepted for habit)"),
+        OptionSpec(
+            names: ["-g", "--globoff"], action: .flag { $0.globs = false }, section: "Files",
+            help: "take [ ] and { } in URLs as they are: without it, as curl's globs, f[1-3].bin is f1.bin,"
+                + " f2.bin, f3.bin ([01-10] zero padded, [a-z] letters, {a,b} a list; at most 100000 URLs)"),
         OptionSpec(
             names: ["--content-disposition"], action: .flag { $0.usesServerNames = true }, section: "Files",
             help: "name each file as the server's Content-Disposition says (made safe: no folders, no hidden"
@@ -66,5 +79,14 @@ extension Options {
             names: ["--unique"],
             action: .flag { options throws(UsageError) in try options.setExistingFiles(.unique, by: "--unique") },
             section: "Files", help: "keep a file that exists and save the new one as 'name (1).ext'"),
+        OptionSpec(
+            names: ["--auto-file-renaming"],
+            action: .flag { options throws(UsageError) in
+                try options.setExistingFiles(.unique, by: "--auto-file-renaming")
+            },
+            section: "Files", help: "the same as --unique (aria2's name)"),
+        OptionSpec(
+            names: ["--save-session"], action: .value("FILE") { _, _ in }, section: "Files",
+            help: "ignored: dl always keeps what it needs to continue in its store (the same command continues)"),
     ]
 }

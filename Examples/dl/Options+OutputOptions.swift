@@ -4,9 +4,21 @@ extension Options {
     /// The options of the *Output* section: what dl prints.
     static let outputOptions: [OptionSpec<Options>] = [
         OptionSpec(
-            names: ["-q", "--quiet"],
+            names: ["-q", "--quiet", "--silent"],
             action: .flag { options throws(UsageError) in try options.setMode(.quiet, by: "--quiet") },
             section: "Output", help: "print nothing but failures (on standard error)"),
+        OptionSpec(
+            names: ["-s"],
+            action: .optionalValue("N", accepts: { Options.isWholeNumber($0) }) { options, value throws(UsageError) in
+                if let value {
+                    try options.setConnections(value, by: "-s")
+                } else {
+                    try options.setMode(.quiet, by: "--quiet")
+                }
+            },
+            section: "Output",
+            help: "alone, or before a URL or an option: -q (curl's -s, also in -sL); followed by a whole number"
+                + " (-s 4, -s4): --split N (aria2's -s)"),
         OptionSpec(
             names: ["-nv", "--no-verbose"],
             action: .flag { options throws(UsageError) in try options.setMode(.brief, by: "--no-verbose") },

@@ -49,13 +49,23 @@ struct Options: Equatable {
         }
     }
 
+    /// What an `-o` or a curl's `-O` says about the URL it pairs with.
+    enum OutputName: Equatable {
+        /// `-o PATH`.
+        case path(String)
+        /// curl's `-O`: the URL's own name.
+        case remote
+    }
+
     var urls: [String] = []
     var inputFiles: [String] = []
     var outputDirectory: String?
     var outputDocument: String?
-    /// `-o`: the file of the one URL, as curl and aria2 read it; a folder when it is one (it
-    /// exists, or ends with `/`) or when there are several URLs (see ``Plan``).
-    var output: String?
+    /// `-o PATH` and curl's `-O URL`, in order: the names of the URLs, as curl pairs them (see
+    /// ``Plan``).
+    var outputs: [OutputName] = []
+    /// Whether `[1-10]` and `{a,b}` in a URL make several URLs (curl's globbing; `-g` turns it off).
+    var globs = true
     var maximumConcurrentDownloads: Int?
     /// The most bytes per second all downloads may receive together; nil for no limit.
     var limitRate: Int?
@@ -124,6 +134,11 @@ struct Options: Equatable {
         "-b": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
         "--background": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
         "--spider": "dl always downloads; ask the server with curl -I",
+        "-w": "dl prints no format of yours; --json prints a JSON object a line for scripts",
+        "--write-out": "dl prints no format of yours; --json prints a JSON object a line for scripts",
+        "--trust-server-names":
+            "dl names a file after the URL given, not after a redirect's; --content-disposition names it as"
+            + " the server says",
     ]
 
     /// Reads `arguments` (without the program's name).
@@ -156,6 +171,11 @@ struct Options: Equatable {
             throw .invalidValue(option: option, value: value, expected: expected)
         }
         return Int(rate)
+    }
+
+    /// Whether `value` is a whole number written in digits alone (`4`, not `+4` or `4x`).
+    static func isWholeNumber(_ value: String) -> Bool {
+        !value.isEmpty && value.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     mutating func setConnections(_ value: String, by option: String) throws(UsageError) {

@@ -55,6 +55,8 @@ struct Plan: Equatable {
     var mode: Options.Mode
     /// How often plain and JSON output print progress.
     var progressInterval: Duration?
+    /// What `-v` says about how the command line was read (a URL without a scheme is `http://`).
+    var notices: [String] = []
 
     static let defaultConcurrentDownloads = 4
     /// The most connections `-x` allows for one file (aria2's limit too).
@@ -65,38 +67,15 @@ struct Plan: Equatable {
     static func make(
         _ options: Options, inputs: [Entry] = [], currentDirectory: URL
     ) throws(UsageError) -> Plan {
-        var entries: [Entry] = []
-        for text in options.urls {
-            entries.append(Entry(url: try Entry.url(text)))
-        }
-        entries += inputs
-        guard !entries.isEmpty else { throw .other("missing URL") }
         var options = options
-        if let output = options.output {
-            // curl's and aria2's -o names the file; a folder, several URLs or a list make it the folder.
-            let path = URL(fileURLWithPath: output, relativeTo: currentDirectory).path
-            var isDirectory: ObjCBool = false
-            let isFolder =
-                output.hasSuffix("/") || entries.count > 1 || !options.inputFiles.isEmpty
-                || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
-            if isFolder {
-                guard options.outputDirectory == nil else {
-                    throw .other(
-                        "-o \(output) and --dir \(options.outputDirectory ?? "") both name the folder: give one")
-                }
-                options.outputDirectory = output
-            } else {
-                guard options.outputDocument == nil else {
-                    throw .other("-o \(output) and -O \(options.outputDocument ?? "") both name the file: give one")
-                }
-                options.outputDocument = output
-            }
-        }
+        var entries = try Self.entries(&options, inputs: inputs, currentDirectory: currentDirectory)
+        guard !entries.isEmpty else { throw .other("missing URL") }
         try checkOneURLOptions(options, count: entries.count)
         if entries.count == 1 {
             entries[0].digest = entries[0].digest ?? options.digest
             for mirror in options.mirrors {
                 entries[0].mirrors.append(try Entry.url(mirror))
+                if let notice = Entry.withAssumedScheme(mirror).notice { entries[0].notices.append(notice) }
             }
         }
 
@@ -143,7 +122,7 @@ struct Plan: Equatable {
             connectionTimeout: options.connectionTimeout,
             addressFamily: options.addressFamily, existingFiles: options.existingFiles,
             mode: options.mode,
-            progressInterval: options.progressInterval)
+            progressInterval: options.progressInterval, notices: entries.flatMap(\.notices))
     }
 
     /// `--proxy` and `--no-proxy`; nil without `--proxy`.
