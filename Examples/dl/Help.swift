@@ -29,7 +29,7 @@ enum Help {
                 section = spec.section
                 text += "\n\(section):\n"
             }
-            var names = spec.names.joined(separator: ", ")
+            var names = label(spec.names)
             if let value = spec.valueName { names += " \(value)" }
             // Long options line up whether or not they have a short form.
             let label = (spec.names[0].hasPrefix("--") ? "      " : "  ") + names
@@ -50,6 +50,20 @@ enum Help {
 
             """
         return text
+    }
+
+    /// `names` separated by commas, each run of spellings of one tool followed by its name
+    /// (``Options/origins``): `-d, --dir (aria2), --output-dir (curl)`.
+    static func label(_ names: [String]) -> String {
+        var label = ""
+        for (index, name) in names.enumerated() {
+            label += (index == 0 ? "" : ", ") + name
+            let origin = Options.origins[name]
+            if let origin, index + 1 == names.count || Options.origins[names[index + 1]] != origin {
+                label += " (\(origin))"
+            }
+        }
+        return label
     }
 
     /// `label`, then `description` in a column from `column` (on the next line if the label is

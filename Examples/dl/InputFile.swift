@@ -116,7 +116,9 @@ extension Entry {
     /// ``withAssumedScheme(_:)``), or a usage error that says why not.
     static func url(_ text: String, at location: String? = nil) throws(UsageError) -> URL {
         let prefix = location.map { "\($0): " } ?? ""
-        guard let url = URL(string: withAssumedScheme(text).text), let scheme = url.scheme?.lowercased() else {
+        guard written(text) != .notAURL, let url = URL(string: withAssumedScheme(text).text),
+            let scheme = url.scheme?.lowercased()
+        else {
             throw .other("\(prefix)'\(text)' is not a URL (dl takes http:// and https:// URLs, or HOST[:PORT]/PATH)")
         }
         guard scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {

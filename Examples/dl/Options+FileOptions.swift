@@ -10,11 +10,10 @@ extension Options {
                 + " 'out=NAME', 'checksum=sha-256=HEX' (or sha-512, sha-384, sha-1, md5), 'mirror=URL'"),
         OptionSpec(
             names: ["-o", "--output"], action: .value("PATH") { $0.outputs.append(.path($1)) }, section: "Files",
-            help: "with one URL, save it as the file PATH (curl's and aria2's -o), unless PATH is a folder"
-                + " (it exists, or ends with '/'); with several URLs or -i, save them in the folder PATH;"
-                + " several -o (or curl's -O URL) pair with the URLs in order, as curl's: -o a U1 -o b U2"
-                + " (URLs past the last name are named after themselves); #1, #2 in PATH are the text of"
-                + " the URL's first, second glob"),
+            help: "one URL: save it as the file PATH (curl's and aria2's -o), unless PATH is a folder (it"
+                + " exists, or ends with '/'); several URLs or -i: save them in the folder PATH; several -o"
+                + " (or curl's -O URL): each names the next URL, as curl's (-o a U1 -o b U2; URLs past the"
+                + " last name are named after themselves); #1, #2 in PATH: the text of the URL's glob 1, 2"),
         OptionSpec(
             names: ["-d", "--dir", "--output-dir"], action: .value("DIR") { $0.outputDirectory = $1 },
             section: "Files", help: "save files in DIR (default: the current directory), named after their URLs"),
