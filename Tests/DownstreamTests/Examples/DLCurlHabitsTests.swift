@@ -56,7 +56,8 @@ import Testing
             #expect(options.proxy == nil)
         }
         for (value, proxy) in [
-            ("http://proxy.example:3128", "http://proxy.example:3128"), ("proxy.example:3128", "http://proxy.example:3128"),
+            ("http://proxy.example:3128", "http://proxy.example:3128"),
+            ("proxy.example:3128", "http://proxy.example:3128"),
             ("socks5://127.0.0.1:1080", "socks5://127.0.0.1:1080"),
         ] {
             let options = try Options.parse(["-x", value, Self.url])
@@ -81,7 +82,10 @@ import Testing
         (["-sz"], "unknown option '-z'"),
         (["--retry", "x"], "bad value 'x' for '--retry': a whole number of retries"),
         (["--retry", "-1"], "bad value '-1' for '--retry': a whole number of retries"),
-        (["-w", "%{http_code}"], "unknown option '-w'; dl prints no format of yours; --json prints a JSON object a line for scripts"),
+        (
+            ["-w", "%{http_code}"],
+            "unknown option '-w'; dl prints no format of yours; --json prints a JSON object a line for scripts"
+        ),
         (
             ["--write-out", "x"],
             "unknown option '--write-out'; dl prints no format of yours; --json prints a JSON object a line for scripts"
@@ -160,7 +164,9 @@ import Testing
         #expect(help.contains("  -s [N]   "))
         #expect(help.contains("  -d, --dir (aria2), --output-dir (curl) DIR\n"))
         #expect(help.contains("  -x N|PROXY   "))
-        #expect(Help.label(["-k", "--insecure", "--no-check-certificate"]) == "-k, --insecure (curl), --no-check-certificate (wget)")
+        #expect(
+            Help.label(["-k", "--insecure", "--no-check-certificate"])
+                == "-k, --insecure (curl), --no-check-certificate (wget)")
     }
 
     // MARK: - URLs without a scheme
@@ -184,7 +190,10 @@ import Testing
         ("example.com/a b", "'example.com/a b' is not a URL (dl takes http:// and https:// URLs, or HOST[:PORT]/PATH)"),
         (":8080/x", "':8080/x' is not a URL (dl takes http:// and https:// URLs, or HOST[:PORT]/PATH)"),
         ("host:port/x", "'host:port/x' is not a URL (dl takes http:// and https:// URLs, or HOST[:PORT]/PATH)"),
-        ("mailto:a@example.com", "'mailto:a@example.com' is not a URL (dl takes http:// and https:// URLs, or HOST[:PORT]/PATH)"),
+        (
+            "mailto:a@example.com",
+            "'mailto:a@example.com' is not a URL (dl takes http:// and https:// URLs, or HOST[:PORT]/PATH)"
+        ),
     ])
     func whatIsNotAURLIsStillRefused(_ text: String, _ message: String) {
         #expect(Self.error { _ = try Entry.url(text) } == message)
@@ -235,7 +244,9 @@ import Testing
 
     @Test func severalMinusOPairWithTheURLsInOrder() throws {
         let (u1, u2, u3) = ("https://e.com/1.bin", "https://e.com/2.bin", "https://e.com/3.bin")
-        for arguments in [["-o", "a", u1, "-o", "b", u2], ["-o", "a", "-o", "b", u1, u2], [u1, u2, "-o", "a", "-o", "b"]] {
+        for arguments in [
+            ["-o", "a", u1, "-o", "b", u2], ["-o", "a", "-o", "b", u1, u2], [u1, u2, "-o", "a", "-o", "b"],
+        ] {
             let plan = try Self.plan(arguments)
             #expect(plan.jobs.map(\.file.path) == ["/work/here/a", "/work/here/b"], "\(arguments)")
             #expect(plan.jobs.map(\.url.absoluteString) == [u1, u2])
@@ -251,7 +262,8 @@ import Testing
         #expect(plan.jobs.map(\.namedByServer) == [false, false, true])
         // One -o keeps dl's meanings: the file of one URL, the folder of several.
         #expect(try Self.plan(["-o", "a", u1]).jobs.map(\.file.path) == ["/work/here/a"])
-        #expect(try Self.plan(["-o", "a", u1, u2]).jobs.map(\.file.path) == ["/work/here/a/1.bin", "/work/here/a/2.bin"])
+        #expect(
+            try Self.plan(["-o", "a", u1, u2]).jobs.map(\.file.path) == ["/work/here/a/1.bin", "/work/here/a/2.bin"])
     }
 
     @Test(arguments: [
@@ -267,7 +279,10 @@ import Testing
                 + " first glob"
         ),
         (["-o", "f#3", "https://e.com/[1-2]{a,b}"], "'f#3' names glob #3, but the URL has 2"),
-        (["-O", "f.bin", "-o", "a", url, "-o", "b", url], "-O (--output-document) takes one URL, not 2; use -d DIR for several"),
+        (
+            ["-O", "f.bin", "-o", "a", url, "-o", "b", url],
+            "-O (--output-document) takes one URL, not 2; use -d DIR for several"
+        ),
     ])
     func pairsThatCannotBeAreUsageErrors(_ arguments: [String], _ message: String) {
         #expect(Self.error { _ = try Self.plan(arguments) } == message)
@@ -348,7 +363,10 @@ import Testing
                 + " are)"
         ),
         ("f{a,[1-2]}", "bad glob in 'f{a,[1-2]}': globs cannot be nested (-g takes [ ] and { } as they are)"),
-        ("f[1-100001]", "'f[1-100001]' makes more than 100000 URLs: give fewer, or take [ ] and { } as they are with -g"),
+        (
+            "f[1-100001]",
+            "'f[1-100001]' makes more than 100000 URLs: give fewer, or take [ ] and { } as they are with -g"
+        ),
         (
             "f[1-1000][1-1000]",
             "'f[1-1000][1-1000]' makes more than 100000 URLs: give fewer, or take [ ] and { } as they are with -g"

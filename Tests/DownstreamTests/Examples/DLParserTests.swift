@@ -323,7 +323,10 @@ import Testing
             "https://example.com/a\n  checksum=crc=12",
             "urls.txt:2: checksum must be TYPE=HEX, TYPE one of sha-512, sha-384, sha-256, sha-1, md5"
         ),
-        ("\n\nnot a url", "urls.txt:3: 'not a url' is not a URL (dl takes http:// and https:// URLs, or HOST[:PORT]/PATH)"),
+        (
+            "\n\nnot a url",
+            "urls.txt:3: 'not a url' is not a URL (dl takes http:// and https:// URLs, or HOST[:PORT]/PATH)"
+        ),
         (
             "https://example.com/a\n  out=../escaped.bin",
             "urls.txt:2: out=../escaped.bin goes up out of the folder ('..'); a name from a list stays inside the output folder"
