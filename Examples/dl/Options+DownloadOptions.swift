@@ -4,7 +4,7 @@ extension Options {
     /// The options of the *Downloads* section: how files are downloaded.
     static let downloadOptions: [OptionSpec<Options>] = [
         OptionSpec(
-            names: ["-j", "--max-concurrent-downloads"],
+            names: ["-j", "--max-concurrent-downloads", "--parallel-max"],
             action: .value("N") { options, value throws(UsageError) in
                 options.maximumConcurrentDownloads = try UsageError.positiveInteger(value, for: "-j")
             },
@@ -75,12 +75,6 @@ extension Options {
             names: ["-Z", "--parallel"], action: .flag { _ in }, section: "Downloads",
             help: "download the files at once (always, up to -j: accepted for habit)"),
         OptionSpec(
-            names: ["--parallel-max"],
-            action: .value("N") { options, value throws(UsageError) in
-                options.maximumConcurrentDownloads = try UsageError.positiveInteger(value, for: "--parallel-max")
-            },
-            section: "Downloads", help: "the same as -j N"),
-        OptionSpec(
             names: ["-H", "--header"],
             action: .value("'NAME: VALUE'") { options, value throws(UsageError) in
                 options.headers.append(try Header(value))
@@ -115,18 +109,13 @@ extension Options {
             },
             section: "Downloads", help: "retry each file N times after its first try (--retry 3 is -t 4)"),
         OptionSpec(
-            names: ["--retry-wait"],
+            names: ["--retry-wait", "--retry-delay"],
             action: .value("SECONDS") { options, value throws(UsageError) in
                 options.retryWait = try Options.seconds(value, for: "--retry-wait")
             },
             section: "Downloads",
-            help: "wait SECONDS before the first retry, twice as long before each next (default: 1)"),
-        OptionSpec(
-            names: ["--retry-delay"],
-            action: .value("SECONDS") { options, value throws(UsageError) in
-                options.retryWait = try Options.seconds(value, for: "--retry-delay")
-            },
-            section: "Downloads", help: "the same as --retry-wait (dl doubles the wait after each retry)"),
+            help: "wait SECONDS before the first retry, twice as long before each next (default: 1);"
+                + " --retry-delay is curl's name (curl waits the same each time)"),
         OptionSpec(
             names: ["-T", "--timeout"],
             action: .value("SECONDS") { options, value throws(UsageError) in
