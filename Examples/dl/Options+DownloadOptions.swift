@@ -26,6 +26,7 @@ extension Options {
                     try options.setConnections(value, by: "-x")
                 } else {
                     options.proxy = value
+                    options.proxyOption = "-x"
                 }
             },
             section: "Downloads",

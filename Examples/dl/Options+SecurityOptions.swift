@@ -34,7 +34,12 @@ extension Options {
             names: ["--private-key", "--key"], action: .value("FILE") { $0.clientKey = $1 }, section: "Security",
             help: "the private key of --cert (PEM)"),
         OptionSpec(
-            names: ["--proxy"], action: .value("URL") { $0.proxy = $1 }, section: "Security",
+            names: ["--proxy"],
+            action: .value("URL") { options, value in
+                options.proxy = value
+                options.proxyOption = "--proxy"
+            },
+            section: "Security",
             help: "go through the proxy at URL (http://, https://, socks5://, with user:password@ if it asks;"
                 + " default: the https_proxy, http_proxy and all_proxy variables)"),
         OptionSpec(

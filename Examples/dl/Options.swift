@@ -94,8 +94,10 @@ struct Options: Equatable {
     /// `--cert FILE[:PASSWORD]` and `--key FILE`: the client certificate shown to servers that ask.
     var clientCertificate: String?
     var clientKey: String?
-    /// `--proxy`: the proxy's URL.
+    /// `--proxy` (or curl's `-x`): the proxy's URL.
     var proxy: String?
+    /// The option that gave ``proxy``, for its errors.
+    var proxyOption = "--proxy"
     /// `--no-proxy`: hosts reached directly.
     var bypassedHosts: [String] = []
     /// How many times a file is tried in all (`-t`, wget's count: 0 for no limit); nil for dl's

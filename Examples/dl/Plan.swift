@@ -133,7 +133,7 @@ struct Plan: Equatable {
         guard let url = URL(string: withScheme), let proxy = Proxy(url: url, bypassedHosts: options.bypassedHosts)
         else {
             throw .invalidValue(
-                option: "--proxy", value: text, expected: "a URL: http://HOST:PORT, https://…, socks5://…")
+                option: options.proxyOption, value: text, expected: "a URL: http://HOST:PORT, https://…, socks5://…")
         }
         return proxy
     }

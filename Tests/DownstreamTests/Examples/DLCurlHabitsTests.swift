@@ -67,6 +67,13 @@ import Testing
             #expect(plan.proxy?.description == proxy, "\(value)")
         }
         #expect(try Options.parse(["-xproxy.example:3128"]).proxy == "proxy.example:3128")
+        // A proxy that is not one names the option it came with.
+        #expect(
+            Self.error { _ = try Self.plan(["-x", "a b", Self.url]) }
+                == "bad value 'a b' for '-x': a URL: http://HOST:PORT, https://…, socks5://…")
+        #expect(
+            Self.error { _ = try Self.plan(["--proxy", "a b", Self.url]) }
+                == "bad value 'a b' for '--proxy': a URL: http://HOST:PORT, https://…, socks5://…")
     }
 
     @Test(arguments: [
