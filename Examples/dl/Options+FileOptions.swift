@@ -22,9 +22,15 @@ extension Options {
             section: "Files", help: "the same as --dir (wget's name)"),
         OptionSpec(
             names: ["-O", "--output-document"],
-            action: .value("FILE") { options, value throws(UsageError) in
-                // curl's -O takes no value: it saves under the URL's name. A URL here is that habit;
-                // a name without a scheme is a file's (see Entry.isCurlsRemoteName).
+            // curl's -O takes no value: before another option (-O -L URL) or last, it is that.
+            action: .optionalValue("FILE", accepts: { $0 == "-" || !$0.hasPrefix("-") }) {
+                options, value throws(UsageError) in
+                // curl's -O saves under the URL's name. A URL here is that habit; a name without a
+                // scheme is a file's (see Entry.isCurlsRemoteName).
+                guard let value else {
+                    options.outputs.append(.remote)
+                    return
+                }
                 if Entry.isCurlsRemoteName(value) {
                     options.urls.append(value)
                     options.outputs.append(.remote)
@@ -35,8 +41,8 @@ extension Options {
             section: "Files",
             help: "save the one URL as FILE (wget's -O; relative to --dir when both are given); - writes it"
                 + " to standard output once it is complete and checked (kept in dl's store until then, so the"
-                + " same command continues it); followed by a URL (http://, https://, or HOST:PORT/…),"
-                + " curl's -O: save it under its own name"),
+                + " same command continues it); followed by a URL (http://, https://, or HOST:PORT/…), an"
+                + " option or nothing, curl's -O: save the next URL under its own name"),
         OptionSpec(
             names: ["--create-dirs"], action: .flag { _ in }, section: "Files",
             help: "make the folders of -o, -O and --dir paths (always: accepted for habit)"),
@@ -80,10 +86,16 @@ extension Options {
             section: "Files", help: "keep a file that exists and save the new one as 'name (1).ext'"),
         OptionSpec(
             names: ["--auto-file-renaming"],
-            action: .flag { options throws(UsageError) in
-                try options.setExistingFiles(.unique, by: "--auto-file-renaming")
+            action: .optionalValue("true|false", accepts: { ["true", "false"].contains($0) }) {
+                options, value throws(UsageError) in
+                switch value {
+                case nil, "true": try options.setExistingFiles(.unique, by: "--auto-file-renaming")
+                case "false": break
+                case let value?:
+                    throw .invalidValue(option: "--auto-file-renaming", value: value, expected: "true or false")
+                }
             },
-            section: "Files", help: "the same as --unique (aria2's name)"),
+            section: "Files", help: "the same as --unique (aria2's name; =false: dl's default, no renaming)"),
         OptionSpec(
             names: ["--save-session"], action: .value("FILE") { _, _ in }, section: "Files",
             help: "ignored: dl always keeps what it needs to continue in its store (the same command continues)"),

@@ -99,6 +99,11 @@ struct DLCurlFlagsTests {
             try bodies[0].expectMatches(fixture.file("a"))
             try bodies[1].expectMatches(fixture.file("b"))
             #expect(fixture.listing() == ["a", "b"])
+            // curl's -O before another option is curl's: the file keeps the URL's name (it was "-L").
+            let remote = try await DLChild.run(["-O", "-L", urls[1].absoluteString], in: fixture)
+            #expect(remote.status == 0, "\(remote.output)\(remote.errors)")
+            try bodies[1].expectMatches(fixture.file("2.bin"))
+            #expect(fixture.listing() == ["2.bin", "a", "b"])
             let tooMany = try await DLChild.run(["-o", "c", "-o", "d", urls[0].absoluteString], in: fixture)
             #expect(tooMany.status == 2)
             #expect(tooMany.errors.contains("2 names (-o, -O) for 1 URL"), "\(tooMany.errors)")

@@ -154,6 +154,13 @@ import Testing
         #expect(options.existingFiles == .unique)
         #expect(options.globs)
         #expect(try Plan.make(options, currentDirectory: Self.here).maximumRetries == 3)
+        #expect(try Options.parse(["--auto-file-renaming=true"]).existingFiles == .unique)
+        #expect(try Options.parse(["--auto-file-renaming", "true", Self.url]).urls == [Self.url])
+        #expect(try Options.parse(["--auto-file-renaming=false", "-nc"]).existingFiles == .keep)
+        #expect(try Options.parse(["--auto-file-renaming", "false", Self.url]).existingFiles == .fail)
+        #expect(
+            Self.error { _ = try Options.parse(["--auto-file-renaming=maybe"]) }
+                == "bad value 'maybe' for '--auto-file-renaming': true or false")
         options = try Options.parse(["--retry", "0", "-g", Self.url])
         #expect(options.tries == 1)
         #expect(!options.globs)
@@ -242,6 +249,16 @@ import Testing
             #expect(options.outputDocument == value)
             #expect(options.urls == [Self.url])
         }
+        // curl's -O without a value: before another option, after the URL, bundled (-LO URL).
+        for arguments in [["-O", "-L", Self.url], [Self.url, "-O"], ["-LO", Self.url], ["-sLO", Self.url]] {
+            let options = try Options.parse(arguments)
+            #expect(options.outputs == [.remote], "\(arguments)")
+            #expect(options.outputDocument == nil)
+            #expect(try Plan.make(options, currentDirectory: Self.here).jobs.map(\.name) == ["a.bin"])
+        }
+        // wget's -O- and -O - are standard output.
+        #expect(try Options.parse(["-O-", Self.url]).outputDocument == "-")
+        #expect(try Options.parse(["-O", "-", Self.url]).outputDocument == "-")
         let plan = try Self.plan(["-O", "name.bin", "127.0.0.1:8080/f.bin"])
         #expect(plan.jobs.map(\.file.path) == ["/work/here/name.bin"])
         #expect(plan.jobs.map(\.url.absoluteString) == ["http://127.0.0.1:8080/f.bin"])
