@@ -49,6 +49,9 @@ extension Plan {
         }
         for (index, output) in outputs.enumerated() {
             guard case .path(let path) = output else { continue }
+            guard path != "-" else {
+                throw .other("-o - (standard output) takes one URL, not a place among several -o")
+            }
             let namesGlobs = URLGlob.namesGlobs(path)
             guard namesGlobs || groups[index].count == 1 else {
                 throw .other(

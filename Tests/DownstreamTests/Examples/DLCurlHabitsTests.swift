@@ -303,6 +303,7 @@ import Testing
                 + " first glob"
         ),
         (["-o", "f#3", "https://e.com/[1-2]{a,b}"], "'f#3' names glob #3, but the URL has 2"),
+        (["-o", "-", url, "-o", "b", url], "-o - (standard output) takes one URL, not a place among several -o"),
         (
             ["-O", "f.bin", "-o", "a", url, "-o", "b", url],
             "-O (--output-document) takes one URL, not 2; use -d DIR for several"
