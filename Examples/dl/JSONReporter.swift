@@ -8,7 +8,9 @@ import Foundation
 /// `kind`, `message`), `waitingForNetwork` (`kind`, `message`), `switchedURL` (`url`, `from`, and
 /// `kind`, `message` when `from` failed), `progress` (`bytes`, `total`, `speed` in bytes per
 /// second, `eta` in seconds; `null` when unknown), `completed` (`path`, `kept`: whether the file
-/// that was there was kept, `reason`), `failed` (`kind`, `status` for an HTTP status, `exitCode`,
+/// that was there was kept, `reason`; for a file written, `bytes`: its size, and when it ran in
+/// this run, `bytesThisRun`: the bytes this run received (less than `bytes` after a resume),
+/// `seconds`: this run's time for it, `speed`: `bytesThisRun` over `seconds`), `failed` (`kind`, `status` for an HTTP status, `exitCode`,
 /// `resumable`: whether the same command continues, `bytesKept`, `continuesWithNewURL`: true when
 /// the server refused the URL itself and a new URL for the same file continues from the bytes kept,
 /// `message`: dl's line, `detail`: Downstream's, `history`: its last requests, answers, retries,
@@ -52,6 +54,12 @@ struct JSONReporter: Reporter {
             line.add("path", file.path)
             line.add("kept", kept != nil)
             if let kept { line.add("reason", Describe.kept(kept)) }
+            if kept == nil { line.add("bytes", job.progress?.bytesReceived ?? 0) }
+            if let run = job.thisRun {
+                line.add("bytesThisRun", run.bytes)
+                line.add("seconds", Format.seconds(run.time))
+                line.add("speed", Int64(run.bytesPerSecond))
+            }
         case .failed(let error):
             line.add("url", LogText.url(job.job.url))
             line.add("kind", error.kind.description)
@@ -61,7 +69,7 @@ struct JSONReporter: Reporter {
             let kept = job.progress?.bytesReceived ?? 0
             line.add("bytesKept", kept)
             if kept > 0, Describe.continuesWithNewURL(error) { line.add("continuesWithNewURL", true) }
-            line.add("message", Describe.failure(error, kept: kept))
+            line.add("message", Describe.failure(error, kept: kept, namedByServer: job.job.namedByServer))
             line.add("detail", LogText.escaped(error.description))
             line.add("history", json: Self.json(job.history))
         case .paused:

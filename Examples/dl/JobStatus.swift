@@ -164,8 +164,20 @@ struct JobStatus {
         default:
             // `paused` comes from a download restored from the store before dl resumed it, and
             // from dl's own pause on Ctrl-C, which says so itself; `restarted` has no state.
-            return event == .restarted ? .restarted : nil
+            guard event == .restarted else { return nil }
+            // Nothing kept counts: this run receives the whole file.
+            bytesAtStart = 0
+            return .restarted
         }
+    }
+
+    /// What it received in this run, in how long and how fast, once saved after running in this
+    /// run: from its start (or the bytes kept it resumed from) to its save.
+    var thisRun: (bytes: Int64, time: Duration, bytesPerSecond: Double)? {
+        guard let startedAt, let savedAt, savedAt > startedAt else { return nil }
+        let time = savedAt - startedAt
+        let bytes = max(0, (progress?.bytesReceived ?? 0) - bytesAtStart)
+        return (bytes, time, Double(bytes) / Format.seconds(time))
     }
 
     /// Ctrl-C paused it.

@@ -28,10 +28,8 @@ struct PlainReporter: Reporter {
     }
 
     mutating func finish(_ jobs: [JobStatus], summary: Summary, interrupted: Bool) -> Emission {
-        var emission = Emission()
-        if interrupted { emission.output += Describe.interrupted + "\n" }
-        if jobs.count > 1 { emission.output += Describe.summary(summary) + "\n" }
-        return emission
+        let lines = Describe.ending(summary, count: jobs.count, interrupted: interrupted)
+        return Emission(output: lines.map { $0 + "\n" }.joined())
     }
 }
 

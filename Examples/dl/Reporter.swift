@@ -34,7 +34,10 @@ extension Reporter {
 enum Describe {
     /// Why a download that failed with `error` and kept `kept` bytes failed, in a line, with
     /// what to do about it.
-    static func failure(_ error: DownloadError, kept: Int64) -> String {
+    static func failure(_ error: DownloadError, kept: Int64, namedByServer: Bool = false) -> String {
+        if namedByServer, error.kind == .destinationExists, let path = error.path {
+            return LogText.escaped(takenName(path, kept: kept, isResumable: error.isResumable))
+        }
         let reason = reason(error)
         guard kept > 0, error.kind != .destinationExists else { return reason }
         if error.isResumable {
@@ -44,6 +47,20 @@ enum Describe {
             return reason + "; \(Format.bytes(kept)) kept: a new URL for the same file continues from them"
         }
         return reason
+    }
+
+    /// Why a file named by its server (`--content-disposition`) could not be saved: the name is
+    /// the one of the file at `path`, which stays as it is.
+    private static func takenName(_ path: String, kept: Int64, isResumable: Bool) -> String {
+        let name = (path as NSString).lastPathComponent
+        let folder = (path as NSString).deletingLastPathComponent
+        let taken = "the server names the file \(name), and \(folder) has a file by that name"
+        guard isResumable, kept > 0 else {
+            return taken + ": add --unique to save the new one beside it, --overwrite to replace it,"
+                + " or -nc to keep it"
+        }
+        return taken + "; \(Format.bytes(kept)) kept: run the same command with --unique to save the new one beside it,"
+            + " --overwrite to replace it, or move the file away and run the same command again"
     }
 
     /// Whether the server refused the URL itself (expired, forbidden, gone): the same file from
@@ -79,8 +96,9 @@ enum Describe {
         case .cancelled:
             reason = "cancelled"
         case .fileSystem, .insufficientSpace:
-            // Which file or folder: the one dl was told, or one it made beside it.
-            reason = "\(error.kind) at \(error.path ?? "?"): \(error.reason)"
+            // Which file or folder: the one dl was told, or one it made beside it; none for a
+            // connection without a descriptor (too many open files).
+            reason = "\(error.kind)" + (error.path.map { " at \($0)" } ?? "") + ": \(error.reason)"
         case .destinationInUse:
             reason = "\(error.path ?? "the file") is being downloaded by \(error.reason)"
         default:
@@ -121,14 +139,15 @@ enum Describe {
     }
 
     /// How much a saved file holds, and, when it ran in this run, how long it took and how fast:
-    /// ` (3.00 MB in 1.2s, 2.50 MB/s)`, as wget says it.
+    /// ` (3.00 MB in 1.2s, 2.50 MB/s)`, as wget says it. A file continued from bytes an earlier
+    /// run kept says what this run received, which the time and speed are about:
+    /// ` (3.00 MB; this run 2.00 MB in 1.2s, 1.67 MB/s)`.
     static func saved(_ job: JobStatus) -> String {
         let size = Format.bytes(job.progress?.bytesReceived ?? 0)
-        guard let started = job.startedAt, let saved = job.savedAt, saved > started else { return " (\(size))" }
-        let time = saved - started
-        let received = max(0, (job.progress?.bytesReceived ?? 0) - job.bytesAtStart)
-        let speed = Format.speed(Double(received) / Format.seconds(time))
-        return " (\(size) in \(Format.elapsed(time)), \(speed))"
+        guard let run = job.thisRun else { return " (\(size))" }
+        let speed = Format.speed(run.bytesPerSecond)
+        guard job.bytesAtStart > 0 else { return " (\(size) in \(Format.elapsed(run.time)), \(speed))" }
+        return " (\(size); this run \(Format.bytes(run.bytes)) in \(Format.elapsed(run.time)), \(speed))"
     }
 
     /// What `dl` says about a file it kept.
@@ -164,7 +183,8 @@ enum Describe {
         case .saved(let file, nil):
             return "saved \(file.path)" + saved(job)
         case .failed(let error):
-            return "failed \(name): \(failure(error, kept: job.progress?.bytesReceived ?? 0))"
+            let kept = job.progress?.bytesReceived ?? 0
+            return "failed \(name): \(failure(error, kept: kept, namedByServer: job.job.namedByServer))"
         case .paused:
             return "paused \(name) at \(Describe.progress(job.progress, showsSpeed: false))"
         }
@@ -173,13 +193,27 @@ enum Describe {
     /// The line that says how to continue after Ctrl-C.
     static let interrupted = "interrupted: run the same command again to continue"
 
-    /// The last line of a run of several downloads.
-    static func summary(_ summary: Summary) -> String {
+    /// The last lines of a run of `count` downloads: how to continue after Ctrl-C, and for
+    /// several, what became of them, said once (`interrupted (1 saved, 2 paused): run the same
+    /// command again to continue`).
+    static func ending(_ summary: Summary, count: Int, interrupted: Bool) -> [String] {
+        guard interrupted else { return count > 1 ? [self.summary(summary)] : [] }
+        guard count > 1 else { return [self.interrupted] }
+        return ["interrupted (\(counts(summary))): run the same command again to continue"]
+    }
+
+    /// `1 saved, 1 failed, 2 paused`: the failed and paused only when there are some.
+    private static func counts(_ summary: Summary) -> String {
         var parts = ["\(summary.saved) saved"]
         if summary.failed > 0 { parts.append("\(summary.failed) failed") }
         if summary.paused > 0 { parts.append("\(summary.paused) paused") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The last line of a run of several downloads.
+    static func summary(_ summary: Summary) -> String {
         let status =
             summary.exitCode == .success ? "" : " (exit status \(summary.exitCode): \(summary.exitCode.meaning))"
-        return parts.joined(separator: ", ") + status
+        return counts(summary) + status
     }
 }

@@ -20,11 +20,12 @@ struct TerminalReporter: Reporter {
         -> Emission
     {
         switch occurrence {
-        case .saved, .failed, .paused, .switchedURL, .restarted, .retrying, .waitingForNetwork:
+        case .saved, .failed, .paused, .switchedURL, .restarted, .retrying, .waitingForNetwork, .resumed:
             // A retry and a wait for the network say why above the bars, as wget does; the row
-            // shows the countdown.
+            // shows the countdown. A resume says from where, as on a pipe: the bar alone would
+            // not tell the bytes kept from the bytes received now.
             return draw(jobs, at: time, above: [Describe.line(occurrence, of: job)])
-        case .started, .resumed:
+        case .started:
             // The download's row shows it.
             return draw(jobs, at: time)
         }
@@ -41,9 +42,7 @@ struct TerminalReporter: Reporter {
     }
 
     mutating func finish(_ jobs: [JobStatus], summary: Summary, interrupted: Bool) -> Emission {
-        var lines: [String] = []
-        if interrupted { lines.append(Describe.interrupted) }
-        if jobs.count > 1 { lines.append(Describe.summary(summary)) }
+        let lines = Describe.ending(summary, count: jobs.count, interrupted: interrupted)
         return Emission(output: block.redraw(above: lines, block: []) + LiveBlock.showCursor)
     }
 

@@ -201,8 +201,9 @@ import Testing
         #expect(other.apply(.running, at: .zero) == [.switchedURL(mirror, from: other.job.url, after: nil), .started])
     }
 
-    /// A saved file's line says how much, how long and how fast, as wget's does; the speed counts
-    /// the bytes of this run only (not those an earlier run kept).
+    /// A saved file's line says how much, how long and how fast, as wget's does; the time and
+    /// speed are this run's, and a file continued from bytes an earlier run kept says how many
+    /// bytes this run received.
     @Test func aSavedLineSaysHowMuchHowLongAndHowFast() {
         let file = URL(fileURLWithPath: "/tmp/movie.mp4")
         var job = Self.job("movie.mp4", 1, received: 3_000_000, of: 3_000_000, phase: .saved(file, kept: nil))
@@ -211,9 +212,12 @@ import Testing
         job.bytesAtStart = 1_000_000
         job.savedAt = .milliseconds(3_500)
         #expect(
-            Describe.line(.saved(file, kept: nil), of: job) == "saved /tmp/movie.mp4 (3.00 MB in 1.5s, 1.33 MB/s)")
+            Describe.line(.saved(file, kept: nil), of: job)
+                == "saved /tmp/movie.mp4 (3.00 MB; this run 2.00 MB in 1.5s, 1.33 MB/s)")
         job.savedAt = .seconds(92)
-        #expect(Describe.line(.saved(file, kept: nil), of: job) == "saved /tmp/movie.mp4 (3.00 MB in 1m30s, 22.2 kB/s)")
+        #expect(
+            Describe.line(.saved(file, kept: nil), of: job)
+                == "saved /tmp/movie.mp4 (3.00 MB; this run 2.00 MB in 1m30s, 22.2 kB/s)")
     }
 
     @Test func plainLinesSayWhatHappenedAndProgressComesEveryPeriod() {
