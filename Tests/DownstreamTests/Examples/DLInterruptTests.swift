@@ -37,7 +37,11 @@ struct DLInterruptTests {
             let (status, rerun, errors) = try await DLChild.run(arguments, in: fixture)
             #expect(status == 0, "\(rerun)\(errors)")
             #expect(rerun.contains("resumed movie.mp4 from \(Format.bytes(kept)) kept (byte \(kept))\n"), "\(rerun)")
-            #expect(rerun.contains("saved \(fixture.file("movie.mp4").path) (3.00 MB in "), "\(rerun)")
+            // The size of the file, and what this run received in its time.
+            #expect(
+                rerun.contains(
+                    "saved \(fixture.file("movie.mp4").path) (3.00 MB; this run \(Format.bytes(3_000_000 - kept)) in "),
+                "\(rerun)")
             try body.expectMatches(fixture.file("movie.mp4"))
             #expect(fixture.listing() == ["movie.mp4"])
             #expect(DLChild.storedDownloads(fixture).isEmpty)
