@@ -101,13 +101,16 @@ struct RangedEngine: AttemptEngine {
                 urlRequest.setValue(value, forHTTPHeaderField: name)
             }
         }
-        let setup = RangedTransfer.Setup(
+        var setup = RangedTransfer.Setup(
             url: url, plan: plan, announcesResume: attempt.kind == .first,
             partialPath: target.partialPath, namesFile: request.destination.fileURL == nil, record: record,
             recordFile: target.recordFile, settings: settings.transfer, downloadID: target.downloadID,
             answersChallenges: attempt.answersChallenges, previousChallenges: attempt.previousChallenges,
             expectedAlgorithm: request.expectedDigest?.algorithm,
             discardsRejectedFile: request.onRejectedFile == .discard, credentials: attempt.credentials)
+        if request.destination.fileURL == nil, request.destination.conflictPolicy == .fail {
+            setup.refusesTakenNameIn = request.destination.directoryPath
+        }
         return (setup, urlRequest)
     }
 

@@ -53,6 +53,9 @@ extension RangedTransfer {
 
     private func accept(_ body: ResponseDecision.BodyPlan, head: ResponseHead, response: ServerResponse) {
         let kept = body.keptLength
+        if let taken = takenName(head, keeping: kept) {
+            return reject(.failed(taken))
+        }
         let settings = setup.settings
         // No bigger than the body, when its end is known: small files are many.
         let bodyLength = (body.end ?? body.totalLength).map { max(0, $0 - kept) }
@@ -132,6 +135,18 @@ extension RangedTransfer {
         } else if kept > 0, setup.announcesResume {
             publish(.resumed(at: kept))
         }
+    }
+
+    /// The failure of a response whose file, named by the server, would take the name of a file
+    /// that is there and may not be replaced: found now, before a byte is downloaded for nothing
+    /// (at the end the file could not be placed). With bytes kept from earlier responses, they
+    /// stay kept for a later resume.
+    private func takenName(_ head: ResponseHead, keeping kept: Int64) -> DownloadError? {
+        guard let directory = setup.refusesTakenNameIn else { return nil }
+        let path = POSIXFile.path(
+            FileName.suggested(contentDisposition: head.contentDisposition, url: head.url), in: directory)
+        guard POSIXFile.exists(atPath: path) else { return nil }
+        return kept > 0 ? .destinationExists(path: path) : .destinationExistsBeforeDownloading(path: path)
     }
 
     /// Why the rest of the file cannot fit on the partial file's disk, when its length is known

@@ -50,6 +50,10 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         var partialPath: String
         /// Whether the file takes the name the server suggests (a directory destination).
         var namesFile: Bool
+        /// For a file named by the server that may not replace a file there (a directory
+        /// destination whose conflict policy is `fail`), its directory: a name the response gives
+        /// that is taken fails the request before its first byte is written.
+        var refusesTakenNameIn: String? = nil
         /// What the engine knows of the partial file as the request starts.
         var record: ResumeRecord
         /// Where that knowledge is saved: on each response, at checkpoints and at the end.

@@ -171,7 +171,9 @@ extension Destination {
 
         /// Fail with ``DownloadError/Kind/destinationExists``. A file that exists before the
         /// download starts fails it at once, without a request and without leaving a record; one
-        /// that appears while it runs fails it at the end, with the downloaded data kept.
+        /// that appears while it runs fails it at the end, with the downloaded data kept. For a
+        /// directory destination, whose name comes from the response, a name that is taken fails
+        /// the download when the response's head comes, before its first byte is written.
         public static let fail = ConflictPolicy(code: .fail)
         /// Replace the existing file (atomically: it is whole at every moment).
         public static let replace = ConflictPolicy(code: .replace)
