@@ -16,7 +16,7 @@ extension RangedTransfer {
             return reject(.failed(refusal))
         }
         if let location = ResponseHead.unreadableLocation(of: response) {
-            return reject(.failed(.unexpectedResponse("a redirect to a Location that is not a URL: \(location)")))
+            return reject(.failed(.unexpectedResponse("the server redirected to a malformed Location: \(location)")))
         }
         if setup.answersChallenges, [401, 407].contains(response.statusCode) {
             return reject(

@@ -58,10 +58,18 @@ extension TransportFailure {
     }
 
     /// libcurl's words for a broken response, said plainly: its "Out of memory" is a header line
-    /// longer than it takes.
+    /// longer than it takes; its "Too large response headers: 307275 > 307200" a head larger than
+    /// it takes (300 KiB).
     static func brokenResponseReason(_ reason: String) -> String {
-        reason.contains("Out of memory")
-            ? "a header line of the response is longer than libcurl takes (100 KB)" : reason
+        if reason.contains("Out of memory") {
+            return "a header line of the response is longer than libcurl takes (100 KB)"
+        }
+        if let range = reason.range(of: "Too large response headers: "),
+            let limit = reason[range.upperBound...].split(separator: ">").last.flatMap({ Int($0.trimmingWhitespace) })
+        {
+            return "the server's response head is larger than \(limit >> 10) KiB"
+        }
+        return reason
     }
 
     /// Whether libcurl's words (`reason`) say the server's certificate was refused.

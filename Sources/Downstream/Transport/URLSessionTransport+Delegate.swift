@@ -97,6 +97,15 @@ extension URLSessionTransport {
             let identifier = task.taskIdentifier
             let owner = tasks.withLock { $0.removeValue(forKey: identifier) }
             let refusal = refusals.withLock { $0.removeValue(forKey: identifier) }
+            if error == nil, let response = task.response as? HTTPURLResponse,
+                ResponseHead.unreadableLocation(of: ServerResponse(response)) != nil
+            {
+                // A redirect to a Location that is not a URL: swift-corelibs-foundation neither
+                // follows it nor hands it over, and ends the task without an error. The receiver
+                // refuses it with the Location in its words (a receiver that had it already
+                // decided then, and takes no second head).
+                owner?.receiver.didReceive(ServerResponse(response))
+            }
             owner?.didComplete(with: refusal ?? error)
         }
     }

@@ -263,7 +263,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
             // An endless head: refused before it costs more memory (libcurl then ends the transfer).
             responseFailure = TransportFailure(
                 code: .cannotParseResponse,
-                reason: "the response's head is longer than \(Self.maximumHeadBytes >> 10) KiB")
+                reason: "the server's response head is larger than \(Self.maximumHeadBytes >> 10) KiB")
             return 0
         }
         // Without its line end ("\r\n" is one Character in Swift: trimmed as bytes).
