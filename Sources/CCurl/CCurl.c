@@ -6,6 +6,8 @@
 #if defined(__linux__)
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <sys/socket.h>
 
 // libcurl's own types, as far as this file uses them.
 typedef struct {
@@ -151,6 +153,28 @@ int ds_curl_easy_setopt_pointer(ds_curl *easy, int option, const void *value) {
 int ds_curl_easy_setopt_callback(ds_curl *easy, int option, ds_curl_data_callback callback) {
     return easy_setopt(easy, option, callback);
 }
+// struct curl_sockaddr, what libcurl's socket callback is given.
+typedef struct {
+    int family;
+    int socktype;
+    int protocol;
+    unsigned int addrlen;
+    struct sockaddr addr;
+} ds_curl_sockaddr;
+
+// CURLOPT_OPENSOCKETFUNCTION's callback: socket(2) as libcurl calls it, its errno kept.
+static int open_socket(void *context, int purpose, ds_curl_sockaddr *address) {
+    (void)purpose;
+    int descriptor = socket(address->family, address->socktype, address->protocol);
+    if (descriptor < 0) *(int *)context = errno;
+    return descriptor;
+}
+
+int ds_curl_easy_record_socket_errors(ds_curl *easy, int *error) {
+    int result = easy_setopt(easy, 20163 /* CURLOPT_OPENSOCKETFUNCTION */, open_socket);
+    if (result != 0) return result;
+    return easy_setopt(easy, 10164 /* CURLOPT_OPENSOCKETDATA */, error);
+}
 int ds_curl_easy_setopt_blob(ds_curl *easy, int option, const void *bytes, size_t count) {
     ds_curl_blob blob = {(void *)bytes, count, 1};
     return easy_setopt(easy, option, &blob);
@@ -213,6 +237,7 @@ int ds_curl_easy_setopt_offset(ds_curl *easy, int option, int64_t value) {
 int ds_curl_easy_setopt_blob(ds_curl *easy, int option, const void *bytes, size_t count) {
     (void)easy; (void)option; (void)bytes; (void)count; return -1;
 }
+int ds_curl_easy_record_socket_errors(ds_curl *easy, int *error) { (void)easy; (void)error; return -1; }
 int ds_curl_easy_getinfo_long(ds_curl *easy, int info, long *value) { (void)easy; (void)info; (void)value; return -1; }
 int ds_curl_easy_getinfo_string(ds_curl *easy, int info, const char **value) {
     (void)easy; (void)info; (void)value; return -1;

@@ -59,6 +59,11 @@ int ds_curl_easy_setopt_callback(ds_curl *easy, int option, ds_curl_data_callbac
 int ds_curl_easy_setopt_offset(ds_curl *easy, int option, int64_t value);
 /// Sets a blob option (a `struct curl_blob`, 7.71.0): libcurl copies the `count` bytes.
 int ds_curl_easy_setopt_blob(ds_curl *easy, int option, const void *bytes, size_t count);
+/// Makes `easy`'s sockets with socket(2), as libcurl does, through its socket callback
+/// (`CURLOPT_OPENSOCKETFUNCTION`), and stores the `errno` of one that could not be made in
+/// `*error`: libcurl reports that as "Couldn't connect" without saying why (EMFILE: the process
+/// has no descriptor left). `error` must live as long as the handle.
+int ds_curl_easy_record_socket_errors(ds_curl *easy, int *error);
 int ds_curl_easy_getinfo_long(ds_curl *easy, int info, long *value);
 int ds_curl_easy_getinfo_string(ds_curl *easy, int info, const char **value);
 int ds_curl_easy_pause(ds_curl *easy, int bitmask);

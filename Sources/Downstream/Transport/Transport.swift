@@ -119,6 +119,9 @@ package struct TransportFailure: Error, Equatable, Sendable {
     package var reason: String
     /// The system's policy that kept the request off the network it has (Apple platforms).
     var networkUnavailableReason: NetworkUnavailableReason?
+    /// `EMFILE` or `ENFILE` when the connection could not be made because the process (or the
+    /// system) had no file descriptor left for its socket: a local shortage, not the network's.
+    var descriptorShortage: Int32?
 
     /// Whether the request ended because it was cancelled.
     var isCancellation: Bool { code == .cancelled }

@@ -81,8 +81,28 @@ extension TransportFailure {
 }
 
 extension DownloadError {
+    /// Why a connection could not be made without a file descriptor (`number`: `EMFILE` or
+    /// `ENFILE`), with the limit that was reached.
+    static func descriptorShortageReason(_ number: Int32) -> String {
+        let words = "too many open files: no socket for the connection (errno \(number))"
+        guard number == EMFILE else { return words + ": the system's table of open files is full" }
+        var limit = rlimit()
+        #if canImport(Glibc)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return words }
+        return words + ": the process has all \(limit.rlim_cur) it may have open (ulimit -n)"
+    }
+
     /// A request ended with the transport's `failure`.
     static func network(_ failure: TransportFailure) -> DownloadError {
+        if let shortage = failure.descriptorShortage {
+            // The process's own limit, not the network: a file system error (as for a partial
+            // file that cannot be opened for the same reason), not retried.
+            return DownloadError(.fileSystem, reason: descriptorShortageReason(shortage))
+        }
         if failure.isTrustRefusal {
             return serverTrustFailed(failure.code, reason: failure.reason)
         }

@@ -29,10 +29,11 @@ final class DLChild: Sendable {
     private let terminal: Int32?
 
     /// Starts `dl` with `arguments`; `input` is written to its standard input. Its data
-    /// directory (`XDG_DATA_HOME`) is the fixture's unless `environment` names one.
+    /// directory (`XDG_DATA_HOME`) is the fixture's unless `environment` names one. With
+    /// `descriptorLimit`, it may have that many files open (a shell's `ulimit -n` before it).
     init(
         _ arguments: [String], in fixture: Fixture, output kind: Output = .pipe, input: String? = nil,
-        environment added: [String: String] = [:]
+        environment added: [String: String] = [:], descriptorLimit: Int? = nil
     ) throws {
         var environment = ProcessInfo.processInfo.environment.merging(added) { $1 }
         if added["XDG_DATA_HOME"] == nil {
@@ -66,9 +67,15 @@ final class DLChild: Sendable {
             errors = nil
             self.terminal = terminal.parent
         }
+        var executable = try ChildProcess.executable("dl")
+        var arguments = arguments
+        if let descriptorLimit {
+            arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", executable.path] + arguments
+            executable = URL(fileURLWithPath: "/bin/sh")
+        }
         do {
             child = try SpawnedProcess(
-                try ChildProcess.executable("dl"), arguments, environment: environment,
+                executable, arguments, environment: environment,
                 directory: fixture.directory, input: inputPipe?.read, output: outputSide, errors: errorSide)
         } catch {
             output.start()

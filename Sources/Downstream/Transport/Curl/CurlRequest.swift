@@ -24,6 +24,9 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
     /// The headers for a proxy's `CONNECT` (`Proxy-Authorization` of an HTTPS request).
     private var proxyHeaderList: OpaquePointer?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
+    /// The `errno` of a socket that could not be made for the handle (see
+    /// `ds_curl_easy_record_socket_errors`), 0 if none.
+    private let socketErrno = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
     /// The URL of the request on the wire (after the redirects followed so far).
     private(set) var currentURL: URL?
     private var head = Head()
@@ -59,10 +62,12 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         self.receiver = receiver
         self.driver = driver
         errorBuffer.initialize(repeating: 0, count: 256)
+        socketErrno.initialize(to: 0)
     }
 
     deinit {
         errorBuffer.deallocate()
+        socketErrno.deallocate()
     }
 
     func cancel() {
@@ -104,6 +109,8 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         _ = ds_curl_easy_setopt_long(easy, CurlOption.tcpKeepAlive, 1)
         _ = ds_curl_easy_setopt_long(easy, CurlOption.bufferSize, settings.receiveBufferSize)
         _ = ds_curl_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer)
+        socketErrno.pointee = 0
+        _ = ds_curl_easy_record_socket_errors(easy, socketErrno)
         // No CURLOPT_ACCEPT_ENCODING: libcurl's decoder keeps what a paused transfer cannot take
         // in memory. A compressed body is decoded here (`CurlBodyDecoder`), as URLSession decodes
         // one; the request's own `Accept-Encoding` is what is sent.
@@ -192,8 +199,8 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         }
         if let responseFailure { return responseFailure }
         guard result != CurlCode.ok else { return nil }
-        var osErrno = 0
-        if let easy { _ = ds_curl_easy_getinfo_long(easy, CurlInfo.osErrno, &osErrno) }
+        var osErrno = Int(socketErrno.pointee)
+        if osErrno == 0, let easy { _ = ds_curl_easy_getinfo_long(easy, CurlInfo.osErrno, &osErrno) }
         let message =
             errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: ds_curl_easy_strerror(result))
         let failure = TransportFailure(curlCode: result, osErrno: Int32(truncatingIfNeeded: osErrno), message: message)

@@ -6,7 +6,8 @@ import Foundation
 
 extension TransportFailure {
     /// The failure of a libcurl transfer that ended with `code`, in the words of `URLError`
-    /// (FoundationNetworking's own mapping, and more); `osErrno` is the `errno` of a failed connect.
+    /// (FoundationNetworking's own mapping, and more); `osErrno` is the `errno` of a failed connect,
+    /// or of a socket that could not be made.
     init(curlCode code: Int32, osErrno: Int32, message: String) {
         let urlCode: URLError.Code
         switch code {
@@ -30,5 +31,9 @@ extension TransportFailure {
         default: urlCode = .unknown
         }
         self.init(code: urlCode, reason: urlCode == .cannotParseResponse ? Self.brokenResponseReason(message) : message)
+        if code == CurlCode.couldNotConnect, osErrno == EMFILE || osErrno == ENFILE {
+            // libcurl says "Couldn't connect" also when it could not make the socket.
+            descriptorShortage = osErrno
+        }
     }
 }
