@@ -86,14 +86,14 @@ extension DownloadError {
     static func descriptorShortageReason(_ number: Int32) -> String {
         let words = "too many open files: no socket for the connection (errno \(number))"
         guard number == EMFILE else { return words + ": the system's table of open files is full" }
-        var limit = rlimit()
-        #if canImport(Glibc)
-            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        // Only the libcurl transport, on Linux, tells a descriptor shortage.
+        #if os(Linux)
+            var limit = rlimit()
+            guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return words }
+            return words + ": the process has all \(limit.rlim_cur) it may have open (ulimit -n)"
         #else
-            let resource = RLIMIT_NOFILE
+            return words
         #endif
-        guard getrlimit(resource, &limit) == 0 else { return words }
-        return words + ": the process has all \(limit.rlim_cur) it may have open (ulimit -n)"
     }
 
     /// A request ended with the transport's `failure`.
