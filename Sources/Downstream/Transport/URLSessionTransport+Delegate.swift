@@ -98,7 +98,9 @@ extension URLSessionTransport {
             let owner = tasks.withLock { $0.removeValue(forKey: identifier) }
             let refusal = refusals.withLock { $0.removeValue(forKey: identifier) }
             if error == nil, let response = task.response as? HTTPURLResponse,
-                ResponseHead.unreadableLocation(of: ServerResponse(response)) != nil
+                (300..<400).contains(response.statusCode),
+                let location = response.value(forHTTPHeaderField: "Location"),
+                URL(string: location, relativeTo: response.url) == nil
             {
                 // A redirect to a Location that is not a URL: swift-corelibs-foundation neither
                 // follows it nor hands it over, and ends the task without an error. The receiver
