@@ -33,6 +33,7 @@ enum DL {
             if let credentials = made.credentials, credentials.password == nil {
                 made.credentials = try credentials.withPassword(askingOn: Credentials.terminal())
             }
+            try made.http.load(environment: environment)
             plan = made
             if plan.mode == .verbose {
                 for notice in plan.notices { Terminal.write("dl: \(notice)\n", to: STDERR_FILENO) }

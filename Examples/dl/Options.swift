@@ -117,6 +117,8 @@ struct Options: Equatable {
     var progressInterval: Duration?
     var showsHelp = false
     var showsVersion = false
+    /// `-S`, `-n`, `--netrc-file`, `-b`, `--cookie-jar`, `--remove-on-error`.
+    var http = HTTPSettings()
 
     /// The option that chose ``existingFiles``, for the error when another one disagrees.
     private var existingFilesOption: String?
@@ -124,7 +126,8 @@ struct Options: Equatable {
     private var modeOption: String?
 
     /// The options `dl` knows, in the order `--help` shows them.
-    static let table: [OptionSpec<Options>] = fileOptions + downloadOptions + securityOptions + outputOptions
+    static let table: [OptionSpec<Options>] =
+        fileOptions + downloadOptions + httpOptions + securityOptions + outputOptions
 
     static let parser = ArgumentParser(table, unsupported: unsupported)
 
@@ -133,7 +136,6 @@ struct Options: Equatable {
         "--ftp-user": "dl downloads over HTTP and HTTPS only",
         "-r": "dl downloads the URLs it is given: list many in a file, one a line, and give it with -i FILE",
         "--recursive": "dl downloads the URLs it is given: list many in a file, one a line, and give it with -i FILE",
-        "-b": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
         "--background": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
         "--spider": "dl always downloads; ask the server with curl -I",
         "-w": "dl prints no format of yours; --json prints a JSON object a line for scripts",

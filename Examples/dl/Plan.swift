@@ -57,6 +57,8 @@ struct Plan: Equatable {
     var progressInterval: Duration?
     /// What `-v` says about how the command line was read (a URL without a scheme is `http://`).
     var notices: [String] = []
+    /// `-S`, `-n`, `-b`, `--cookie-jar`, `--remove-on-error`.
+    var http = HTTPSettings()
 
     static let defaultConcurrentDownloads = 4
     /// The most connections `-x` allows for one file (aria2's limit too).
@@ -122,7 +124,15 @@ struct Plan: Equatable {
             connectionTimeout: options.connectionTimeout,
             addressFamily: options.addressFamily, existingFiles: options.existingFiles,
             mode: options.mode,
-            progressInterval: options.progressInterval, notices: entries.flatMap(\.notices))
+            progressInterval: options.progressInterval, notices: entries.flatMap(\.notices),
+            http: http(options, jobs: jobs))
+    }
+
+    /// The HTTP options, with the hosts of the jobs' URLs.
+    private static func http(_ options: Options, jobs: [Job]) -> HTTPSettings {
+        var http = options.http
+        http.hosts = Set(jobs.flatMap { [$0.url] + $0.mirrors }.compactMap { $0.host?.lowercased() })
+        return http
     }
 
     /// `--proxy` and `--no-proxy`; nil without `--proxy`.

@@ -22,14 +22,8 @@ extension Session {
             $0.scheduling.maximumConcurrentDownloadsPerHost = plan.maximumConcurrentDownloads * plan.connections
             $0.network.maximumBytesPerSecond = plan.limitRate
             $0.network.userAgent = plan.userAgent
-            // -H goes with every request through the adapter, not in the requests: the store keeps
-            // no credentials, so the download an earlier run left gets them again from this run.
-            if !plan.headers.isEmpty {
-                let headers = Dictionary(plan.headers.map { ($0.name, $0.value) }) { _, last in last }
-                $0.authentication.requestAdapter = { _ in headers }
-            }
-            if let credentials = plan.credentials { $0.authentication.handler = credentials.handler }
-            if plan.mode == .verbose { $0.eventMonitors = [VerboseMonitor()] }
+            // -H, cookies, credentials (-u, -n), -v and -S.
+            configureHTTP(&$0)
             if let trust = plan.trust { $0.trust.rules = [trust] }
             $0.network.proxy = plan.proxy
             // A person at a terminal waits for nothing: a host that does not exist or refuses the

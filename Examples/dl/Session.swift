@@ -46,6 +46,8 @@ final class Session {
     private var savedFiles: SavedFiles?
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
+    /// The cookies of the run (`-b`, `--cookie-jar`), if any.
+    let cookieJar: CookieJar?
 
     init(plan: Plan, reporter: any Reporter, isTerminal: Bool, environment: [String: String]) {
         self.plan = plan
@@ -54,6 +56,7 @@ final class Session {
         self.environment = environment
         jobs = plan.jobs.enumerated().map { JobStatus(job: $1, number: $0 + 1) }
         start = clock.now
+        cookieJar = plan.http.makeCookieJar()
     }
 
     /// Runs the downloads to their end, or until Ctrl-C; returns the exit status.
@@ -149,7 +152,7 @@ final class Session {
         let summary = Summary(jobs, interrupted: interrupted)
         Terminal.write(reporter.finish(jobs, summary: summary, interrupted: interrupted), output: reports)
         for source in signals { source.cancel() }
-        return summary.exitCode
+        return ExitCode.combined([summary.exitCode, saveCookies()])
     }
 
     /// `-O -`: the file is downloaded into the store (`stdout/NAME`), where the same command
@@ -202,6 +205,8 @@ final class Session {
         }
         if event.state == .failed {
             jobs[index].history = downloads[index].history
+            // --remove-on-error: the bytes go below; the failure says none are kept.
+            if plan.http.removesFailedFiles { jobs[index].progress?.bytesReceived = 0 }
         }
         let occurrences = jobs[index].apply(event, at: time, kept: kept)
         if occurrences.isEmpty {
@@ -211,9 +216,11 @@ final class Session {
         for occurrence in occurrences {
             Terminal.write(reporter.report(occurrence, of: jobs[index], among: jobs, at: time), output: reports)
         }
-        if case .failed = occurrences.last, downloads[index].currentProgress.bytesReceived == 0 {
-            // Nothing to continue from: forget it, so that dl's store keeps no dead records and
-            // the file is free for another URL.
+        if case .failed = occurrences.last,
+            downloads[index].currentProgress.bytesReceived == 0 || plan.http.removesFailedFiles
+        {
+            // Nothing to continue from (or --remove-on-error): forget it, so that dl's store keeps
+            // no dead records and the file is free for another URL.
             await downloads[index].cancel()
         }
     }

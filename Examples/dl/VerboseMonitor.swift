@@ -16,16 +16,25 @@ import Foundation
 /// that carry them, a URL's user information and its credential-looking query values, also in a
 /// `Location`), and what the server sent is escaped (see `LogText`).
 struct VerboseMonitor: DownloadEventMonitor {
+    /// Whether requests are printed too (`-v`), or responses only (`-S`).
+    var showsRequests = true
+
     func download(_ download: Download, willSend request: URLRequest) {
+        guard showsRequests else { return }
         var lines = ["> \(request.httpMethod ?? "GET") \(request.url.map(LogText.url) ?? "?")"]
         lines += Self.headerLines(request.allHTTPHeaderFields ?? [:], prefix: ">")
-        Terminal.write(Self.text(lines, of: download), to: STDERR_FILENO)
+        Terminal.write(Self.text(lines, name: Self.name(of: download)), to: STDERR_FILENO)
     }
 
     func download(_ download: Download, didReceive response: ServerResponse) {
+        Terminal.write(Self.responseText(response, name: Self.name(of: download)), to: STDERR_FILENO)
+    }
+
+    /// The lines of `response`'s head, after the file's `name`.
+    static func responseText(_ response: ServerResponse, name: String) -> String {
         var lines = ["< HTTP \(response.statusCode) \(response.url.map(LogText.url) ?? "")"]
-        lines += Self.headerLines(response.headers, prefix: "<")
-        Terminal.write(Self.text(lines, of: download), to: STDERR_FILENO)
+        lines += headerLines(response.headers, prefix: "<")
+        return text(lines, name: name)
     }
 
     static func headerLines(_ headers: [String: String], prefix: String) -> [String] {
@@ -39,9 +48,11 @@ struct VerboseMonitor: DownloadEventMonitor {
         }
     }
 
-    private static func text(_ lines: [String], of download: Download) -> String {
-        let name =
-            download.request.destination.fileURL?.lastPathComponent ?? download.request.url?.lastPathComponent ?? ""
-        return lines.map { "\(LogText.escaped(name)) \($0)\n" }.joined()
+    private static func name(of download: Download) -> String {
+        download.request.destination.fileURL?.lastPathComponent ?? download.request.url?.lastPathComponent ?? ""
+    }
+
+    private static func text(_ lines: [String], name: String) -> String {
+        lines.map { "\(LogText.escaped(name)) \($0)\n" }.joined()
     }
 }
