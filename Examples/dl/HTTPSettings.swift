@@ -1,9 +1,11 @@
 import Downstream
 import Foundation
 
-/// What curl's and wget's HTTP options ask of a run: `-S` (the response heads), `-n` and
+/// What curl's and wget's HTTP options ask of a run: `-I`, `-S` (the response heads), `-n` and
 /// `--netrc-file` (credentials by host), `-b` and `--cookie-jar` (cookies), `--remove-on-error`.
 struct HTTPSettings: Equatable {
+    /// `-I`: each URL's response heads on standard output, and nothing downloaded.
+    var headsOnly = false
     /// `-S`: each response head on standard error (none with `-q`/`-s`: curl's `-sS`).
     var showsServerResponse = false
     /// `--remove-on-error`: a file that fails keeps no bytes and no record.

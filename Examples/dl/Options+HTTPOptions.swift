@@ -4,6 +4,11 @@ extension Options {
     /// The options of the *HTTP* section: response heads, credentials from a netrc file, cookies.
     static let httpOptions: [OptionSpec<Options>] = [
         OptionSpec(
+            names: ["-I", "--head"], action: .flag { $0.http.headsOnly = true }, section: "HTTP",
+            help: "print each URL's response heads (a HEAD request; redirects followed, each head printed, as"
+                + " curl's -IL) on standard output, credentials hidden, and download nothing; a 4xx or 5xx"
+                + " answer is a failure"),
+        OptionSpec(
             names: ["-S", "--server-response", "--show-error"], action: .flag { $0.http.showsServerResponse = true },
             section: "HTTP",
             help: "print each response head on standard error while downloading (wget's -S); with -q or -s,"

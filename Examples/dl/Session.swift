@@ -78,6 +78,11 @@ final class Session {
                 "dl: WARNING: certificates are not checked (-k): anyone on the way can read and change the files\n",
                 to: STDERR_FILENO)
         }
+        if plan.http.headsOnly {
+            let status = await printHeads(with: manager)
+            await manager.invalidate()
+            return ExitCode.combined([status, saveCookies()])
+        }
         let (updates, continuation) = AsyncStream.makeStream(of: Update.self)
         let signals = handleSignals(continuation)
         var tasks: [Task<Void, Never>] = []

@@ -37,6 +37,7 @@ struct VerboseMonitor: DownloadEventMonitor {
         return text(lines, name: name)
     }
 
+    /// `headers`, sorted by name, each line after `prefix` (none when it is empty).
     static func headerLines(_ headers: [String: String], prefix: String) -> [String] {
         headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { name, value in
             let lowercased = name.lowercased()
@@ -44,7 +45,7 @@ struct VerboseMonitor: DownloadEventMonitor {
             if lowercased == "location" || lowercased == "content-location", let url = URL(string: value) {
                 shown = LogText.url(url)
             }
-            return LogText.escaped("\(prefix) \(name): \(shown)")
+            return LogText.escaped("\(prefix.isEmpty ? "" : prefix + " ")\(name): \(shown)")
         }
     }
 
