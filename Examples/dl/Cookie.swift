@@ -94,6 +94,13 @@ struct Cookie: Equatable {
         guard fields.count == 7 || fields.count == 6 else { return nil }
         var domain = fields[0].lowercased()
         if domain.hasPrefix(".") { domain.removeFirst() }
+        // wget writes the port of a server on another port than 80 or 443: cookies have none.
+        if let colon = domain.lastIndex(of: ":"), domain[domain.index(after: colon)...].allSatisfy(\.isASCII),
+            domain[domain.index(after: colon)...].allSatisfy(\.isNumber),
+            !domain[..<colon].contains(":") || domain[..<colon].hasSuffix("]")
+        {
+            domain = String(domain[..<colon])
+        }
         guard !domain.isEmpty, !fields[5].isEmpty, let expiry = Int64(fields[4]), expiry >= 0,
             fields[2].hasPrefix("/")
         else { return nil }

@@ -35,8 +35,7 @@ struct HTTPSettings: Equatable {
     /// Reads the netrc file and `-b`'s cookie files.
     mutating func load(environment: [String: String]) throws(Problem) {
         var path = netrcFile
-        if path == nil, usesDefaultNetrc, let home = environment["HOME"] ?? ProcessInfo.processInfo.environment["HOME"]
-        {
+        if path == nil, usesDefaultNetrc, let home = environment["HOME"] {
             path = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".netrc").path
         }
         if let path {

@@ -17,20 +17,27 @@ struct DLHTTPOptionsTests {
     static let transports: [String] =
         TransportUnderTest.isLibcurlAvailable ? ["libcurl", "urlsession"] : ["urlsession"]
 
-    /// A route whose first answer is a `302` back to itself, with `headers` besides `Location`.
-    static func redirectingOnce(_ url: URL, headers: [String: String] = [:]) -> [Fault] {
-        [.status(302, headers: headers.merging(["Location": url.absoluteString]) { $1 })]
+    /// Serves `body` at `path` with `headers`, its first answer a `302` back to itself with
+    /// `redirectHeaders` besides `Location`.
+    static func serveRedirectingOnce(
+        _ path: String, _ body: Body, in fixture: Fixture, redirectHeaders: [String: String],
+        headers: [String: String]
+    ) -> URL {
+        let url = fixture.server.url(path)
+        fixture.serve(path, body) {
+            $0.faults = [.status(302, headers: redirectHeaders.merging(["Location": url.absoluteString]) { $1 })]
+            $0.extraHeaders = $0.extraHeaders.merging(headers) { $1 }
+        }
+        return url
     }
 
     @Test(arguments: transports)
     func serverResponseHeadsGoToStandardErrorWithTheFileSaved(_ transport: String) async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 30_000, seed: 4501)
-            let url = fixture.server.url("/heads.bin")
-            fixture.serve("/heads.bin", body) {
-                $0.faults = Self.redirectingOnce(url, headers: ["Set-Cookie": "secret=s3cr3t"])
-                $0.extraHeaders["X-Served-By"] = "test"
-            }
+            let url = Self.serveRedirectingOnce(
+                "/heads.bin", body, in: fixture, redirectHeaders: ["Set-Cookie": "secret=s3cr3t"],
+                headers: ["X-Served-By": "test"])
             let environment = ["DOWNSTREAM_TRANSPORT": transport]
             let run = try await DLChild.run(
                 ["-S", "-o", "f.bin", url.absoluteString], in: fixture, environment: environment)
@@ -100,7 +107,7 @@ struct DLHTTPOptionsTests {
     /// Writes `text` to the fixture's file `name` with `mode`; returns its path.
     static func write(_ text: String, to name: String, mode: mode_t, in fixture: Fixture) throws -> String {
         let path = fixture.file(name).path
-        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        try Data(text.utf8).writeWithoutSync(to: URL(fileURLWithPath: path))
         chmod(path, mode)
         return path
     }
@@ -175,11 +182,9 @@ struct DLHTTPOptionsTests {
     func cookiesGoWithTheRequestsTheyMatchAndTheJarKeepsWhatServersSet(_ transport: String) async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: 20_000, seed: 4504)
-            let url = fixture.server.url("/docs/a.bin")
-            fixture.serve("/docs/a.bin", body) {
-                $0.faults = Self.redirectingOnce(url, headers: ["Set-Cookie": "hop=1; Path=/docs"])
-                $0.extraHeaders["Set-Cookie"] = "final=2; Max-Age=3600; HttpOnly"
-            }
+            let url = Self.serveRedirectingOnce(
+                "/docs/a.bin", body, in: fixture, redirectHeaders: ["Set-Cookie": "hop=1; Path=/docs"],
+                headers: ["Set-Cookie": "final=2; Max-Age=3600; HttpOnly"])
             let file = """
                 # Netscape HTTP Cookie File
                 127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tabc

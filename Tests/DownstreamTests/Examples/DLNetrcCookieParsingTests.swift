@@ -1,4 +1,5 @@
 import Downstream
+import DownstreamTesting
 import Foundation
 import Testing
 
@@ -66,7 +67,7 @@ struct DLNetrcCookieParsingTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("netrc").path
-        try "machine a.example login alice password pw\n".write(toFile: path, atomically: false, encoding: .utf8)
+        try Data("machine a.example login alice password pw\n".utf8).writeWithoutSync(to: URL(fileURLWithPath: path))
         for mode: mode_t in [0o644, 0o640, 0o604, 0o620, 0o602] {
             chmod(path, mode)
             #expect(throws: Netrc.Problem.self) { try Netrc.load(path, required: true) }
@@ -111,6 +112,10 @@ struct DLNetrcCookieParsingTests {
                     domain: "example.org", includesSubdomains: false, path: "/", isSecure: false,
                     expires: 4_102_444_800, name: "empty", value: ""),
             ])
+        // wget's, with the port of the server.
+        #expect(
+            Cookie.parseFile("127.0.0.1:8765\tFALSE\t/\tFALSE\t0\tw\t1\n[::1]:80\tFALSE\t/\tFALSE\t0\tv6\t1\n")
+                .map(\.domain) == ["127.0.0.1", "[::1]"])
         // Written and read again, the same cookies.
         #expect(Cookie.parseFile(Cookie.fileText(cookies)) == cookies)
         #expect(Cookie.fileText(cookies).hasPrefix("# Netscape HTTP Cookie File\n"))
