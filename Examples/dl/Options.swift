@@ -137,7 +137,7 @@ struct Options: Equatable {
         "-r": "dl downloads the URLs it is given: list many in a file, one a line, and give it with -i FILE",
         "--recursive": "dl downloads the URLs it is given: list many in a file, one a line, and give it with -i FILE",
         "--background": "run dl in the background with your shell (dl URL &); the same command continues after a stop",
-        "--spider": "dl always downloads; ask the server with curl -I",
+        "--spider": "dl -I asks for the response heads (a HEAD request) and downloads nothing",
         "-w": "dl prints no format of yours; --json prints a JSON object a line for scripts",
         "--write-out": "dl prints no format of yours; --json prints a JSON object a line for scripts",
         "--trust-server-names":

@@ -88,6 +88,28 @@ struct DLNetrcCookieParsingTests {
         #expect(throws: Netrc.Problem.self) { try Netrc.load(directory.path, required: true) }
     }
 
+    // MARK: - Options
+
+    @Test func curlsCookieAndHeadOptionsParseAndWgetsBackgroundKeepsItsHint() throws {
+        let options = try Options.parse([
+            "-b", "jar.txt", "--cookie", "a=1; b=2", "--cookie-jar", "out.txt", "-nIS", "--netrc-file", "n",
+            "--remove-on-error", "http://a.example/f",
+        ])
+        #expect(options.http.cookieSources == ["jar.txt", "a=1; b=2"] && options.http.cookieJar == "out.txt")
+        #expect(options.http.usesDefaultNetrc && options.http.netrcFile == "n" && options.http.removesFailedFiles)
+        #expect(options.http.headsOnly && options.http.showsServerResponse)
+        func message(_ arguments: [String]) -> String {
+            do {
+                _ = try Options.parse(arguments)
+                return ""
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(message(["--background", "u"]).contains("run dl in the background with your shell"))
+        #expect(message(["--spider", "u"]).contains("dl -I asks for the response heads"))
+    }
+
     // MARK: - Cookie files
 
     @Test func aNetscapeCookieFileAsCurlAndWgetWriteIt() {
