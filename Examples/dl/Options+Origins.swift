@@ -15,6 +15,8 @@ extension Options {
         "--max-filesize": "curl", "--checksum": "aria2", "--insecure": "curl", "--no-check-certificate": "wget",
         "--ca-certificate": "wget", "--cacert": "curl", "--certificate": "wget", "--cert": "curl",
         "--private-key": "wget", "--key": "curl", "--pinnedpubkey": "curl", "--no-proxy": "curl",
-        "-nv": "wget", "--no-verbose": "wget",
+        "-nv": "wget", "--no-verbose": "wget", "-I": "curl", "--head": "curl", "--server-response": "wget",
+        "--show-error": "curl", "-n": "curl", "--netrc": "curl", "--netrc-file": "curl", "-b": "curl",
+        "--cookie": "curl", "--cookie-jar": "curl", "--remove-on-error": "curl",
     ]
 }

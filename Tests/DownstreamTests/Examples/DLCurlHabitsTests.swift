@@ -29,7 +29,7 @@ import Testing
     /// silent (`-q`).
     @Test(arguments: [
         ["-s", url], ["-sL", url], ["-fsL", url], ["-sfL", url], ["-Ls", url], ["-s", "-L", url], [url, "-s"],
-        ["--silent", url], ["-s", "-o", "f", url], ["-so", "f", url],
+        ["--silent", url], ["-s", "-o", "f", url], ["-so", "f", url], ["-sS", url], ["-sSL", url], ["-fsSL", url],
     ])
     func minusSAloneIsCurlsSilent(_ arguments: [String]) throws {
         let options = try Options.parse(arguments)
