@@ -47,6 +47,23 @@ public actor Download {
     public nonisolated let request: DownloadRequest
 
     nonisolated let location: PartialLocation
+
+    /// The file the download appends its bytes to until it is complete; then the file is moved to
+    /// the destination (the same file: a descriptor opened on it reads on).
+    ///
+    /// Its first bytes are the server's file from its first byte, in order, when the download uses
+    /// one connection at a time: read it, never write it. Bytes are appended as they arrive
+    /// (held in memory first, up to ``DownloadManager/Configuration/Storage-swift.struct/writeBufferCapacity``
+    /// bytes); a resume first cuts the file to the bytes it keeps, and a restart
+    /// (``DownloadEvent/restarted``) to none. A download over several connections
+    /// (``DownloadRequest/maximumConnections``) writes its parts at their own offsets, leaving
+    /// gaps until they are done. A download the system runs in the background keeps its bytes
+    /// elsewhere until it hands them over. The place depends only on the request's URL and
+    /// destination (and the manager's partials directory): a new download of the same request
+    /// finds the same file.
+    public nonisolated var partialFileURL: URL {
+        location.partialURL
+    }
     /// What the download shares with every other download of its manager.
     let context: Context
     nonisolated var engines: DownloadEngines { context.engines }

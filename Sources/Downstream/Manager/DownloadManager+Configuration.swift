@@ -260,8 +260,13 @@ extension DownloadManager.Configuration {
         /// writing the two halves of a record file's slot, or of a frame of the journal. For
         /// tests that kill the process while a record is written.
         package var recordWriteObserver: (@Sendable () -> Void)?
-        /// Bytes gathered before one write to the partial file.
-        var writeBufferCapacity = 256 * 1024
+        /// The most bytes gathered in memory before one write to a partial file. Default: 256 KiB.
+        ///
+        /// A smaller buffer puts the bytes received on the disk sooner, for a reader that follows a
+        /// partial file while it grows (``Download/partialFileURL``): with 1, each chunk the
+        /// transport delivers is written as it arrives, before the progress counts it. It costs a
+        /// write per chunk (about 16 KiB) instead of one per buffer. Values below 1 count as 1.
+        public var writeBufferCapacity = 256 * 1024
 
         /// Default storage settings.
         public init() {}
