@@ -38,6 +38,9 @@ struct Plan: Equatable {
     /// store first: a pipe cannot take bytes back, and the same command continues it), and
     /// reports go to standard error.
     var writesToStandardOutput = false
+    /// `-o -` (curl's way to say it): standard output gets the file even when it is a terminal
+    /// and the bytes look binary.
+    var forcesStandardOutput = false
     /// Retries after a file's first failure; nil for the default (3).
     var maximumRetries: Int?
     /// The wait before the first retry; nil for the default.
@@ -85,6 +88,12 @@ struct Plan: Equatable {
         if writesToStandardOutput {
             // Named after the URL, in the store (see Session).
             options.outputDocument = nil
+            // The bytes go out in order, as they come: over one connection.
+            if let connections = options.connections, connections > 1 {
+                throw .other(
+                    "-O - writes the file in order as it comes, over one connection: not with \(connections)"
+                        + " connections (-x, -s)")
+            }
         }
         let directory = URL(
             fileURLWithPath: options.outputDirectory ?? ".", isDirectory: true, relativeTo: currentDirectory
@@ -118,7 +127,7 @@ struct Plan: Equatable {
                 credentials.hosts = Set(urls.compactMap { $0.host?.lowercased() })
                 return credentials
             },
-            writesToStandardOutput: writesToStandardOutput,
+            writesToStandardOutput: writesToStandardOutput, forcesStandardOutput: options.output == "-",
             maximumRetries: options.tries.map { $0 == 0 ? Int.max : $0 - 1 }, retryWait: options.retryWait,
             timeout: options.timeout, proxy: try proxy(options), trust: try trustRule(options),
             connectionTimeout: options.connectionTimeout,

@@ -17,6 +17,12 @@ extension Session {
             // another dl is downloading fails at once, naming it.
             $0.storage.isSharedByProcesses = true
             $0.progress.interval = .milliseconds(plan.progressInterval == .zero ? 100 : 200)
+            if plan.writesToStandardOutput {
+                // -O -: each chunk is on the disk as it comes, and the progress that says so often,
+                // for the stream that follows the file (see StandardOutputStream).
+                $0.storage.writeBufferCapacity = 1
+                $0.progress.interval = .milliseconds(50)
+            }
             // Every connection of a file takes a slot: -j files of -x connections each.
             $0.scheduling.maximumConcurrentDownloads = plan.maximumConcurrentDownloads * plan.connections
             $0.scheduling.maximumConcurrentDownloadsPerHost = plan.maximumConcurrentDownloads * plan.connections

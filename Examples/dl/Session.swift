@@ -20,6 +20,10 @@ final class Session {
         case tick
         case resize
         case interrupt
+        /// `-O -`: the stream to standard output ended before the file's end.
+        case standardOutputEnded(StandardOutputStream.Failure)
+        /// A write to standard output failed: its reader went away.
+        case outputClosed
     }
 
     /// The name of dl's store: `$XDG_DATA_HOME/Downstream/dl` (on every platform, when it is
@@ -36,14 +40,16 @@ final class Session {
     private var reporter: any Reporter
     private let isTerminal: Bool
     let environment: [String: String]
-    private var jobs: [JobStatus]
-    private var downloads: [Download] = []
+    var jobs: [JobStatus]
+    private(set) var downloads: [Download] = []
+    /// `-O -`: the file's bytes on their way to standard output.
+    private(set) var standardOutput: StandardOutputStream?
     /// The file at each job's destination before it started, if there was one.
     private var existingFiles: [FileState?] = []
     /// Whether each job's file is one an earlier run saved, unchanged: it counts as saved.
     private var savedEarlier: [Bool] = []
     /// The files this run and earlier ones saved.
-    private var savedFiles: SavedFiles?
+    var savedFiles: SavedFiles?
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
     /// The cookies of the run (`-b`, `--cookie-jar`), if any.
@@ -85,6 +91,8 @@ final class Session {
         }
         let (updates, continuation) = AsyncStream.makeStream(of: Update.self)
         let signals = handleSignals(continuation)
+        ClosedOutput.shared.whenClosed { continuation.yield(.outputClosed) }
+        ClosedOutput.shared.watch()
         var tasks: [Task<Void, Never>] = []
         let savedFiles = SavedFiles(storeDirectory: manager.storeDirectory)
         for (index, job) in plan.jobs.enumerated() {
@@ -111,6 +119,9 @@ final class Session {
             }
             let download = await manager.download(request(for: job, savedEarlier: savedEarlier[index]))
             downloads.append(download)
+            if plan.writesToStandardOutput {
+                standardOutput = makeStandardOutput(for: download, continuation: continuation)
+            }
             tasks.append(
                 Task {
                     for await event in download.events { continuation.yield(.event(index, event)) }
@@ -133,9 +144,11 @@ final class Session {
             case .event(let index, let event):
                 await handle(event, of: index, at: time)
             case .progress(let index, let progress):
+                standardOutput?.advance(to: progress.bytesReceived)
                 jobs[index].update(progress)
                 Terminal.write(reporter.refresh(jobs, at: time), output: reports)
             case .tick:
+                standardOutput?.advance(to: downloads[0].currentProgress.bytesReceived)
                 self.savedFiles?.save()
                 Terminal.write(reporter.refresh(jobs, at: time), output: reports)
             case .resize:
@@ -144,6 +157,10 @@ final class Session {
             case .interrupt:
                 interrupted = true
                 break updates
+            case .standardOutputEnded(let failure):
+                await standardOutputEnded(failure, at: time)
+            case .outputClosed:
+                await endForClosedOutput(manager)
             }
             if jobs.allSatisfy(\.isFinished) { break }
         }
@@ -161,7 +178,7 @@ final class Session {
     }
 
     /// `-O -`: the file is downloaded into the store (`stdout/NAME`), where the same command
-    /// finds it again, and copied to standard output once complete.
+    /// finds it again, and goes to standard output as it comes (see `Session+StandardOutput`).
     private func placeInStore(_ store: URL) {
         let folder = store.appendingPathComponent("stdout", isDirectory: true)
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -171,24 +188,13 @@ final class Session {
         jobs = plan.jobs.enumerated().map { JobStatus(job: $1, number: $0 + 1) }
     }
 
-    /// `event`, with a completed file copied to standard output (`-O -`): it then completed
-    /// there, or failed to get there.
-    private func writingToStandardOutput(_ event: DownloadEvent, of index: Int) -> DownloadEvent {
-        guard plan.writesToStandardOutput, let file = event.fileURL else { return event }
-        if let problem = Terminal.copyToStandardOutput(file) {
-            // Complete: the same command copies it out without downloading it again.
-            savedFiles?.remember(jobs[index].job.url, savedAt: file)
-            return .failed(DownloadError(.fileSystem, reason: problem, path: "standard output"))
-        }
-        unlink(file.path)
-        return .completed(URL(fileURLWithPath: "/dev/stdout"))
-    }
-
-    private func handle(_ event: DownloadEvent, of index: Int, at time: Duration) async {
+    /// Reports `event` of job `index`; `streamed`: an event of the stream to standard output
+    /// (`-O -`), not of the download.
+    func handle(_ event: DownloadEvent, of index: Int, at time: Duration, streamed: Bool = false) async {
         // Whether the file was there already, before it went to standard output (-O -).
         let wasThere =
             event.fileURL.map { FileState(at: $0) == existingFiles[index] && existingFiles[index] != nil } ?? false
-        let event = writingToStandardOutput(event, of: index)
+        guard let event = streamed ? event : await self.streamed(event, of: index) else { return }
         var kept: KeptFile?
         if event.fileURL != nil, wasThere {
             kept =

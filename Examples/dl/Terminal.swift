@@ -23,11 +23,15 @@ enum Terminal {
         return (max(width, 1), max(height, 3))
     }
 
-    /// Writes all of `text` to `descriptor`; a reader that went away is not an error of dl's.
+    /// Writes all of `text` to `descriptor`; a reader of standard output that went away ends the
+    /// run (see ``ClosedOutput``), one of standard error is not an error of dl's.
     static func write(_ text: String, to descriptor: Int32) {
         guard !text.isEmpty else { return }
         var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { writeAll($0, to: descriptor) }
+        let errorNumber = bytes.withUnsafeMutableBytes { writeAll($0, to: descriptor) }
+        if errorNumber == EPIPE, descriptor == STDOUT_FILENO {
+            ClosedOutput.shared.notice()
+        }
     }
 
     /// Writes all of `bytes` to `descriptor`; returns the error number of a write that failed.
@@ -53,26 +57,5 @@ enum Terminal {
     static func write(_ emission: Emission, output: Int32 = STDOUT_FILENO) {
         write(emission.output, to: output)
         write(emission.errors, to: STDERR_FILENO)
-    }
-
-    /// Copies the file at `file` to standard output; returns the error of a read or write that
-    /// failed.
-    static func copyToStandardOutput(_ file: URL) -> String? {
-        guard let handle = try? FileHandle(forReadingFrom: file) else { return "cannot read \(file.path)" }
-        defer { try? handle.close() }
-        while true {
-            let chunk: Data?
-            do {
-                chunk = try handle.read(upToCount: 1 << 20)
-            } catch {
-                return "cannot read \(file.path): \(error.localizedDescription)"
-            }
-            // The end: nil, or no bytes, depending on the platform.
-            guard let chunk, !chunk.isEmpty else { return nil }
-            var bytes = [UInt8](chunk)
-            if let errorNumber = bytes.withUnsafeMutableBytes({ writeAll($0, to: STDOUT_FILENO) }) {
-                return "cannot write to standard output: \(String(cString: strerror(errorNumber)))"
-            }
-        }
     }
 }
