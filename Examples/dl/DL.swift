@@ -50,7 +50,11 @@ enum DL {
         signal(SIGPIPE, SIG_IGN)
         // With the file on standard output (-O -), reports go to standard error, as curl's do.
         let reports = plan.writesToStandardOutput ? STDERR_FILENO : STDOUT_FILENO
-        let isTerminal = plan.mode == .automatic && Terminal.isTerminal(reports, environment: environment)
+        // The file on a terminal (-O -, text or forced): no bar drawn between its bytes, as curl
+        // draws none; only the last lines.
+        let fileOnTerminal = plan.writesToStandardOutput && isatty(STDOUT_FILENO) == 1
+        let isTerminal =
+            plan.mode == .automatic && !fileOnTerminal && Terminal.isTerminal(reports, environment: environment)
         let reporter: any Reporter
         switch plan.mode {
         case .quiet:
@@ -59,6 +63,8 @@ enum DL {
             reporter = BriefReporter()
         case .json:
             reporter = JSONReporter(period: plan.progressInterval ?? .seconds(1))
+        case .automatic where fileOnTerminal:
+            reporter = BriefReporter()
         case .automatic where isTerminal:
             let size = Terminal.size(of: reports, environment: environment)
             reporter = TerminalReporter(width: size.width, height: size.height)

@@ -13,12 +13,13 @@ import Foundation
 /// bytes refused on a terminal, a reader that went away (then dl ends as `SIGPIPE` ends a filter).
 extension Session {
     /// The stream of `download`'s bytes to standard output, telling `continuation` when it ends
-    /// early.
+    /// early. `keptBytes`: what an earlier run kept for it, read before it started again (the
+    /// progress of a download under way says what this run received too).
     func makeStandardOutput(
-        for download: Download, continuation: AsyncStream<Update>.Continuation
+        for download: Download, keptBytes: Int64, continuation: AsyncStream<Update>.Continuation
     ) -> StandardOutputStream {
         StandardOutputStream(
-            partial: download.partialFileURL, keptBytes: download.currentProgress.bytesReceived,
+            partial: download.partialFileURL, keptBytes: keptBytes,
             refusesBinary: !plan.forcesStandardOutput && isatty(STDOUT_FILENO) == 1
         ) { failure in
             continuation.yield(.standardOutputEnded(failure))

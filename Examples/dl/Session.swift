@@ -114,13 +114,16 @@ final class Session {
                     && savedFiles.savedEarlier(job.url, at: job.file, state: existing))
             // What an earlier run left for the file; one another dl has now makes the download
             // below fail, naming that dl.
+            var kept: Int64 = 0
             if !job.namedByServer, let earlier = try? await manager.unfinishedDownload(to: job.file) {
                 await reconcile(earlier, with: job)
+                // Read before it runs again (the download below is this one, joined).
+                kept = earlier.state == .cancelled ? 0 : earlier.currentProgress.bytesReceived
             }
             let download = await manager.download(request(for: job, savedEarlier: savedEarlier[index]))
             downloads.append(download)
             if plan.writesToStandardOutput {
-                standardOutput = makeStandardOutput(for: download, continuation: continuation)
+                standardOutput = makeStandardOutput(for: download, keptBytes: kept, continuation: continuation)
             }
             tasks.append(
                 Task {
@@ -166,6 +169,7 @@ final class Session {
         }
         if interrupted {
             await pauseAll()
+            await standardOutput?.drain(upTo: downloads[0].currentProgress.bytesReceived)
         }
         self.savedFiles?.save()
         for task in tasks { task.cancel() }

@@ -134,6 +134,15 @@ final class StandardOutputStream: @unchecked Sendable {
         }
     }
 
+    /// Writes the bytes on the disk up to `bytes` (a paused download's), and returns once they
+    /// went out: a run that ends on Ctrl-C leaves none of them behind.
+    func drain(upTo bytes: Int64) async {
+        await run { [self] in
+            limit = bytes
+            pump()
+        }
+    }
+
     /// Bytes written to standard output so far.
     func writtenCount() async -> Int64 {
         await run { [self] in written }
@@ -233,9 +242,22 @@ final class StandardOutputStream: @unchecked Sendable {
     /// the end of bytes that are not the whole file is fine).
     static func looksBinary(_ bytes: some Collection<UInt8>, isWhole: Bool) -> Bool {
         if bytes.contains(0) { return true }
+        let bytes = Array(bytes)
+        return !isUTF8(bytes.dropLast(isWhole ? 0 : cutCharacterLength(bytes)))
+    }
+
+    /// How many of the last bytes of `bytes` are the start of a character cut off: a lead byte
+    /// that announces more bytes than follow it, and the continuation bytes that do.
+    private static func cutCharacterLength(_ bytes: [UInt8]) -> Int {
         // A character is at most 4 bytes: one cut at the end leaves at most 3.
-        let cuts = isWhole ? 0...0 : 0...min(3, bytes.count)
-        return !cuts.contains { isUTF8(bytes.dropLast($0)) }
+        for count in 1...min(3, bytes.count) {
+            let lead = bytes[bytes.count - count]
+            let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0
+            if length > 0 { return length > count ? count : 0 }
+            // A continuation byte (10xxxxxx) goes on back to its lead; anything else ends the search.
+            if lead & 0xC0 != 0x80 { return 0 }
+        }
+        return 0
     }
 
     private static func isUTF8(_ bytes: some Collection<UInt8>) -> Bool {

@@ -30,10 +30,13 @@ final class DLChild: Sendable {
 
     /// Starts `dl` with `arguments`; `input` is written to its standard input. Its data
     /// directory (`XDG_DATA_HOME`) is the fixture's unless `environment` names one. With
-    /// `descriptorLimit`, it may have that many files open (a shell's `ulimit -n` before it).
+    /// `descriptorLimit`, it may have that many files open (a shell's `ulimit -n` before it). With
+    /// `outputLimit`, the reader of a piped standard output closes it after that many bytes, as
+    /// `head -c` does; with `closesOutputWhen`, once the text read satisfies it.
     init(
         _ arguments: [String], in fixture: Fixture, output kind: Output = .pipe, input: String? = nil,
-        environment added: [String: String] = [:], descriptorLimit: Int? = nil
+        environment added: [String: String] = [:], descriptorLimit: Int? = nil, outputLimit: Int? = nil,
+        closesOutputWhen isEnough: (@Sendable (String) -> Bool)? = nil
     ) throws {
         var environment = ProcessInfo.processInfo.environment.merging(added) { $1 }
         if added["XDG_DATA_HOME"] == nil {
@@ -55,7 +58,7 @@ final class DLChild: Sendable {
             let (outputPipe, errorPipe) = (try SpawnedProcess.pipe(), try SpawnedProcess.pipe())
             childSides += [outputPipe.write, errorPipe.write]
             (outputSide, errorSide) = (outputPipe.write, errorPipe.write)
-            output = OutputReader(outputPipe.read)
+            output = OutputReader(outputPipe.read, limit: outputLimit, closesWhen: isEnough)
             errors = OutputReader(errorPipe.read)
             terminal = nil
         case .terminal(let width, let height):

@@ -3,16 +3,20 @@ import DownstreamTesting
 import Foundation
 import Testing
 
+@testable import dl
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// `-O -` (and curl's `-o -`): the file goes to standard output, once complete and checked, and
-/// the reports to standard error. It is downloaded into dl's store first: a pipe cannot take
-/// bytes back, and so the same command continues it after Ctrl-C.
+/// `-O -` (and curl's `-o -`): the file goes to standard output as it comes, in order, and the
+/// reports to standard error. It is downloaded into dl's store too: a retry continues it there,
+/// and the same command writes it again from the store and continues after Ctrl-C.
 @Suite(.timeLimit(.minutes(1)))
 struct DLStandardOutputTests {
     static let text = Data((1...20_000).map { "line \($0)\n" }.joined().utf8)
+    /// Another version of ``text``, of the same length.
+    static let otherText = Data((1...20_000).map { "LINE \($0)\n" }.joined().utf8)
 
     @Test(arguments: [["-O", "-"], ["-o", "-"]])
     func theFileGoesToStandardOutputAndTheReportsToStandardError(_ flags: [String]) async throws {
@@ -37,7 +41,9 @@ struct DLStandardOutputTests {
             #expect(await first.errors?.wait(for: "long.txt  33%") == true)
             first.interrupt()
             #expect(await first.exitStatus() == 130)
-            #expect(await first.output.text().isEmpty, "nothing is written out before it is complete")
+            // What came went out (the bytes are written as they come); the rerun writes it all.
+            let written = Data(await first.output.text().utf8)
+            #expect(written == Self.text.prefix(count / 3), "\(written.count) bytes")
             fixture.server.release("/out/long.txt")
 
             let (status, output, errors) = try await DLChild.run(["-O", "-", url.absoluteString], in: fixture)
@@ -57,5 +63,171 @@ struct DLStandardOutputTests {
             #expect(status == 2)
             #expect(errors.contains("-O (--output-document) takes one URL"), "\(errors)")
         }
+    }
+
+    @Test func theFirstBytesComeOutWhileTheServerHoldsTheRest() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/out/held.txt", .data(Self.text)) { $0.faults = [.holdAfter(40_000)] }
+            let child = try DLChild(["-O", "-", url.absoluteString], in: fixture)
+            defer { child.stop() }
+            // Every byte the server sent is out before it sends the rest.
+            let early = await child.output.wait { $0.utf8.count >= 40_000 }
+            #expect(early.map { Data($0.utf8) == Self.text.prefix(40_000) } == true)
+            fixture.server.release("/out/held.txt")
+            #expect(await child.exitStatus() == 0)
+            #expect(Data(await child.output.text().utf8) == Self.text)
+        }
+    }
+
+    @Test func aCutConnectionContinuesFromTheBytesWritten() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/out/cut.txt", .data(Self.text)) { $0.faults = [.closeAfter(100_000)] }
+            let (status, output, errors) = try await DLChild.run(
+                ["--retry-wait", "0.1", "-O", "-", url.absoluteString], in: fixture)
+            #expect(status == 0, "\(errors)")
+            #expect(Data(output.utf8) == Self.text, "byte for byte, once")
+            let starts = fixture.server.requests("/out/cut.txt").map { $0.rangeStart ?? 0 }
+            // From the 100,000 bytes written, with the 64 KiB before them asked for again to compare.
+            #expect(starts == [0, fixture.rangeStart(continuing: 100_000)], "\(starts)")
+        }
+    }
+
+    @Test func aFileThatChangedAfterBytesWentOutFailsWithTheOldStartOnly() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            // The retry finds another version (another tag), answered in full: the library starts
+            // the file over, and the bytes that went out cannot be taken back.
+            let url = fixture.serve("/out/changing.txt", .data(Self.text)) {
+                $0.faults = [.closeAfter(100_000), .ignoreRange]
+                $0.etagChangesEveryRequest = true
+            }
+            let (status, output, errors) = try await DLChild.run(
+                ["--retry-wait", "0.1", "-O", "-", url.absoluteString], in: fixture)
+            #expect(status == 7, "\(errors)")
+            #expect(Data(output.utf8) == Self.text.prefix(100_000), "\(output.utf8.count) bytes, the first version's")
+            #expect(
+                errors.contains("the file changed on the server after 100000 bytes were written to standard output"),
+                "\(errors)")
+            #expect(fixture.server.requests("/out/changing.txt").count == 2)
+        }
+    }
+
+    /// Bytes rewritten under those that went out (a restart the session has not heard of yet)
+    /// end the stream before anything after them goes out.
+    @Test func bytesThatChangedUnderThoseWrittenEndTheStream() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dl-stream-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let partial = directory.appendingPathComponent("f.partial")
+        let pipe = try SpawnedProcess.pipe()
+        let reader = OutputReader(pipe.read)
+        reader.start()
+        let failures = Locked<[StandardOutputStream.Failure]>([])
+        let stream = StandardOutputStream(
+            partial: partial, keptBytes: 0, refusesBinary: false, output: pipe.write
+        ) { failure in failures.withLock { $0.append(failure) } }
+        #expect(FileManager.default.createFile(atPath: partial.path, contents: Self.text.prefix(100_000)))
+        await stream.drain(upTo: 100_000)
+        // Cut and written anew in place, as a restart does: another version, longer than what went out.
+        let file = try FileHandle(forWritingTo: partial)
+        try file.truncate(atOffset: 0)
+        try file.write(contentsOf: Self.otherText.prefix(150_000))
+        try file.close()
+        await stream.drain(upTo: 150_000)
+        #expect(failures.withLock { $0 } == [.changed(written: 100_000)])
+        #expect(await stream.writtenCount() == 100_000)
+        close(pipe.write)
+        #expect(Data(await reader.text().utf8) == Self.text.prefix(100_000))
+    }
+
+    @Test func aClosedPipeEndsDlAtOnceAndTheStoreKeepsTheBytes() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/out/closed.txt", .data(Self.text)) { $0.faults = [.holdAfter(60_000)] }
+            // `dl -O - URL | head -c 1000`, while the server holds the rest.
+            let first = try DLChild(["-O", "-", url.absoluteString], in: fixture, outputLimit: 1000)
+            defer { first.stop() }
+            #expect(await first.child.ending() == .signalled(SIGPIPE), "as a filter ends: 141 in the shell")
+            let partial = DLChild.store(fixture).appendingPathComponent("stdout/closed.txt.partial")
+            #expect(fileLength(partial) == 60_000)
+
+            fixture.server.release("/out/closed.txt")
+            let (status, output, errors) = try await DLChild.run(["-O", "-", url.absoluteString], in: fixture)
+            #expect(status == 0, "\(errors)")
+            #expect(Data(output.utf8) == Self.text, "the new reader gets the whole file")
+            #expect(errors.contains("resumed closed.txt from"), "\(errors)")
+        }
+    }
+
+    @Test func jsonToAClosedPipeEndsDlAtOnce() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/out/json.txt", .data(Self.text)) { $0.faults = [.holdAfter(60_000)] }
+            // `dl --json URL | head -3`, the third line once the server holds: without it, the file
+            // would go on downloading into the folder.
+            let child = try DLChild(
+                ["--json", "--progress-interval", "0", url.absoluteString], in: fixture,
+                closesOutputWhen: { $0.contains("\"bytes\":60000,") })
+            defer { child.stop() }
+            #expect(await child.child.ending() == .signalled(SIGPIPE))
+            #expect(fileLength(fixture.file("json.txt.partial")) == 60_000, "the bytes stay for the same command")
+        }
+    }
+
+    @Test func severalConnectionsCannotGoWithStandardOutput() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let (status, _, errors) = try await DLChild.run(
+                ["-x", "4", "-O", "-", fixture.server.url("/a").absoluteString], in: fixture)
+            #expect(status == 2)
+            #expect(errors.contains("-O - writes the file in order as it comes, over one connection"), "\(errors)")
+        }
+    }
+
+    static let binary = Data("MARKER-START".utf8) + Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+
+    @Test func binaryOnATerminalIsRefusedUnlessForced() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/out/image.bin", .data(Self.binary))
+            let refused = try DLChild(
+                ["-O", "-", url.absoluteString], in: fixture, output: .terminal(width: 80, height: 24))
+            defer { refused.stop() }
+            #expect(await refused.exitStatus() == 3)
+            let text = await refused.output.text()
+            #expect(text.contains("binary output can mess up your terminal: nothing was written"), "\(text)")
+            #expect(!text.contains("MARKER-START"))
+            // Kept in the store: `dl -O - URL | less` takes it from there.
+            #expect(fixture.listing(DLChild.store(fixture).appendingPathComponent("stdout")) == ["image.bin"])
+
+            let forced = try DLChild(
+                ["-o", "-", url.absoluteString], in: fixture, output: .terminal(width: 80, height: 24))
+            defer { forced.stop() }
+            #expect(await forced.exitStatus() == 0)
+            #expect(await forced.output.text().contains("MARKER-START"))
+        }
+    }
+
+    @Test func textOnATerminalIsWrittenWithoutABar() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/out/notes.txt", .data(Self.text))
+            let child = try DLChild(
+                ["-O", "-", url.absoluteString], in: fixture, output: .terminal(width: 80, height: 24))
+            defer { child.stop() }
+            #expect(await child.exitStatus() == 0)
+            let text = await child.output.text()
+            #expect(text.contains("line 1\r\nline 2\r\n") && text.contains("line 20000\r\n"))
+            #expect(!text.contains(LiveBlock.hideCursor), "no bar drawn between the file's lines")
+            #expect(text.contains("saved /dev/stdout ("))
+        }
+    }
+
+    @Test(arguments: [
+        ("plain text\n", false), ("caf\u{E9} \u{1F600}", false), ("a\u{0}b", true),
+    ])
+    func textAndBinaryAreToldApart(_ sample: String, _ isBinary: Bool) {
+        #expect(StandardOutputStream.looksBinary(Array(sample.utf8), isWhole: true) == isBinary)
+    }
+
+    @Test func bytesThatAreNotUTF8LookBinaryButACutCharacterDoesNot() {
+        let emoji = Array("\u{1F600}".utf8)
+        #expect(StandardOutputStream.looksBinary(Array("ok ".utf8) + emoji.prefix(2), isWhole: false) == false)
+        #expect(StandardOutputStream.looksBinary(Array("ok ".utf8) + emoji.prefix(2), isWhole: true) == true)
+        #expect(StandardOutputStream.looksBinary([0xFF, 0xFE, 0x41], isWhole: false) == true)
     }
 }

@@ -17,21 +17,32 @@ final class OutputReader: Sendable {
     }
 
     private let descriptor: Int32
+    /// The most bytes read before the descriptor is closed, as `head -c` closes its input.
+    private let limit: Int?
+    /// Whether the text read so far is all the reader wants: then it closes the descriptor, as
+    /// `head -1` closes its input after a line.
+    private let isEnough: (@Sendable (String) -> Bool)?
     private let state = Locked(State())
 
-    init(_ descriptor: Int32) {
+    init(_ descriptor: Int32, limit: Int? = nil, closesWhen isEnough: (@Sendable (String) -> Bool)? = nil) {
         self.descriptor = descriptor
+        self.limit = limit
+        self.isEnough = isEnough
     }
 
     func start() {
         Thread.detachNewThread { [self] in
             var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            var rest = limit ?? .max
+            while rest > 0 {
+                let wanted = min(rest, buffer.count)
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
                 if count < 0, errno == EINTR { continue }
                 // A pseudo-terminal ends with EIO once the child's side is closed.
                 guard count > 0 else { break }
                 append(buffer[0..<count])
+                rest -= count
+                if let isEnough, isEnough(current) { break }
             }
             close(descriptor)
             let waiters = state.withLock { state in
