@@ -11,7 +11,9 @@ struct ExitCode: Hashable, Comparable, CustomStringConvertible {
         rawValue: 1, meaning: "another failure: dl could not start, an invalid request, a file another dl has")
     static let usage = ExitCode(rawValue: 2, meaning: "a bad command line or input file")
     static let fileSystem = ExitCode(
-        rawValue: 3, meaning: "a file error: a file that exists, no space, no permission, larger than --max-filesize")
+        rawValue: 3,
+        meaning: "a file error: a file that exists, no space, no permission, larger than --max-filesize,"
+            + " binary bytes refused on a terminal (-O -)")
     static let network = ExitCode(rawValue: 4, meaning: "a network failure, also no network or every mirror failed")
     static let certificate = ExitCode(rawValue: 5, meaning: "a server's certificate was refused (as wget's 5)")
     static let authentication = ExitCode(rawValue: 6, meaning: "the server asked for credentials: HTTP 401 or 407")

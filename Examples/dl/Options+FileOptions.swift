@@ -40,8 +40,11 @@ extension Options {
             },
             section: "Files",
             help: "save the one URL as FILE (wget's -O; relative to --dir when both are given); - writes it"
-                + " to standard output once it is complete and checked (kept in dl's store until then, so the"
-                + " same command continues it); followed by a URL (http://, https://, or HOST:PORT/…), an"
+                + " to standard output as it comes, over one connection (also kept in dl's store: a retry"
+                + " continues it, and the same command writes it all again and continues); the bytes that went"
+                + " out cannot be taken back: a file that changes on the server meanwhile fails (7), a wrong"
+                + " checksum is found at the end (9); binary bytes are refused on a terminal unless -o - (curl's"
+                + " rule); followed by a URL (http://, https://, or HOST:PORT/…), an"
                 + " option or nothing, curl's -O: save the next URL under its own name"),
         OptionSpec(
             names: ["--create-dirs"], action: .flag { _ in }, section: "Files",
