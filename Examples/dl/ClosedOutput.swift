@@ -43,7 +43,11 @@ final class ClosedOutput: @unchecked Sendable {
             // No events asked for: only an error or a hang-up ends the wait.
             var watched = pollfd(fd: STDOUT_FILENO, events: 0, revents: 0)
             while true {
-                let count = poll(&watched, 1, -1)
+                #if canImport(Glibc)
+                    let count = Glibc.poll(&watched, nfds_t(1), -1)
+                #else
+                    let count = Darwin.poll(&watched, nfds_t(1), -1)
+                #endif
                 if count < 0, errno == EINTR { continue }
                 if count > 0, watched.revents & Int16(POLLERR | POLLHUP) != 0 { notice() }
                 return

@@ -167,8 +167,11 @@ final class StandardOutputStream: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: Self.comparedTail + Self.readLength)
         while failure == nil, written < limit {
             let start = written - Int64(tail.count)
-            let wanted = tail.count + Int(min(Int64(Self.readLength), limit - written))
-            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(start)) }
+            // At most readLength (1 MiB): no clamping happens.
+            let wanted = tail.count + Int(clamping: min(Int64(Self.readLength), limit - written))
+            // An offset in a file: within off_t's range, which is at least 64 bits on every platform.
+            let offset = off_t(clamping: start)
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, offset) }
             if count < 0 {
                 if errno == EINTR { continue }
                 end(.failed("cannot read \(partial.path): \(String(cString: strerror(errno)))", written: written))

@@ -125,7 +125,7 @@ struct DLStandardOutputTests {
         let stream = StandardOutputStream(
             partial: partial, keptBytes: 0, refusesBinary: false, output: pipe.write
         ) { failure in failures.withLock { $0.append(failure) } }
-        #expect(FileManager.default.createFile(atPath: partial.path, contents: Self.text.prefix(100_000)))
+        try Data(Self.text.prefix(100_000)).writeWithoutSync(to: partial)
         await stream.drain(upTo: 100_000)
         // Cut and written anew in place, as a restart does: another version, longer than what went out.
         let file = try FileHandle(forWritingTo: partial)
@@ -180,13 +180,17 @@ struct DLStandardOutputTests {
         }
     }
 
+    /// `dl arguments` with both its outputs on an 80 × 24 terminal.
+    static func onTerminal(_ arguments: [String], in fixture: Fixture) throws -> DLChild {
+        try DLChild(arguments, in: fixture, output: .terminal(width: 80, height: 24))
+    }
+
     static let binary = Data("MARKER-START".utf8) + Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
 
     @Test func binaryOnATerminalIsRefusedUnlessForced() async throws {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/out/image.bin", .data(Self.binary))
-            let refused = try DLChild(
-                ["-O", "-", url.absoluteString], in: fixture, output: .terminal(width: 80, height: 24))
+            let refused = try Self.onTerminal(["-O", "-", url.absoluteString], in: fixture)
             defer { refused.stop() }
             #expect(await refused.exitStatus() == 3)
             let text = await refused.output.text()
@@ -195,8 +199,7 @@ struct DLStandardOutputTests {
             // Kept in the store: `dl -O - URL | less` takes it from there.
             #expect(fixture.listing(DLChild.store(fixture).appendingPathComponent("stdout")) == ["image.bin"])
 
-            let forced = try DLChild(
-                ["-o", "-", url.absoluteString], in: fixture, output: .terminal(width: 80, height: 24))
+            let forced = try Self.onTerminal(["-o", "-", url.absoluteString], in: fixture)
             defer { forced.stop() }
             #expect(await forced.exitStatus() == 0)
             #expect(await forced.output.text().contains("MARKER-START"))
@@ -206,8 +209,7 @@ struct DLStandardOutputTests {
     @Test func textOnATerminalIsWrittenWithoutABar() async throws {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/out/notes.txt", .data(Self.text))
-            let child = try DLChild(
-                ["-O", "-", url.absoluteString], in: fixture, output: .terminal(width: 80, height: 24))
+            let child = try Self.onTerminal(["-O", "-", url.absoluteString], in: fixture)
             defer { child.stop() }
             #expect(await child.exitStatus() == 0)
             let text = await child.output.text()
