@@ -18,6 +18,9 @@ final class DLChild: Sendable {
         case pipe
         /// One pseudo-terminal of this size, for both.
         case terminal(width: Int, height: Int)
+        /// Standard output to a pipe, standard error to a pseudo-terminal of this size
+        /// (`dl -O - URL | tar x` in a terminal).
+        case pipeWithErrorsOnTerminal(width: Int, height: Int)
     }
 
     let child: SpawnedProcess
@@ -68,6 +71,14 @@ final class DLChild: Sendable {
             (outputSide, errorSide) = (terminal.child, terminal.child)
             output = OutputReader(terminal.parent)
             errors = nil
+            self.terminal = terminal.parent
+        case .pipeWithErrorsOnTerminal(let width, let height):
+            let outputPipe = try SpawnedProcess.pipe()
+            let terminal = try PseudoTerminal(width: width, height: height)
+            childSides += [outputPipe.write, terminal.child]
+            (outputSide, errorSide) = (outputPipe.write, terminal.child)
+            output = OutputReader(outputPipe.read, limit: outputLimit, closesWhen: isEnough)
+            errors = OutputReader(terminal.parent)
             self.terminal = terminal.parent
         }
         var executable = try ChildProcess.executable("dl")

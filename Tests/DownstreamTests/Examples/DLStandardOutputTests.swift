@@ -221,6 +221,25 @@ struct DLStandardOutputTests {
         }
     }
 
+    /// `dl -O - URL | tar x` in a terminal: the bar on standard error moves with the bytes that
+    /// went out.
+    @Test func theBarOnATerminalFollowsTheStream() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/out/piped.txt", .data(Self.text)) { $0.faults = [.holdAfter(60_000)] }
+            let child = try DLChild(
+                ["-O", "-", url.absoluteString], in: fixture, output: .pipeWithErrorsOnTerminal(width: 100, height: 24))
+            defer { child.stop() }
+            #expect(await child.output.wait { $0.utf8.count >= 60_000 } != nil)
+            let bar = await child.errors?.wait { text in
+                DLTerminalTests.screen(text).contains { $0.hasPrefix("piped.txt ") && $0.contains("60.0 kB/209 kB") }
+            }
+            #expect(bar != nil, "a bar at the 60,000 bytes that went out")
+            fixture.server.release("/out/piped.txt")
+            #expect(await child.exitStatus() == 0)
+            #expect(Data(await child.output.text().utf8) == Self.text)
+        }
+    }
+
     @Test(arguments: [
         ("plain text\n", false), ("caf\u{E9} \u{1F600}", false), ("a\u{0}b", true),
     ])
