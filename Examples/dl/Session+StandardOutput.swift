@@ -50,6 +50,12 @@ extension Session {
             if case .closed = failure { return nil }
             return .failed(error(for: failure))
         }
+        if event.state == .failed {
+            // What came went out first, as it would have: the stream is never behind the end. (All
+            // the file has: its bytes are the server's, in order; one found wrong as a whole was
+            // removed by the library, and is still read through the stream's open descriptor.)
+            await stream.drain(upTo: .max)
+        }
         if let error = event.error, event.state == .failed, error.kind == .integrityCheckFailed {
             let written = await stream.writtenCount()
             guard written > 0 else { return event }

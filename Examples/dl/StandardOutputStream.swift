@@ -134,11 +134,12 @@ final class StandardOutputStream: @unchecked Sendable {
         }
     }
 
-    /// Writes the bytes on the disk up to `bytes` (a paused download's), and returns once they
-    /// went out: a run that ends on Ctrl-C leaves none of them behind.
+    /// Writes the bytes on the disk up to `bytes` (a paused or failed download's; never fewer than
+    /// the progress said before), and returns once they went out: a run that ends on Ctrl-C or a
+    /// failure leaves none of them behind.
     func drain(upTo bytes: Int64) async {
         await run { [self] in
-            limit = bytes
+            limit = max(limit, bytes)
             pump()
         }
     }

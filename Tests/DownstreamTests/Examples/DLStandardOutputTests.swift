@@ -141,6 +141,28 @@ struct DLStandardOutputTests {
         #expect(Data(await reader.text().utf8) == Self.text.prefix(100_000))
     }
 
+    /// A wrong checksum is found at the end, after the bytes that came went out (as with curl):
+    /// status 9, and the message says how much went out. (How much did depends on whether the
+    /// stream read the file before the library found it wrong and removed it: a local server
+    /// sends it in a moment.)
+    @Test func aWrongChecksumFailsAfterTheBytesWentOut() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/out/summed.txt", .data(Self.text))
+            let wrong = String(repeating: "0", count: 64)
+            let (status, output, errors) = try await DLChild.run(
+                ["--sha256", wrong, "-O", "-", url.absoluteString], in: fixture)
+            #expect(status == 9, "\(errors)")
+            let written = Data(output.utf8)
+            #expect(Self.text.starts(with: written), "the file's bytes only, in order")
+            #expect(errors.contains("the file is not the one expected"), "\(errors)")
+            if !written.isEmpty {
+                #expect(
+                    errors.contains("its \(Format.bytes(Int64(written.count))) already went to standard output"),
+                    "\(errors)")
+            }
+        }
+    }
+
     @Test func aClosedPipeEndsDlAtOnceAndTheStoreKeepsTheBytes() async throws {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/out/closed.txt", .data(Self.text)) { $0.faults = [.holdAfter(60_000)] }
