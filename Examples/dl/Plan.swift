@@ -127,7 +127,7 @@ struct Plan: Equatable {
                 credentials.hosts = Set(urls.compactMap { $0.host?.lowercased() })
                 return credentials
             },
-            writesToStandardOutput: writesToStandardOutput, forcesStandardOutput: options.output == "-",
+            writesToStandardOutput: writesToStandardOutput, forcesStandardOutput: options.outputs == [.path("-")],
             maximumRetries: options.tries.map { $0 == 0 ? Int.max : $0 - 1 }, retryWait: options.retryWait,
             timeout: options.timeout, proxy: try proxy(options), trust: try trustRule(options),
             connectionTimeout: options.connectionTimeout,
