@@ -56,6 +56,8 @@ extension Connection {
                 return .clientGone
             case .hold:
                 guard waitForRelease(of: path) else { return .clientGone }
+            case .holdThenClose:
+                return waitForRelease(of: path) ? .closeCleanly : .clientGone
             }
         }
 

@@ -16,6 +16,7 @@ public struct Fault: Sendable, Equatable {
         case closeAfter(Int64)
         case resetAfter(Int64)
         case holdAfter(Int64)
+        case holdThenCloseAfter(Int64)
         case stallAfter(Int64)
         case status(Int, headers: [String: String])
         case rangeNotSatisfiable
@@ -54,6 +55,14 @@ public struct Fault: Sendable, Equatable {
     /// download is in the middle of its file (pause it, kill it).
     public static func holdAfter(_ count: Int64) -> Fault {
         Fault(kind: .holdAfter(count))
+    }
+
+    /// Send this many body bytes, then wait until ``TestServer/release(_:)`` is called for the
+    /// request's path (or the client disconnects, or the server shuts down), then close the
+    /// connection cleanly, as ``closeAfter(_:)`` does. For tests that must see what the client
+    /// made of the bytes before the connection breaks (its output, its file), whatever the load.
+    public static func holdThenCloseAfter(_ count: Int64) -> Fault {
+        Fault(kind: .holdThenCloseAfter(count))
     }
 
     /// Send this many body bytes, then send nothing more until the client disconnects or the

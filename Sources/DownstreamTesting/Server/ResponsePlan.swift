@@ -9,6 +9,8 @@ struct ResponsePlan {
             case reset
             /// Wait for a release, then finish normally.
             case hold
+            /// Wait for a release, then close cleanly (FIN).
+            case holdThenClose
             /// Send nothing more; close once the client leaves or the server stops.
             case stall
         }

@@ -267,6 +267,7 @@ enum ResponsePlanner {
         case .closeAfter(let count): .init(after: count, kind: .close)
         case .resetAfter(let count): .init(after: count, kind: .reset)
         case .holdAfter(let count): .init(after: count, kind: .hold)
+        case .holdThenCloseAfter(let count): .init(after: count, kind: .holdThenClose)
         case .stallAfter(let count): .init(after: count, kind: .stall)
         default: nil
         }

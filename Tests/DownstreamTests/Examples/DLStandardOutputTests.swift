@@ -95,16 +95,22 @@ struct DLStandardOutputTests {
     @Test func aFileThatChangedAfterBytesWentOutFailsWithTheOldStartOnly() async throws {
         try await withFixture(startsManager: false) { fixture in
             // The retry finds another version (another tag), answered in full: the library starts
-            // the file over, and the bytes that went out cannot be taken back. (Had none gone out
-            // yet, the new version would go out from its first byte, rightly: the 2 s before the
-            // retry let the stream write the 100,000 bytes counted, which takes it milliseconds.)
+            // the file over, and the bytes that went out cannot be taken back. The connection
+            // breaks only once the 100,000 bytes are out, whatever the load (had none gone out,
+            // the new version would go out from its first byte, rightly).
             let url = fixture.serve("/out/changing.txt", .data(Self.text)) {
-                $0.faults = [.closeAfter(100_000), .ignoreRange]
+                $0.faults = [.holdThenCloseAfter(100_000), .ignoreRange]
                 $0.etagChangesEveryRequest = true
             }
-            let (status, output, errors) = try await DLChild.run(
-                ["--retry-wait", "2", "-O", "-", url.absoluteString], in: fixture)
+            let child = try DLChild(["--retry-wait", "0.1", "-O", "-", url.absoluteString], in: fixture)
+            defer { child.stop() }
+            let written = await child.output.wait { $0.utf8.count >= 100_000 }
+            #expect(written?.utf8.count == 100_000)
+            fixture.server.release("/out/changing.txt")
+            let status = await child.exitStatus()
+            let errors = await child.errors?.text() ?? ""
             #expect(status == 7, "\(errors)")
+            let output = await child.output.text()
             #expect(Data(output.utf8) == Self.text.prefix(100_000), "\(output.utf8.count) bytes, the first version's")
             #expect(
                 errors.contains("the file changed on the server after 100000 bytes were written to standard output"),
