@@ -86,7 +86,8 @@ final class URLSessionTransport: Transport {
 
     func start(_ request: URLRequest, receiver: any TransportReceiver) -> any TransportTask {
         let task = SessionTask(
-            receiver: receiver, controlQueue: controlQueue, delegateQueue: delegateQueue, holdBack: holdBack)
+            receiver: receiver, controlQueue: controlQueue, delegateQueue: delegateQueue, holdBack: holdBack,
+            requestTimeout: .seconds(session.configuration.timeoutIntervalForRequest))
         controlQueue.async { [session, delegate] in
             let dataTask = session.dataTask(with: request)
             delegate.register(task, for: dataTask.taskIdentifier)
@@ -122,6 +123,8 @@ extension URLSessionTransport {
         /// (``HoldBack/suspendingTask``), in order with URLSession's own callbacks.
         private let delegateQueue: SendableOperationQueue
         private let holdBack: HoldBack
+        /// The session's request timeout, for the words of a failure it caused.
+        private let requestTimeout: Duration
         private let state = Locked(State())
         /// Signalled to deliver bytes the receiver could not take yet again, or by a cancel
         /// (``HoldBack/blockingDelegateQueue``).
@@ -133,12 +136,13 @@ extension URLSessionTransport {
         /// - Parameter delegateQueue: the session's delegate queue, serial.
         init(
             receiver: any TransportReceiver, controlQueue: DispatchQueue, delegateQueue: SendableOperationQueue,
-            holdBack: HoldBack
+            holdBack: HoldBack, requestTimeout: Duration = .seconds(60)
         ) {
             self.receiver = receiver
             self.controlQueue = controlQueue
             self.delegateQueue = delegateQueue
             self.holdBack = holdBack
+            self.requestTimeout = requestTimeout
         }
 
         /// On the control queue: the task exists; starts it, and cancels it at once if a cancel
@@ -288,7 +292,13 @@ extension URLSessionTransport {
         }
 
         func didComplete(with error: (any Error)?) {
-            let end = BodyFlow.End(failure: error.map(TransportFailure.init))
+            var failure = error.map(TransportFailure.init)
+            if failure?.code == .timedOut {
+                // URLSession's words say no more than "timed out": the timeout is its request
+                // timeout, the longest wait for a byte.
+                failure?.reason = "no byte received for \(requestTimeout.secondsText)"
+            }
+            let end = BodyFlow.End(failure: failure)
             let holdBack = self.holdBack
             // A redirect still being decided (a timeout ended the task) is never answered.
             let action = state.withLock { state in

@@ -10,8 +10,6 @@ enum CurlOption {
     static let noProxy: Int32 = 10177
     static let errorBuffer: Int32 = 10010
     static let writeFunction: Int32 = 20011
-    static let lowSpeedLimit: Int32 = 19
-    static let lowSpeedTime: Int32 = 20
     static let httpHeader: Int32 = 10023
     /// `CURLOPT_PROXYHEADER` (7.37.0): headers of a CONNECT only, by default since 7.42.1.
     static let proxyHeader: Int32 = 10228
@@ -56,6 +54,9 @@ enum CurlInfo {
     static let httpConnectCode: Int32 = 0x20_0016
     /// `CURLINFO_PROXYAUTH_AVAIL`: the schemes a proxy's `407` offered (`CURLAUTH_*` bits).
     static let proxyAuthenticationOffered: Int32 = 0x20_0018
+    /// `CURLINFO_PRETRANSFER_TIME_T` (7.61.0): microseconds from the start until the request was
+    /// about to be sent; 0 until connected.
+    static let pretransferTime: Int32 = 0x60_0035
 }
 
 /// `CURLcode` values the transport tells apart.

@@ -36,6 +36,8 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
     /// What the rule's identity provider gave for a host of this request (a redirect may lead to
     /// another).
     var providedIdentity: (host: String, identity: ClientIdentity)?
+    /// How long the request has gone without a byte (``idleCheck(at:timeout:connectsApart:)``).
+    var idleWatch = IdleWatch(since: .now)
 
     /// The response being read: its status and headers, from libcurl's header lines.
     private struct Head {
@@ -101,6 +103,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         currentURL = url
         head = Head()
         headBytes = 0
+        idleWatch = IdleWatch(since: .now)
         let context = Unmanaged.passUnretained(self).toOpaque()
         _ = ds_curl_easy_setopt_pointer(easy, CurlOption.url, url.absoluteString)
         _ = ds_curl_easy_setopt_long(easy, CurlOption.noSignal, 1)
@@ -118,8 +121,8 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         _ = ds_curl_easy_setopt_pointer(easy, CurlOption.writeData, context)
         _ = ds_curl_easy_setopt_callback(easy, CurlOption.headerFunction, Self.headerCallback)
         _ = ds_curl_easy_setopt_pointer(easy, CurlOption.headerData, context)
-        // URLSession's request timeout: the longest wait for a byte, and for a connection (unless
-        // connecting has a timeout of its own).
+        // URLSession's request timeout: the longest wait for a connection (unless connecting has a
+        // timeout of its own) and, watched by the driver (`idleCheck`), for a byte.
         let timeout = max(1, Int(settings.requestTimeout.inSeconds.rounded(.up)))
         let connectMilliseconds = settings.connectionTimeout.map { max(1, Int(($0.inSeconds * 1000).rounded(.up))) }
         _ = ds_curl_easy_setopt_long(easy, CurlOption.connectTimeoutMilliseconds, connectMilliseconds ?? timeout * 1000)
@@ -140,8 +143,6 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         case .ipv4: _ = ds_curl_easy_setopt_long(easy, CurlOption.ipResolve, 1)
         case .ipv6: _ = ds_curl_easy_setopt_long(easy, CurlOption.ipResolve, 2)
         }
-        _ = ds_curl_easy_setopt_long(easy, CurlOption.lowSpeedLimit, 1)
-        _ = ds_curl_easy_setopt_long(easy, CurlOption.lowSpeedTime, timeout)
         switch urlRequest.httpMethod ?? "GET" {
         case "GET": break
         case "HEAD": _ = ds_curl_easy_setopt_long(easy, CurlOption.noBody, 1)
@@ -265,6 +266,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
     /// One header line of a response (status line, field, or the blank line that ends the head).
     private func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard !isCancelled else { return 0 }
+        idleWatch.received()
         headBytes += bytes.count
         guard headBytes <= Self.maximumHeadBytes else {
             // An endless head: refused before it costs more memory (libcurl then ends the transfer).
@@ -329,6 +331,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
     /// Body bytes, straight from libcurl's buffer.
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard !isCancelled else { return 0 }
+        idleWatch.received()
         // A redirect's own body is not the file.
         guard !isRedirect else { return bytes.count }
         if !head.isDelivered {
@@ -362,7 +365,10 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
     private static let bodyCallback: ds_curl_data_callback = { data, size, count, context in
         guard let context else { return 0 }
         let request = Unmanaged<CurlRequest>.fromOpaque(context).takeUnretainedValue()
-        return request.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+        let taken = request.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+        // Paused: the receiver is behind, not the server; nothing is read until it says.
+        request.idleWatch.isPaused = taken == CurlPause.fromWriteCallback
+        return taken
     }
 
     private static let headerCallback: ds_curl_data_callback = { data, size, count, context in

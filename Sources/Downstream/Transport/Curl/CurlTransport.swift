@@ -166,8 +166,9 @@ extension CurlTransport {
                 performCommands()
                 guard !isInvalidated else { break }
                 transfer()
+                let wait = endIdleTransfers()
                 var descriptors: Int32 = 0
-                _ = ds_curl_multi_poll(multi, 1000, &descriptors)
+                _ = ds_curl_multi_poll(multi, Int32((wait.inSeconds * 1000).rounded(.up)), &descriptors)
             }
             let left = queue.withLock { queue in
                 queue.hasStopped = true
@@ -208,6 +209,26 @@ extension CurlTransport {
             while ds_curl_multi_next_done(multi, &easy, &result) == 1, let easy {
                 finished(easy, result: result)
             }
+        }
+
+        /// Ends the transfers that received no byte for the request timeout (libcurl has no such
+        /// limit: see ``CurlRequest/IdleWatch``); returns how long the thread may wait for
+        /// sockets before the next one could expire: a second at most, 10 ms at least.
+        private func endIdleTransfers() -> Duration {
+            let now = ContinuousClock.now
+            var wait = Duration.seconds(1)
+            for request in Array(running.values) {
+                switch request.idleCheck(at: now, settings: settings) {
+                case .unwatched:
+                    break
+                case .expiresIn(let left):
+                    wait = min(wait, max(.milliseconds(10), left))
+                case .expired:
+                    remove(request)
+                    request.end(CurlRequest.idleFailure(after: settings.requestTimeout))
+                }
+            }
+            return wait
         }
 
         private func perform(_ command: Command) {
