@@ -130,6 +130,14 @@ extension Options {
             },
             section: "Downloads", help: "give connecting up after SECONDS (default: as -T)"),
         OptionSpec(
+            names: ["-m", "--max-time"],
+            action: .value("SECONDS") { options, value throws(UsageError) in
+                options.maximumTime = try Options.seconds(value, for: "-m")
+            },
+            section: "Downloads",
+            help: "fail a file not finished SECONDS after it started (each file its own; curl's -m): its"
+                + " bytes are kept, the same command continues"),
+        OptionSpec(
             names: ["-4", "--inet4-only"], action: .flag { $0.addressFamily = .ipv4 }, section: "Downloads",
             help: "connect to IPv4 addresses only"),
         OptionSpec(

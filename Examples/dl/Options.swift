@@ -109,6 +109,8 @@ struct Options: Equatable {
     var timeout: Duration?
     /// How long connecting may take (`--connect-timeout`); nil for the request's timeout.
     var connectionTimeout: Duration?
+    /// How long each file may take in all (`-m`); nil for no limit.
+    var maximumTime: Duration?
     /// `-4`, `-6`: the addresses of a host to connect to.
     var addressFamily = AddressFamily.any
     var existingFiles = ExistingFiles.fail

@@ -53,6 +53,8 @@ struct Plan: Equatable {
     var trust: TrustRule?
     /// How long connecting may take; nil for ``timeout``.
     var connectionTimeout: Duration?
+    /// How long each file may take from its first request (`-m`); nil for no limit.
+    var maximumTime: Duration?
     var addressFamily = AddressFamily.any
     var existingFiles: Options.ExistingFiles
     var mode: Options.Mode
@@ -130,7 +132,7 @@ struct Plan: Equatable {
             writesToStandardOutput: writesToStandardOutput, forcesStandardOutput: options.outputs == [.path("-")],
             maximumRetries: options.tries.map { $0 == 0 ? Int.max : $0 - 1 }, retryWait: options.retryWait,
             timeout: options.timeout, proxy: try proxy(options), trust: try trustRule(options),
-            connectionTimeout: options.connectionTimeout,
+            connectionTimeout: options.connectionTimeout, maximumTime: options.maximumTime,
             addressFamily: options.addressFamily, existingFiles: options.existingFiles,
             mode: options.mode,
             progressInterval: options.progressInterval, notices: entries.flatMap(\.notices),

@@ -80,6 +80,9 @@ enum Describe {
         switch error.kind {
         case .httpStatus:
             reason = "the server answered HTTP \(error.statusCode.map(String.init) ?? "?") (\(error.reason))"
+        case .network where error.urlErrorCode == .timedOut:
+            // -T (no byte for N seconds), -m (the file's deadline), --connect-timeout: each says which.
+            reason = "timed out: \(error.reason)"
         case .network:
             reason = "the connection failed (\(error.reason))"
         case .destinationExists where !error.isResumable:

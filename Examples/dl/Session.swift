@@ -152,6 +152,7 @@ final class Session {
                 Terminal.write(reporter.refresh(jobs, at: time), output: reports)
             case .tick:
                 standardOutput?.advance(to: downloads[0].currentProgress.bytesReceived)
+                await endOverdueDownloads(at: time)
                 self.savedFiles?.save()
                 Terminal.write(reporter.refresh(jobs, at: time), output: reports)
             case .resize:
@@ -259,19 +260,27 @@ final class Session {
             jobs[index].update(download.currentProgress)
             let time = clock.now - start
             // A download that had all its bytes completes instead of pausing.
-            switch download.state {
-            case .completed, .failed:
-                let end: DownloadEvent
-                do {
-                    end = .completed(try await download.fileURL)
-                } catch {
-                    end = .failed(error as? DownloadError ?? DownloadError(.cancelled, reason: "\(error)"))
-                }
+            if let end = await Self.end(of: download) {
                 await handle(end, of: index, at: time)
-            default:
+            } else {
                 let occurrence = jobs[index].pause()
                 Terminal.write(reporter.report(occurrence, of: jobs[index], among: jobs, at: time), output: reports)
             }
+        }
+    }
+
+    /// How `download`, just paused, ended, if it did (all its bytes had come): completed, or
+    /// failed for good; nil when it paused.
+    static func end(of download: Download) async -> DownloadEvent? {
+        switch download.state {
+        case .completed, .failed:
+            do {
+                return .completed(try await download.fileURL)
+            } catch {
+                return .failed(error as? DownloadError ?? DownloadError(.cancelled, reason: "\(error)"))
+            }
+        default:
+            return nil
         }
     }
 
