@@ -54,6 +54,8 @@ struct JobStatus {
     let number: Int
     var phase = Phase.queued
     var progress: DownloadProgress?
+    /// Its speed over the last seconds, which falls to 0 in a stall (``measureSpeed(at:)``).
+    var speed = SpeedWindow()
     /// Its last events, read when it failed (see `Download.history`).
     var history: [DownloadHistoryEntry] = []
     var hasStarted = false

@@ -149,10 +149,12 @@ final class Session {
             case .progress(let index, let progress):
                 standardOutput?.advance(to: progress.bytesReceived)
                 jobs[index].update(progress)
+                jobs[index].measureSpeed(at: time)
                 Terminal.write(reporter.refresh(jobs, at: time), output: reports)
             case .tick:
                 standardOutput?.advance(to: downloads[0].currentProgress.bytesReceived)
                 await endOverdueDownloads(at: time)
+                for index in jobs.indices { jobs[index].measureSpeed(at: time) }
                 self.savedFiles?.save()
                 Terminal.write(reporter.refresh(jobs, at: time), output: reports)
             case .resize:
