@@ -54,9 +54,12 @@ enum DL {
         // draws none; only the last lines.
         let fileOnTerminal = plan.writesToStandardOutput && isatty(STDOUT_FILENO) == 1
         let isTerminal =
-            plan.mode == .automatic && !fileOnTerminal && Terminal.isTerminal(reports, environment: environment)
+            plan.mode == .automatic && !fileOnTerminal && plan.dotStyle == nil
+            && Terminal.isTerminal(reports, environment: environment)
         let reporter: any Reporter
         switch plan.mode {
+        case .automatic where plan.dotStyle != nil, .verbose where plan.dotStyle != nil:
+            reporter = DotReporter(style: plan.dotStyle ?? .standard)
         case .quiet:
             reporter = QuietReporter()
         case .brief:

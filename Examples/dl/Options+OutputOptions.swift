@@ -46,6 +46,15 @@ extension Options {
             help: "print progress lines every SECONDS when not on a terminal (default: 5; --json: 1;"
                 + " 0: at every change)"),
         OptionSpec(
+            names: ["--progress"],
+            action: .value("STYLE") { options, value throws(UsageError) in
+                options.dotStyle = try DotStyle.parse(value)
+            },
+            section: "Output",
+            help: "bar: live bars on a terminal, lines elsewhere (the default); dot: a dot per KiB, 50 a line"
+                + " with the percentage and speed, on a terminal and a pipe alike (wget's); dot:binary,"
+                + " dot:mega, dot:giga: 8 KiB, 64 KiB, 1 MiB a dot"),
+        OptionSpec(
             names: ["-h", "--help"], action: .flag { $0.showsHelp = true }, section: "Output", help: "show this help"),
         OptionSpec(
             names: ["-V", "--version"], action: .flag { $0.showsVersion = true }, section: "Output",

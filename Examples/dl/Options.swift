@@ -117,6 +117,8 @@ struct Options: Equatable {
     var mode = Mode.automatic
     /// How often plain and JSON output print progress; nil for the default.
     var progressInterval: Duration?
+    /// `--progress=dot[:STYLE]`: progress as dots; nil for bars (`--progress=bar`, the default).
+    var dotStyle: DotStyle?
     var showsHelp = false
     var showsVersion = false
     /// `-S`, `-n`, `--netrc-file`, `-b`, `--cookie-jar`, `--remove-on-error`.

@@ -64,6 +64,8 @@ struct Plan: Equatable {
     var notices: [String] = []
     /// `-S`, `-n`, `-b`, `--cookie-jar`, `--remove-on-error`.
     var http = HTTPSettings()
+    /// `--progress=dot`: progress as dots (``DotReporter``), on a terminal and a pipe alike.
+    var dotStyle: DotStyle?
 
     static let defaultConcurrentDownloads = 4
     /// The most connections `-x` allows for one file (aria2's limit too).
@@ -136,7 +138,7 @@ struct Plan: Equatable {
             addressFamily: options.addressFamily, existingFiles: options.existingFiles,
             mode: options.mode,
             progressInterval: options.progressInterval, notices: entries.flatMap(\.notices),
-            http: http(options, jobs: jobs))
+            http: http(options, jobs: jobs), dotStyle: options.dotStyle)
     }
 
     /// The HTTP options, with the hosts of the jobs' URLs.
