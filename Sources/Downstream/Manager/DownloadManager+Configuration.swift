@@ -96,7 +96,8 @@ extension DownloadManager.Configuration {
     /// Network settings.
     public struct Network: Sendable {
         /// How long a request may go without receiving a byte before it fails with
-        /// `URLError.timedOut`. Whole seconds on Linux (rounded up). Default: 60 seconds.
+        /// `URLError.timedOut`: that long after its last byte (or its start), on every transport.
+        /// Whole seconds with URLSession on Linux (rounded up). Default: 60 seconds.
         public var requestTimeout: Duration = .seconds(60)
         /// How long connecting to a server may take, apart from ``requestTimeout``; nil (the
         /// default) for the request timeout. The libcurl transport only: URLSession has no such
