@@ -70,7 +70,8 @@ struct DotReporter: Reporter {
         var done = dotted[job.number] ?? (min(job.bytesAtStart, received) / style.dotBytes * style.dotBytes)
         var text = ""
         while done + style.dotBytes <= received {
-            let inLine = Int(done % style.lineBytes / style.dotBytes)
+            // Below the dots of a line: it fits any Int.
+            let inLine = Int(clamping: done % style.lineBytes / style.dotBytes)
             if openLine != job.number {
                 if openLine != nil { text += "\n" }
                 text += lineStart(for: job, at: done - done % style.lineBytes, among: jobs)
@@ -103,7 +104,8 @@ struct DotReporter: Reporter {
     /// part of the file up to there, when its length is known, and the speed.
     private mutating func endOfLine(for job: JobStatus, at end: Int64, withSpeed: Bool = true) -> String {
         openLine = nil
-        let dots = Int(end % style.lineBytes / style.dotBytes)
+        // Below the dots of a line: it fits any Int.
+        let dots = Int(clamping: end % style.lineBytes / style.dotBytes)
         let written = dots == 0 ? style.dotsPerLine : dots
         var parts = [String(repeating: " ", count: style.width(of: style.dotsPerLine) - style.width(of: written))]
         if let expected = job.progress?.expectedBytes, expected > 0 {

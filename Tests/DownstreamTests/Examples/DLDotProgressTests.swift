@@ -34,6 +34,27 @@ struct DLDotProgressTests {
         }
     }
 
+    @Test func dotLinesOnATerminalToo() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let body = Body.pattern(count: 120_000, seed: 49)
+            let url = fixture.serve("/d/tty.bin", body)
+            let child = try DLChild(
+                ["--progress=dot", url.absoluteString], in: fixture, output: .terminal(width: 100, height: 30))
+            defer { child.stop() }
+            #expect(await child.exitStatus() == 0)
+            let screen = DLTerminalTests.screen(await child.output.text())
+            let group = String(repeating: ".", count: 10)
+            // No live bar: the lines stay, as on a pipe.
+            #expect(screen.first == "started tty.bin from \(url.absoluteString)", "\(screen)")
+            #expect(
+                screen.contains { $0.hasPrefix("      0K " + Array(repeating: group, count: 5).joined(separator: " ")) }
+            )
+            #expect(screen.contains { $0.hasPrefix("    100K " + group + " ") && $0.hasSuffix("100%") }, "\(screen)")
+            #expect(!screen.contains { $0.contains("[") }, "\(screen)")
+            try body.expectMatches(fixture.file("tty.bin"))
+        }
+    }
+
     @Test func anInvalidStyleIsAUsageErrorNamingTheValidOnes() async throws {
         try await withFixture(startsManager: false) { fixture in
             let (status, _, errors) = try await DLChild.run(
