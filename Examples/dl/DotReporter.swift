@@ -11,6 +11,10 @@ struct DotReporter: Reporter {
     private var dotted: [Int: Int64] = [:]
     /// The download whose line is being written, when one is.
     private var openLine: Int?
+    /// Where each resumed download's dots start: the bytes it kept (0 for the others). Not
+    /// ``JobStatus/bytesAtStart``, which is the progress seen when it started: progress and
+    /// events come apart, and a fast download's progress may be all of it by then.
+    private var starts: [Int: Int64] = [:]
 
     init(style: DotStyle) {
         self.style = style
@@ -36,7 +40,12 @@ struct DotReporter: Reporter {
             openLine = nil
         }
         switch occurrence {
-        case .resumed, .restarted: dotted[job.number] = nil
+        case .resumed(let offset):
+            starts[job.number] = offset
+            dotted[job.number] = nil
+        case .restarted:
+            starts[job.number] = nil
+            dotted[job.number] = nil
         default: break
         }
         var emission = plain.report(occurrence, of: job, among: jobs, at: time)
@@ -67,7 +76,7 @@ struct DotReporter: Reporter {
         let received = job.progress?.bytesReceived ?? 0
         // A download's dots start at the line of its first byte in this run (a resumed one's
         // bytes kept are blanks).
-        var done = dotted[job.number] ?? (min(job.bytesAtStart, received) / style.dotBytes * style.dotBytes)
+        var done = dotted[job.number] ?? (min(starts[job.number] ?? 0, received) / style.dotBytes * style.dotBytes)
         var text = ""
         while done + style.dotBytes <= received {
             // Below the dots of a line: it fits any Int.

@@ -95,6 +95,27 @@ struct DLDotProgressTests {
     }
 }
 
+extension DLDotProgressTests {
+    /// Progress and events come apart: a fast download's progress may be all of it before its
+    /// start is told. Its dots still start at its first byte; a resumed one's at the bytes kept.
+    @Test func dotsStartAtTheFirstByteOrAtTheBytesKept() {
+        let url = URL(string: "http://127.0.0.1/f.bin")!
+        var job = JobStatus(job: Job(url: url, file: URL(fileURLWithPath: "/tmp/f.bin")), number: 1)
+        job.update(DownloadProgress(bytesReceived: 60 << 10, expectedBytes: 100 << 10))
+        _ = job.apply(.running, at: .zero)
+        var reporter = DotReporter(style: .standard)
+        let dots = Array(repeating: String(repeating: ".", count: 10), count: 5).joined(separator: " ")
+        #expect(reporter.refresh([job], at: .zero).output == "      0K \(dots)   50%\n     50K ..........")
+
+        var resumed = JobStatus(job: Job(url: url, file: URL(fileURLWithPath: "/tmp/f.bin")), number: 1)
+        _ = resumed.apply(.running, at: .zero)
+        var other = DotReporter(style: .standard)
+        _ = other.report(.resumed(at: 55 << 10), of: resumed, among: [resumed], at: .zero)
+        resumed.update(DownloadProgress(bytesReceived: 57 << 10, expectedBytes: 100 << 10))
+        #expect(other.refresh([resumed], at: .zero).output == "     50K " + String(repeating: " ", count: 5) + "..")
+    }
+}
+
 extension String {
     /// The text right-aligned in `width` columns.
     fileprivate func padding(_ width: Int) -> String {
