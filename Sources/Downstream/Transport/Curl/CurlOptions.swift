@@ -10,6 +10,8 @@ enum CurlOption {
     static let noProxy: Int32 = 10177
     static let errorBuffer: Int32 = 10010
     static let writeFunction: Int32 = 20011
+    static let lowSpeedLimit: Int32 = 19
+    static let lowSpeedTime: Int32 = 20
     static let httpHeader: Int32 = 10023
     /// `CURLOPT_PROXYHEADER` (7.37.0): headers of a CONNECT only, by default since 7.42.1.
     static let proxyHeader: Int32 = 10228

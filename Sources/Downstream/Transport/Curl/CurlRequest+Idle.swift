@@ -14,6 +14,9 @@ extension CurlRequest {
         private var hasReceived = false
         /// The receiver paused the transfer: it is behind, not the server.
         var isPaused = false
+        /// A response's head is being read: libcurl hands it over a whole line at a time, so the
+        /// bytes of a long line come unseen. libcurl's low-speed limit watches heads instead.
+        var isReadingHead = false
         private(set) var isConnected = false
 
         init(since: ContinuousClock.Instant) {
@@ -31,12 +34,12 @@ extension CurlRequest {
         mutating func check(
             at now: ContinuousClock.Instant, timeout: Duration, connected: Bool, connectsApart: Bool
         ) -> IdleCheck {
-            if hasReceived || isPaused {
+            if hasReceived || isPaused || isReadingHead {
                 hasReceived = false
                 since = now
                 isConnected = true
             }
-            guard !isPaused else { return .unwatched }
+            guard !isPaused, !isReadingHead else { return .unwatched }
             if !isConnected, connected {
                 isConnected = true
                 if connectsApart { since = now }
@@ -50,7 +53,7 @@ extension CurlRequest {
 
     /// What the driver does about a request's silence.
     enum IdleCheck: Equatable {
-        /// Nothing: it connects, or its receiver paused it.
+        /// Nothing: it connects, reads a head, or its receiver paused it.
         case unwatched
         /// Nothing yet: it fails if no byte comes within this time.
         case expiresIn(Duration)

@@ -122,7 +122,9 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         _ = ds_curl_easy_setopt_callback(easy, CurlOption.headerFunction, Self.headerCallback)
         _ = ds_curl_easy_setopt_pointer(easy, CurlOption.headerData, context)
         // URLSession's request timeout: the longest wait for a connection (unless connecting has a
-        // timeout of its own) and, watched by the driver (`idleCheck`), for a byte.
+        // timeout of its own) and, watched by the driver (`idleCheck`), for a byte. libcurl's
+        // low-speed limit (an average over its last five seconds: it fires about five seconds
+        // late) is left for response heads, whose bytes the driver does not see.
         let timeout = max(1, Int(settings.requestTimeout.inSeconds.rounded(.up)))
         let connectMilliseconds = settings.connectionTimeout.map { max(1, Int(($0.inSeconds * 1000).rounded(.up))) }
         _ = ds_curl_easy_setopt_long(easy, CurlOption.connectTimeoutMilliseconds, connectMilliseconds ?? timeout * 1000)
@@ -138,6 +140,8 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         }
         try applyTrust(
             settings.trust?.options(for: url.host ?? "") ?? CurlTrust.Options(), host: url.host ?? "", to: easy)
+        _ = ds_curl_easy_setopt_long(easy, CurlOption.lowSpeedLimit, 1)
+        _ = ds_curl_easy_setopt_long(easy, CurlOption.lowSpeedTime, timeout)
         switch settings.addressFamily {
         case .any: break
         case .ipv4: _ = ds_curl_easy_setopt_long(easy, CurlOption.ipResolve, 1)
@@ -282,9 +286,11 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         if line.starts(with: "HTTP/".utf8) {
             // A new response: an interim one (1xx) is followed by the real one.
             head = Head(status: Self.statusCode(ofStatusLine: line))
+            idleWatch.isReadingHead = true
         } else if line.isEmpty {
             if !(100..<200).contains(head.status) {
                 head.isComplete = true
+                idleWatch.isReadingHead = false
                 if [301, 302, 303, 307, 308].contains(head.status) {
                     head.redirect = location
                 }
@@ -334,6 +340,7 @@ final class CurlRequest: TransportTask, @unchecked Sendable {
         idleWatch.received()
         // A redirect's own body is not the file.
         guard !isRedirect else { return bytes.count }
+        idleWatch.isReadingHead = false
         if !head.isDelivered {
             head.isComplete = true
             deliverHead()
