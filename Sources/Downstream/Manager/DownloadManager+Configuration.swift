@@ -97,7 +97,9 @@ extension DownloadManager.Configuration {
     public struct Network: Sendable {
         /// How long a request may go without receiving a byte before it fails with
         /// `URLError.timedOut`: that long after its last byte (or its start), on every transport.
-        /// Whole seconds with URLSession on Linux (rounded up). Default: 60 seconds.
+        /// Whole seconds with URLSession on Linux (rounded up); with libcurl, a response's head,
+        /// which it hands over a line at a time, may take up to five seconds more (libcurl's
+        /// low-speed limit watches it). Default: 60 seconds.
         public var requestTimeout: Duration = .seconds(60)
         /// How long connecting to a server may take, apart from ``requestTimeout``; nil (the
         /// default) for the request timeout. The libcurl transport only: URLSession has no such
