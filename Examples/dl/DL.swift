@@ -46,6 +46,15 @@ enum DL {
             return .fileSystem
         }
 
+        if let path = plan.standardOutputPath {
+            // `-O /dev/null`, a named pipe: standard output is made that file, written as it comes.
+            let descriptor = open(path, O_WRONLY)
+            guard descriptor >= 0, dup2(descriptor, STDOUT_FILENO) >= 0 else {
+                Terminal.write("dl: cannot write to \(path): \(String(cString: strerror(errno)))\n", to: STDERR_FILENO)
+                return .fileSystem
+            }
+            close(descriptor)
+        }
         // A reader of the output that goes away does not end the downloads.
         signal(SIGPIPE, SIG_IGN)
         // With the file on standard output (-O -), reports go to standard error, as curl's do.

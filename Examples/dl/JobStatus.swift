@@ -62,6 +62,10 @@ struct JobStatus {
     /// When it started running in this run (since the run started), and the bytes it had then.
     var startedAt: Duration?
     var bytesAtStart: Int64 = 0
+    /// The bytes an earlier run kept for it, read before it ran in this run: those it has when it
+    /// starts, unless it says it resumed from others. (Not its progress when the start is told:
+    /// progress and events come apart, and a fast file's bytes may be counted before its start.)
+    var keptBeforeThisRun: Int64 = 0
     /// When it was saved.
     var savedAt: Duration?
     /// The URL it uses now.
@@ -143,7 +147,7 @@ struct JobStatus {
             guard !hasStarted else { return nil }
             hasStarted = true
             startedAt = time
-            bytesAtStart = progress?.bytesReceived ?? 0
+            bytesAtStart = keptBeforeThisRun
             return .started
         case .queued?:
             phase = .queued

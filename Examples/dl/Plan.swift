@@ -1,6 +1,12 @@
 import Downstream
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One file `dl` downloads.
 struct Job: Equatable {
     var url: URL
@@ -34,10 +40,13 @@ struct Plan: Equatable {
     var headers: [Header] = []
     /// What to answer a server that asks for credentials with, for the hosts of the jobs' URLs.
     var credentials: Credentials?
-    /// `-O -`: the one file goes to standard output once complete (it is downloaded into dl's
-    /// store first: a pipe cannot take bytes back, and the same command continues it), and
+    /// `-O -`: the one file's bytes go to standard output as they come (it is downloaded into
+    /// dl's store too: a retry continues it, and the same command writes it all again), and
     /// reports go to standard error.
     var writesToStandardOutput = false
+    /// `-O PATH` of a device or a named pipe (`/dev/null`): the file standard output is made to
+    /// be, written as it comes; nil for standard output itself.
+    var standardOutputPath: String?
     /// `-o -` (curl's way to say it): standard output gets the file even when it is a terminal
     /// and the bytes look binary.
     var forcesStandardOutput = false
@@ -88,7 +97,12 @@ struct Plan: Equatable {
             }
         }
 
-        let writesToStandardOutput = options.outputDocument == "-"
+        // `-O /dev/null`, `-O` a named pipe: written as standard output is, as the bytes come (a
+        // rename would put a file in the place of the device or the pipe).
+        let standardOutputPath = options.outputDocument.flatMap { document in
+            streamPath(document, in: options.outputDirectory, currentDirectory: currentDirectory)
+        }
+        let writesToStandardOutput = options.outputDocument == "-" || standardOutputPath != nil
         if writesToStandardOutput {
             // Named after the URL, in the store (see Session).
             options.outputDocument = nil
@@ -131,7 +145,8 @@ struct Plan: Equatable {
                 credentials.hosts = Set(urls.compactMap { $0.host?.lowercased() })
                 return credentials
             },
-            writesToStandardOutput: writesToStandardOutput, forcesStandardOutput: options.outputs == [.path("-")],
+            writesToStandardOutput: writesToStandardOutput, standardOutputPath: standardOutputPath,
+            forcesStandardOutput: options.outputs == [.path("-")],
             maximumRetries: options.tries.map { $0 == 0 ? Int.max : $0 - 1 }, retryWait: options.retryWait,
             timeout: options.timeout, proxy: try proxy(options), trust: try trustRule(options),
             connectionTimeout: options.connectionTimeout, maximumTime: options.maximumTime,
@@ -146,6 +161,18 @@ struct Plan: Equatable {
         var http = options.http
         http.hosts = Set(jobs.flatMap { [$0.url] + $0.mirrors }.compactMap { $0.host?.lowercased() })
         return http
+    }
+
+    /// The path of `document` (in `directory`) when it is a device or a named pipe (`/dev/null`,
+    /// a FIFO) that is there: written to as it is, never replaced.
+    private static func streamPath(_ document: String, in directory: String?, currentDirectory: URL) -> String? {
+        guard document != "-" else { return nil }
+        let folder = URL(fileURLWithPath: directory ?? ".", isDirectory: true, relativeTo: currentDirectory)
+        let path = URL(fileURLWithPath: document, relativeTo: folder).standardizedFileURL.path
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let kind = info.st_mode & S_IFMT
+        return kind == S_IFCHR || kind == S_IFIFO ? path : nil
     }
 
     /// `--proxy` and `--no-proxy`; nil without `--proxy`.

@@ -43,7 +43,7 @@ extension Session {
         if let file = event.fileURL {
             guard let failure = await stream.finish(at: file) else {
                 unlink(file.path)
-                return .completed(URL(fileURLWithPath: "/dev/stdout"))
+                return .completed(URL(fileURLWithPath: plan.standardOutputPath ?? "/dev/stdout"))
             }
             // Complete: the same command writes it out without downloading it again.
             savedFiles?.remember(jobs[index].job.url, savedAt: file)

@@ -120,6 +120,7 @@ final class Session {
                 // Read before it runs again (the download below is this one, joined).
                 kept = earlier.state == .cancelled ? 0 : earlier.currentProgress.bytesReceived
             }
+            jobs[index].keptBeforeThisRun = kept
             let download = await manager.download(request(for: job, savedEarlier: savedEarlier[index]))
             downloads.append(download)
             if plan.writesToStandardOutput {

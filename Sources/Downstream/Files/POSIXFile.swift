@@ -230,6 +230,19 @@ package enum POSIXFile {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// What is at `path` when it is neither a regular file, a directory nor a link: "a device",
+    /// "a pipe" or "a socket" (`/dev/null`, a FIFO); nil otherwise, or when nothing is there.
+    static func specialFileKind(atPath path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFIFO: return "a pipe"
+        case S_IFSOCK: return "a socket"
+        default: return nil
+        }
+    }
+
     /// `name` in `directory`.
     static func path(_ name: String, in directory: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name

@@ -16,11 +16,12 @@ import Foundation
 /// such rename, a hard link (which fails atomically if the name is taken) and an unlink.
 package enum FilePlacement {
     /// Creates the destination's directory and fails early when an exact destination file exists
-    /// and may not be replaced.
+    /// and may not be replaced, or is a device, a pipe or a socket (never replaced).
     /// - Parameter paths: `destination.paths`, when the caller has them.
     static func prepare(_ destination: Destination, paths: Destination.Paths? = nil) throws(DownloadError) {
         let paths = paths ?? destination.paths
         try createDirectory(atPath: paths.directory)
+        if let file = paths.file { try refuseSpecialFile(at: file) }
         if let file = paths.file, destination.conflictPolicy == .fail, POSIXFile.exists(atPath: file) {
             throw .destinationExists(path: file)
         }
@@ -66,6 +67,7 @@ package enum FilePlacement {
             ?? named(suggestedName, in: destination.directoryPath)
         switch destination.conflictPolicy.code {
         case .replace, .replaceIfChanged:
+            try refuseSpecialFile(at: target.path)
             try move(partial, to: target.path)
             return target.url
         case .useExisting:
@@ -84,6 +86,14 @@ package enum FilePlacement {
             }
             throw .destinationExists(path: target.path)
         }
+    }
+
+    /// Fails when `path` is a device, a pipe or a socket: a rename would put a regular file in its
+    /// place (`/dev/null` replaced, for a process allowed to write in `/dev`).
+    private static func refuseSpecialFile(at path: String) throws(DownloadError) {
+        guard let kind = POSIXFile.specialFileKind(atPath: path) else { return }
+        throw .fileSystem(
+            path: path, reason: "it is \(kind), not a regular file: a download never replaces one")
     }
 
     /// The file `name` in the directory at `directory`, as a URL and a path.

@@ -79,6 +79,32 @@ struct DLStandardOutputTests {
         }
     }
 
+    /// `-O` a named pipe (or `/dev/null`) writes into it as standard output is written, and
+    /// leaves it a pipe: a rename would have put a file in its place.
+    @Test func aNamedPipeIsWrittenAsItComesAndStaysAPipe() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/out/piped.txt", .data(Self.text))
+            let pipe = fixture.directory.appendingPathComponent("pipe")
+            #expect(mkfifo(pipe.path, 0o600) == 0)
+            // Opened without waiting for a writer, then read as a pipe is; the test's own writer
+            // keeps the reader from its end (no writer yet) until dl has been and gone.
+            let descriptor = open(pipe.path, O_RDONLY | O_NONBLOCK)
+            try #require(descriptor >= 0)
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+            let writer = open(pipe.path, O_WRONLY)
+            try #require(writer >= 0)
+            let reader = OutputReader(descriptor)
+            reader.start()
+            let (status, _, errors) = try await DLChild.run(["-O", "pipe", url.absoluteString], in: fixture)
+            close(writer)
+            #expect(status == 0, "\(errors)")
+            #expect(errors.contains("saved \(pipe.standardizedFileURL.path)"), "\(errors)")
+            #expect(Data(await reader.text().utf8) == Self.text)
+            var info = stat()
+            #expect(lstat(pipe.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO, "still a pipe")
+        }
+    }
+
     @Test func aCutConnectionContinuesFromTheBytesWritten() async throws {
         try await withFixture(startsManager: false) { fixture in
             let url = fixture.serve("/out/cut.txt", .data(Self.text)) { $0.faults = [.closeAfter(100_000)] }
