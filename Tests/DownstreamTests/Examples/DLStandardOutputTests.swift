@@ -120,28 +120,33 @@ struct DLStandardOutputTests {
 
     @Test func aFileThatChangedAfterBytesWentOutFailsWithTheOldStartOnly() async throws {
         try await withFixture(startsManager: false) { fixture in
-            // The retry finds another version (another tag), answered in full: the library starts
-            // the file over, and the bytes that went out cannot be taken back. The connection
-            // breaks only once the 100,000 bytes are out, whatever the load (had none gone out,
-            // the new version would go out from its first byte, rightly).
-            let url = fixture.serve("/out/changing.txt", .data(Self.text)) {
-                $0.faults = [.holdThenCloseAfter(100_000), .ignoreRange]
-                $0.etagChangesEveryRequest = true
-            }
+            // The first answer stops after 100,000 bytes; the retry finds another version (other
+            // bytes, another tag), answered in full: the library starts the file over, and the
+            // bytes that went out cannot be taken back. The new version is served only once some
+            // bytes went out, whatever the load (had none gone out, it would go out from its first
+            // byte, rightly). How many of the 100,000 went out by the restart is the machine's
+            // business: at least those seen, and the message says exactly how many.
+            let path = "/out/changing.txt"
+            let url = fixture.serve(path, .data(Self.text)) { $0.faults = [.holdThenCloseAfter(100_000)] }
             let child = try DLChild(["--retry-wait", "0.1", "-O", "-", url.absoluteString], in: fixture)
             defer { child.stop() }
-            let written = await child.output.wait { $0.utf8.count >= 100_000 }
-            #expect(written?.utf8.count == 100_000)
-            fixture.server.release("/out/changing.txt")
+            let seen = await child.output.wait { $0.utf8.count >= 40_000 }
+            #expect(seen != nil)
+            var changed = Route(body: .data(Self.otherText))
+            changed.etag = "\"other\""
+            fixture.server.setRoute(path, changed)
+            fixture.server.release(path)
             let status = await child.exitStatus()
             let errors = await child.errors?.text() ?? ""
             #expect(status == 7, "\(errors)")
-            let output = await child.output.text()
-            #expect(Data(output.utf8) == Self.text.prefix(100_000), "\(output.utf8.count) bytes, the first version's")
+            let written = Data(await child.output.text().utf8)
+            #expect((40_000...100_000).contains(written.count), "\(written.count) bytes")
+            #expect(written == Self.text.prefix(written.count), "the first version's start only")
             #expect(
-                errors.contains("the file changed on the server after 100000 bytes were written to standard output"),
+                errors.contains(
+                    "the file changed on the server after \(written.count) bytes were written to standard output"),
                 "\(errors)")
-            #expect(fixture.server.requests("/out/changing.txt").count == 2)
+            #expect(fixture.server.requests(path).count == 2)
         }
     }
 

@@ -21,10 +21,8 @@ struct DLTimeoutTests {
                 ["-T", "1", "-t", "1", "--progress-interval", "0", url.absoluteString], in: fixture)
             defer { child.stop() }
             let errors = try #require(child.errors)
-            // When dl had every byte sent (a loaded machine may hold them in its buffers well after
-            // the server sent them): its progress line says so.
-            _ = await child.output.wait(for: "100 kB/1.00 MB")
-            let received = ContinuousClock.now
+            // dl had every byte sent: its progress line says so.
+            #expect(await child.output.wait(for: "100 kB/1.00 MB"))
             let failed = await errors.wait(for: "failed stall.bin")
             let gaveUp = ContinuousClock.now
             #expect(failed)
@@ -33,10 +31,10 @@ struct DLTimeoutTests {
                 await errors.text().contains(
                     "failed stall.bin: timed out: no byte received for 1 s; 100 kB kept: run the same command"
                         + " again to continue"), "\(errors.current)")
-            // The last byte came after the server sent it: at least the timeout since; and well
-            // before libcurl's low-speed limit (about 5 s more) would have said anything.
+            // The last byte came after the server sent it: at least the timeout since. (The words
+            // are the idle watch's: libcurl's low-speed limit says "Operation too slow", about 5 s
+            // late; the watch's timing is proven on a manual clock in RequestTimeoutTests.)
             #expect(gaveUp - (try #require(stalled.withLock { $0 })) >= .seconds(1))
-            #expect(gaveUp - received < .seconds(4))
         }
     }
 

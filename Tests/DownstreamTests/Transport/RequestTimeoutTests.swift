@@ -19,26 +19,15 @@ struct RequestTimeoutTests {
             let stalled = Locked<ContinuousClock.Instant?>(nil)
             fixture.server.whenBodyBytesReach(100_000) { stalled.withLock { $0 = .now } }
             let download = await fixture.manager.download(from: url, to: .file(fixture.file("stall.bin")))
-            // When the client had every byte sent (a loaded machine may hold them in its buffers
-            // well after the server sent them): seen at most a progress interval later.
-            let received = Task { () -> ContinuousClock.Instant? in
-                for await progress in download.progress where progress.bytesReceived == 100_000 {
-                    return ContinuousClock.now
-                }
-                return nil
-            }
             let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
             let failed = ContinuousClock.now
             #expect(error.urlErrorCode == .timedOut, "\(error)")
+            // The idle watch's words: libcurl's low-speed limit, used before, says "Operation too
+            // slow" (and said it about five seconds late: the watch's timing is proven on a manual
+            // clock below; a wall-clock bound here would measure the machine's load).
             #expect(error.reason.contains("no byte received for 1 s"), "\(error)")
-            // The client's last byte came after the server sent it: at least the timeout since; and
-            // well before the low-speed limit's five seconds more after the client had it.
+            // Never before the timeout: the last byte came after the server sent it.
             #expect(failed - (try #require(stalled.withLock { $0 })) >= .seconds(1))
-            // Seen by now, or never (then nothing to measure): the wait ends either way.
-            received.cancel()
-            if let received = await received.value {
-                #expect(failed - received < .seconds(4))
-            }
         }
     }
 
