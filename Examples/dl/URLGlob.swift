@@ -20,7 +20,7 @@ struct URLGlob: Equatable {
     let parts: [Part]
 
     /// How many globs the URL has.
-    var globCount: Int { parts.count { if case .glob = $0 { true } else { false } } }
+    var globCount: Int { parts.filter { if case .glob = $0 { true } else { false } }.count }
 
     /// Reads `text`; a glob that is not one of the forms above, or that makes more than
     /// ``maximumCount`` URLs, is a usage error.

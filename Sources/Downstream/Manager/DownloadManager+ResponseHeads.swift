@@ -44,7 +44,11 @@ extension DownloadManager {
         } onCancel: {
             exchange.cancel()
         }
-        return try result.get()
+        // Not `result.get()`: its typed throws is newer than the iOS 16 SDK's standard library.
+        switch result {
+        case .success(let heads): return heads
+        case .failure(let error): throw error
+        }
     }
 }
 
