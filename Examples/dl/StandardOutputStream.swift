@@ -59,6 +59,9 @@ final class StandardOutputStream: @unchecked Sendable {
     private var written: Int64 = 0
     /// The last bytes written, at most ``comparedTail``.
     private var tail: [UInt8] = []
+    /// Where ``pump()`` reads the tail again and what follows it: made once, not at every
+    /// progress (20 a second), each time a 1 MiB zeroed array.
+    private var buffer = [UInt8](repeating: 0, count: comparedTail + readLength)
     /// Bytes the progress says are on the disk: never read past them, so that bytes an earlier
     /// run left, not confirmed yet, never go out.
     private var limit: Int64 = 0
@@ -165,7 +168,6 @@ final class StandardOutputStream: @unchecked Sendable {
             descriptor = opened
         }
         guard let descriptor else { return }
-        var buffer = [UInt8](repeating: 0, count: Self.comparedTail + Self.readLength)
         while failure == nil, written < limit {
             let start = written - Int64(tail.count)
             // At most readLength (1 MiB): no clamping happens.
