@@ -33,7 +33,8 @@ struct ExitCode: Hashable, Comparable, CustomStringConvertible {
     ]
 
     private static let byKind: [DownloadError.Kind: ExitCode] = [
-        .fileSystem: .fileSystem, .destinationExists: .fileSystem, .insufficientSpace: .fileSystem,
+        .fileSystem: .fileSystem, .destinationExists: .fileSystem, .existingFileNotContinued: .fileSystem,
+        .insufficientSpace: .fileSystem,
         .fileTooLarge: .fileSystem,
         .network: .network, .networkUnavailable: .network,
         .unexpectedResponse: .protocolError, .serverFileChanged: .protocolError, .redirectRefused: .protocolError,

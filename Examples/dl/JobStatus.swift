@@ -33,6 +33,8 @@ enum KeptFile: Equatable {
     case matchesChecksum
     /// An earlier run of dl saved it, and it is unchanged (a rerun of the same command).
     case savedEarlier
+    /// `-c`: it is as long as the server's file, and ends with the server's bytes.
+    case complete
 }
 
 /// Where one of `dl`'s downloads is, as its events and progress tell it: the model every

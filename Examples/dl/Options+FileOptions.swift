@@ -58,17 +58,19 @@ extension Options {
             help: "name each file as the server's Content-Disposition says (made safe: no folders, no hidden"
                 + " or reserved names), else after its URL; -O and out= names stay"),
         OptionSpec(
-            names: ["-c", "--continue"], action: .flag { _ in }, section: "Files",
-            help: "continue partial downloads from the bytes kept (always on: accepted for habit)"),
+            names: ["-c", "--continue"], action: .flag { $0.continuesExistingFiles = true }, section: "Files",
+            help: "also continue a file another program left (wget, curl, a browser), if its last 64 KiB are"
+                + " the server's; dl's own files always continue"),
         OptionSpec(
             names: ["-C", "--continue-at"],
-            action: .value("-") { _, value throws(UsageError) in
+            action: .value("-") { options, value throws(UsageError) in
                 guard value == "-" else {
                     throw .invalidValue(
-                        option: "-C", value: value, expected: "'-' (dl always continues from the bytes it kept)")
+                        option: "-C", value: value, expected: "'-' (dl continues from where the file ends)")
                 }
+                options.continuesExistingFiles = true
             },
-            section: "Files", help: "curl's '-C -': continue from the bytes kept (always on: accepted for habit)"),
+            section: "Files", help: "curl's '-C -': the same as -c"),
         OptionSpec(
             names: ["-nc", "--no-clobber"],
             action: .flag { options throws(UsageError) in try options.setExistingFiles(.keep, by: "--no-clobber") },

@@ -38,9 +38,11 @@ struct Options: Equatable {
             self == .fail || self == .unique
         }
 
-        var conflictPolicy: Destination.ConflictPolicy {
+        /// The library's policy; `continuing` (`-c`): a file that is there is continued when the
+        /// server's file continues it, where it would otherwise fail.
+        func conflictPolicy(continuing: Bool) -> Destination.ConflictPolicy {
             switch self {
-            case .fail: .fail
+            case .fail: continuing ? .continueExisting : .fail
             case .keep: .useExisting
             case .replaceIfChanged: .replaceIfChanged
             case .overwrite: .replace
@@ -114,6 +116,9 @@ struct Options: Equatable {
     /// `-4`, `-6`: the addresses of a host to connect to.
     var addressFamily = AddressFamily.any
     var existingFiles = ExistingFiles.fail
+    /// `-c`, `-C -`: a file another program left where a file goes is continued, when its last
+    /// bytes are the server's (see ``ExistingFiles/conflictPolicy(continuing:)``).
+    var continuesExistingFiles = false
     var mode = Mode.automatic
     /// How often plain and JSON output print progress; nil for the default.
     var progressInterval: Duration?

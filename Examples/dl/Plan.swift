@@ -66,6 +66,8 @@ struct Plan: Equatable {
     var maximumTime: Duration?
     var addressFamily = AddressFamily.any
     var existingFiles: Options.ExistingFiles
+    /// `-c`: files other programs left are continued (see ``Options/continuesExistingFiles``).
+    var continuesExistingFiles = false
     var mode: Options.Mode
     /// How often plain and JSON output print progress.
     var progressInterval: Duration?
@@ -151,7 +153,7 @@ struct Plan: Equatable {
             timeout: options.timeout, proxy: try proxy(options), trust: try trustRule(options),
             connectionTimeout: options.connectionTimeout, maximumTime: options.maximumTime,
             addressFamily: options.addressFamily, existingFiles: options.existingFiles,
-            mode: options.mode,
+            continuesExistingFiles: options.continuesExistingFiles, mode: options.mode,
             progressInterval: options.progressInterval, notices: entries.flatMap(\.notices),
             http: http(options, jobs: jobs), dotStyle: options.dotStyle)
     }

@@ -87,8 +87,13 @@ enum Describe {
             reason = "the connection failed (\(error.reason))"
         case .destinationExists where !error.isResumable:
             let path = error.path ?? "the file"
-            return "\(path) exists: add --no-clobber to keep it, -N to download it again only if it changed,"
+            return "\(path) exists: add -c to continue it (if another program left it half done),"
+                + " --no-clobber to keep it, -N to download it again only if it changed,"
                 + " --overwrite to replace it, or --unique to save the new one beside it"
+        case .existingFileNotContinued:
+            let path = error.path ?? "the file"
+            return "\(path) was not continued: \(error.reason); it was left as it was: add --overwrite to"
+                + " download the file again over it, or --unique to save it beside"
         case .destinationExists:
             return "\(error.path ?? "the file") appeared meanwhile: move it away and run the same command again"
                 + " to continue from the bytes kept"
@@ -160,6 +165,7 @@ enum Describe {
         case .notModified: "not modified on the server"
         case .matchesChecksum: "it has the expected checksum"
         case .savedEarlier: "saved by an earlier run"
+        case .complete: "already complete: as long as the server's file, and its last 64 KiB are the server's"
         }
     }
 

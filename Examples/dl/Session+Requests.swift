@@ -52,7 +52,10 @@ extension Session {
         // A file for standard output left in the store is not the user's: replaced, unless it is
         // one a run completed and could not copy out (then it is copied now).
         let policy =
-            savedEarlier ? .useExisting : plan.writesToStandardOutput ? .replace : plan.existingFiles.conflictPolicy
+            savedEarlier
+            ? .useExisting
+            : plan.writesToStandardOutput
+                ? .replace : plan.existingFiles.conflictPolicy(continuing: plan.continuesExistingFiles)
         let destination: Destination =
             job.namedByServer
             ? .directory(job.file.deletingLastPathComponent(), ifExists: policy) : .file(job.file, ifExists: policy)

@@ -212,7 +212,8 @@ final class Session {
                     switch plan.existingFiles {
                     case .keep: .exists
                     case .replaceIfChanged: .notModified
-                    default: .matchesChecksum
+                    default:
+                        jobs[index].job.digest == nil && plan.continuesExistingFiles ? .complete : .matchesChecksum
                     }
                 }
         } else if let file = event.fileURL, !plan.writesToStandardOutput {

@@ -26,6 +26,10 @@ struct Attempt: Sendable {
     /// A copy of the file at the destination: the first request asks for the file only if it
     /// changed since (ranged engine). Set by the engines' look at the destination.
     var existingCopy: ExistingCopy?
+    /// A file at the destination that the attempt continues, if the server's file continues it
+    /// (``Destination/ConflictPolicy/continueExisting``). Set by the engines' look at the
+    /// destination; the file is left as it is until the server's bytes matched its last ones.
+    var existingFile: ExistingFile?
     /// Whether a `401` or `407` is a challenge for the download's authentication handler.
     var answersChallenges = false
     /// Challenges answered before this attempt, in this run of the download.

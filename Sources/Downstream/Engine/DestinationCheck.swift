@@ -11,6 +11,8 @@ struct DestinationCheck: Sendable {
         case conflict(DownloadError)
         /// Ask for the file only if the server's changed since this copy.
         case conditional(ExistingCopy)
+        /// Continue this file, if the server's bytes before its end are its own.
+        case continuation(ExistingFile)
     }
 
     var request: DownloadRequest
@@ -29,7 +31,7 @@ struct DestinationCheck: Sendable {
         let fileURL = request.destination.fileURL
         guard
             request.expectedDigest != nil || policy == .useExisting || policy == .replaceIfChanged
-                || (policy == .fail && fileURL != nil)
+                || ((policy == .fail || policy == .continueExisting) && fileURL != nil)
         else { return nil }
         // A directory destination takes its name from the response: the one a previous response
         // gave, else the URL's.
@@ -62,6 +64,13 @@ struct DestinationCheck: Sendable {
             return isKnownWrong ? conflict : .current(existing)
         case .fail:
             return request.destination.fileURL == nil || hasBytes ? nil : conflict
+        case .continueExisting:
+            guard request.destination.fileURL != nil, !hasBytes else { return nil }
+            let path = existing.path
+            guard !POSIXFile.isDirectory(atPath: path), let length = POSIXFile.length(atPath: path) else {
+                return .conflict(.existingFileNotContinued(path: path, reason: "it is a folder"))
+            }
+            return .continuation(ExistingFile(path: path, length: length, mayBeWhole: !isKnownWrong))
         case .replaceIfChanged:
             guard !isKnownWrong, !hasBytes, let modified = DeliveredCopy.fileState(atPath: existing.path)?.modified
             else { return nil }

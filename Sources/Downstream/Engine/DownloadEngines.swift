@@ -71,7 +71,9 @@ struct DownloadEngines: Sendable {
         FileWork.run {
             var target = target
             target.destinationPaths = target.request.destination.paths
-            guard attempt.kind == .first else { return step(attempt, of: target, in: running, onEnd: onEnd) }
+            guard attempt.kind == .first || Self.mayContinueExistingFile(attempt, of: target) else {
+                return step(attempt, of: target, in: running, onEnd: onEnd)
+            }
             checkDestination(attempt, of: target, in: running, onEnd: onEnd)
         }
     }
@@ -101,7 +103,18 @@ struct DownloadEngines: Sendable {
             var conditional = attempt
             conditional.existingCopy = copy
             step(conditional, of: target, in: running, onEnd: onEnd)
+        case .continuation(let file):
+            var continuing = attempt
+            continuing.existingFile = file
+            step(continuing, of: target, in: running, onEnd: onEnd)
         }
+    }
+
+    /// Whether a continuation of the run (after a challenge was answered, or an empty range) looks
+    /// at the destination again: a file there that the download may continue is still not its own
+    /// until a response matched its last bytes.
+    private static func mayContinueExistingFile(_ attempt: Attempt, of target: AttemptTarget) -> Bool {
+        attempt.kind == .continuation && target.request.destination.conflictPolicy == .continueExisting
     }
 
     /// The file at the destination is the download's already: no record and no partial file are
@@ -127,6 +140,7 @@ struct DownloadEngines: Sendable {
             systemSession: session.flatMap {
                 systemUse.ability(for: target.downloadID, supportsResumeData: $0.supportsResumeData)
             },
+            continuesExistingFile: attempt.existingFile != nil,
             connections: connections, minimumSegmentSize: minimumSegmentSize, rangesRefused: attempt.rangesRefused)
     }
 
@@ -154,6 +168,8 @@ struct DownloadEngines: Sendable {
                 var continuation = attempt
                 continuation.kind = .continuation
                 continuation.existingCopy = nil
+                // A file continued is the partial file now.
+                continuation.existingFile = nil
                 continuation.rangesRefused = attemptEnd.rangesRefused
                 let next = continuation
                 FileWork.run { step(next, of: target, in: running, onEnd: onEnd) }
@@ -162,6 +178,11 @@ struct DownloadEngines: Sendable {
                     Self.forgetPartial(of: target)
                     onEnd(attemptEnd)
                 }
+            case .failed(let error) where attempt.existingFile != nil && !error.allowsResume:
+                // The file at the destination was not continued, and nothing was downloaded: no
+                // record is left behind (its partial file, if any, is not the download's bytes).
+                target.recordFile.remove()
+                onEnd(attemptEnd)
             default:
                 onEnd(attemptEnd)
             }

@@ -23,6 +23,9 @@ enum EngineChoice: Equatable, Sendable {
         var fileLength: Int64 = 0
         /// Whether the manager has a system session, and whether it can resume from resume data.
         var systemSession: SystemSessionAbility? = nil
+        /// Whether the attempt continues a file at the destination, whose last bytes only the
+        /// ranged engine compares before the file becomes the partial file.
+        var continuesExistingFile = false
         /// How many connections the file may come over, and the smallest segment worth one.
         var connections = 1
         var minimumSegmentSize: Int64 = 4 << 20
@@ -47,8 +50,10 @@ enum EngineChoice: Equatable, Sendable {
     ///   segment compares the overlap before the bytes it continues), or when more than one
     ///   connection is allowed and an answer to a range showed the file's length and a validator
     ///   that can guard ranges, with at least two segments' worth of bytes to come;
-    /// - else one connection.
+    /// - else one connection; always for a file at the destination continued (its first request
+    ///   compares its last bytes).
     static func choose(_ facts: Facts) -> EngineChoice {
+        if facts.continuesExistingFile { return .ranged }
         if let session = facts.systemSession, facts.kind != .continuation {
             if facts.kind == .restart || (facts.hasSystemResumeData && session.supportsResumeData) {
                 return .system

@@ -42,7 +42,12 @@ struct RangedEngine: AttemptEngine {
 
         var record = target.recordFile.resume(startingOverFrom: url)
         var offset: Int64 = 0
-        if attempt.kind != .restart, record.isResumable {
+        if let existing = attempt.existingFile {
+            // The download has no bytes of its own: it continues the file at the destination, if
+            // the server's bytes before its end are the file's.
+            offset = existing.length
+            record = .startingOver(url: url)
+        } else if attempt.kind != .restart, record.isResumable {
             if record.segments != nil {
                 offset = try abandonSegments(of: record, target: target)
                 record.segments = nil
@@ -55,7 +60,9 @@ struct RangedEngine: AttemptEngine {
             // Whatever the partial file holds is not to be continued until a response replaces it.
             record = .startingOver(url: url)
         }
-        record.digest = try target.continuedDigest(of: &record, upTo: offset)
+        // (A file continued from the destination is hashed at delivery: nothing of it was read.)
+        record.digest =
+            attempt.existingFile == nil ? try target.continuedDigest(of: &record, upTo: offset) : nil
         // A large file comes in bounded ranges, one request after another (see
         // `maximumBytesPerRequest`); the last range is open-ended.
         var end: Int64?
@@ -69,9 +76,10 @@ struct RangedEngine: AttemptEngine {
         if request.acceptsCompressedBody, offset == 0 {
             // The whole file: a server that compresses it sends no part of it that is the file's.
             end = nil
-        } else if connections > 1, offset == 0, !attempt.rangesRefused {
-            // The first segment only: its answer tells whether the rest can be split.
-            end = min(end ?? minimumSize, minimumSize)
+        } else if connections > 1, offset == 0 || attempt.existingFile != nil, !attempt.rangesRefused {
+            // The first segment only: its answer tells whether the rest can be split (also after
+            // another program's file).
+            end = min(end ?? offset + minimumSize, offset + minimumSize)
         }
         // A validator says what to ask for (`If-Range`, only on the server that gave it); the bytes
         // say what to believe: every continuation asks for the bytes before the resume point again
@@ -79,14 +87,18 @@ struct RangedEngine: AttemptEngine {
         // modification times, which a replaced file can keep.
         let validator = record.url == url ? record.validator : Validator()
         let copy = attempt.existingCopy
+        // Another program's file is compared over at least 64 KiB, whatever the setting: nothing
+        // else says it is the server's.
+        let overlap = attempt.existingFile == nil ? settings.overlapLength : max(settings.overlapLength, 64 << 10)
         var plan = AttemptPlan(
-            offset: offset, overlap: Int64(settings.overlapLength), end: end, validator: validator,
+            offset: offset, overlap: Int64(overlap), end: end, validator: validator,
             expectedLength: record.expectedLength, onServerFileChange: request.onServerFileChange,
             existingCopy: offset == 0 ? copy?.path : nil, serverDigest: record.serverDigest,
             acceptsCompression: request.acceptsCompressedBody, maximumLength: request.maximumFileSize)
         // A server that answered `If-Range` with its whole file of the same version gets `Range`
         // alone: the overlap guards the range (and a 206 of another validator or length is refused).
         plan.omitsIfRange = settings.transfer.ifRangeIgnorers.contains(url)
+        plan.continuedFile = attempt.existingFile?.path
 
         var urlRequest = target.baseRequest(
             to: url, adapted: attempt.adaptedHeaders, credentials: attempt.credentials)
@@ -107,8 +119,10 @@ struct RangedEngine: AttemptEngine {
             recordFile: target.recordFile, settings: settings.transfer, downloadID: target.downloadID,
             answersChallenges: attempt.answersChallenges, previousChallenges: attempt.previousChallenges,
             expectedAlgorithm: request.expectedDigest?.algorithm,
-            discardsRejectedFile: request.onRejectedFile == .discard, credentials: attempt.credentials)
-        if request.destination.fileURL == nil, request.destination.conflictPolicy == .fail {
+            discardsRejectedFile: request.onRejectedFile == .discard, credentials: attempt.credentials,
+            existingFile: attempt.existingFile)
+        let policy = request.destination.conflictPolicy
+        if request.destination.fileURL == nil, policy == .fail || policy == .continueExisting {
             setup.refusesTakenNameIn = request.destination.directoryPath
         }
         return (setup, urlRequest)

@@ -74,7 +74,8 @@ package enum FilePlacement {
             // A file that appeared meanwhile is the download's file.
             if try !moveIfAbsent(partial, to: target.path) { POSIXFile.remove(atPath: partial) }
             return target.url
-        case .fail:
+        case .fail, .continueExisting:
+            // (A file that was continued is the partial file now: one there is another.)
             guard try moveIfAbsent(partial, to: target.path) else { throw .destinationExists(path: target.path) }
             return target.url
         case .uniqueName:
@@ -118,7 +119,7 @@ package enum FilePlacement {
     }
 
     /// Renames the file at `source` to `target`, replacing it; copies first across file systems.
-    private static func move(_ source: String, to target: String) throws(DownloadError) {
+    static func move(_ source: String, to target: String) throws(DownloadError) {
         if rename(source, target) == 0 { return }
         guard errno == EXDEV else { throw POSIXFile.failure(target, "cannot move the file into place") }
         let copy = try copyBeside(source, target)

@@ -27,6 +27,11 @@ struct AttemptPlan: Equatable, Sendable {
     var acceptsCompression = false
     /// The most bytes the file may have (``DownloadRequest/maximumFileSize``).
     var maximumLength: Int64?
+    /// The path of a file at the destination whose bytes the request continues (``offset`` is its
+    /// length, see ``Destination/ConflictPolicy/continueExisting``): they are not the download's
+    /// until the overlap matched, so an answer that does not continue them fails the request
+    /// instead of starting over.
+    var continuedFile: String?
     /// Whether the request leaves `If-Range` out though the validator could guard it: the server
     /// answered one with its whole file of the same version before (see ``IfRangeIgnorers``).
     var omitsIfRange = false
@@ -53,10 +58,11 @@ struct AttemptPlan: Equatable, Sendable {
         self.maximumLength = maximumLength
     }
 
-    /// The `Accept-Encoding` the request sends: compressed codings only for a request from the
-    /// first byte that accepts them (a continuation must be the file's own bytes).
+    /// The `Accept-Encoding` the request sends: compressed codings only for a request for the
+    /// whole file that accepts them (a continuation must be the file's own bytes, also when it asks
+    /// for every byte on disk again).
     var acceptEncoding: String {
-        acceptsCompression && firstByte == 0 ? Self.acceptedEncodings : "identity"
+        acceptsCompression && offset == 0 ? Self.acceptedEncodings : "identity"
     }
 
     /// Why a file of `length` bytes is refused, if it is larger than the request allows.

@@ -23,14 +23,18 @@ struct BodyIntake {
     /// Whether a chunk of `count` bytes of `task` may be taken now: nil when it may; else what to
     /// answer the transport. The disk is behind (the task resumes once the file has room), or a
     /// bandwidth limit says wait (the limiter resumes the task in its turn); a body with no file
-    /// to go to is dropped.
+    /// to go to, nor an overlap to compare (a file that becomes the partial once it matched), is
+    /// dropped.
     mutating func admit(
         _ count: Int, of task: any TransportTask, limiter: BandwidthLimiter?, downloadID: DownloadID
     ) -> BodyReception? {
-        guard let file else { return .taken }
-        guard file.hasRoom(for: count) else {
-            file.whenRoom { task.resumeBody() }
-            return .later
+        if let file {
+            guard file.hasRoom(for: count) else {
+                file.whenRoom { task.resumeBody() }
+                return .later
+            }
+        } else if overlap == nil {
+            return .taken
         }
         if let limiter, !limiter.admit(count, for: downloadID, task: task) {
             waitedForLimit = task

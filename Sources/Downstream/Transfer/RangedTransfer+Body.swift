@@ -1,7 +1,8 @@
 extension RangedTransfer {
     /// Compares the overlap, if it is still being compared, then appends the rest to the file,
-    /// up to where the body was announced to end; checkpoints when one is due.
-    func receive(_ received: UnsafeRawBufferPointer, into file: PartialFile) {
+    /// up to where the body was announced to end; checkpoints when one is due. (A file continued
+    /// from the destination is the partial file only once its overlap matched.)
+    func receive(_ received: UnsafeRawBufferPointer) {
         let bytes: UnsafeRawBufferPointer
         switch sink.intake.compareOverlap(received) {
         case .differs(let overlap):
@@ -10,9 +11,9 @@ extension RangedTransfer {
             return reject(.failed(error))
         case .rest(let rest, let matched):
             if matched { commit() }
-            guard sink.decidedEnd == nil, !rest.isEmpty else { return }
             bytes = rest
         }
+        guard sink.decidedEnd == nil, !bytes.isEmpty, let file = sink.intake.file else { return }
         var count = bytes.count
         if let end = sink.body?.end, file.length + Int64(count) > end {
             count = Int.clamped(end - file.length, atMost: count)
@@ -57,6 +58,15 @@ extension RangedTransfer {
         var reason = overlap.mismatch(before: resumePoint)
         if let validator = setup.plan.validator.ifRangeValue {
             reason += ", although the file's validator \(validator) did not change"
+        }
+        if let existing = setup.existingFile {
+            let which =
+                overlap.length < existing.length
+                ? "its last \(overlap.length) bytes are not the server's" : "its bytes are not the server's first"
+            return reject(
+                .failed(
+                    .existingFileNotContinued(
+                        path: existing.path, reason: "it is not the start of the server's file: " + which)))
         }
         reject(setup.plan.onServerFileChange == .fail ? .failed(.serverFileChanged(reason)) : .restart(reason: reason))
     }

@@ -46,8 +46,14 @@ extension RangedTransfer {
             }
             return .failed(.network(failure))
         }
-        guard let file = sink.intake.file, let body = sink.body else {
+        guard let body = sink.body else {
             return .failed(.unexpectedResponse("the request ended without a response"))
+        }
+        guard let file = sink.intake.file else {
+            // The body ended while its first bytes were compared with the file it continues.
+            return control.isStopRequested
+                ? .cancelled
+                : .failed(.unexpectedResponse("the body ended before the \(body.verifiedPrefix) bytes to compare"))
         }
         let end = endOfBody(in: file, body)
         // Asked to stop, the request ended before the cancel took effect: the transport hands

@@ -56,25 +56,18 @@ extension RangedTransfer {
         if let taken = takenName(head, keeping: kept) {
             return reject(.failed(taken))
         }
-        let settings = setup.settings
-        // No bigger than the body, when its end is known: small files are many.
-        let bodyLength = (body.end ?? body.totalLength).map { max(0, $0 - kept) }
-        let capacity =
-            bodyLength.map { Int.clamped($0, atMost: settings.writeBufferCapacity) } ?? settings.writeBufferCapacity
         if let shortage = spaceShortage(for: body, keeping: kept) {
             return reject(.failed(shortage))
         }
         do {
             if body.verifiedPrefix > 0 {
-                sink.intake.overlap = try OverlapCheck(path: setup.partialPath, range: body.start..<kept)
+                // The bytes on disk: the partial file's, or those of the file the request continues.
+                let path = setup.existingFile?.path ?? setup.partialPath
+                sink.intake.overlap = try OverlapCheck(path: path, range: body.start..<kept)
             }
-            sink.intake.file = try PartialFile(
-                path: setup.partialPath, keepingFirst: kept, bufferCapacity: capacity,
-                disk: settings.disk)
-            if bodyLength == nil {
-                sink.intake.spaceWatch = SpaceWatch(directory: setup.partialPath.parentPath, from: kept)
+            if setup.existingFile == nil {
+                try openPartialFile(for: body)
             }
-            settings.marker.markOwn(setup.partialPath)
         } catch {
             return reject(.failed(error))
         }
@@ -83,11 +76,27 @@ extension RangedTransfer {
         if body.repeatsPartial, setup.plan.ifRangeHeader != nil {
             // A server that answers `If-Range` with its whole file: later requests to it leave
             // `If-Range` out, and the overlap guards them.
-            settings.ifRangeIgnorers.remember(setup.url)
+            setup.settings.ifRangeIgnorers.remember(setup.url)
         }
         if sink.intake.overlap == nil {
             commit()
         }
+    }
+
+    /// Opens the partial file for `body`, keeping the bytes before it.
+    private func openPartialFile(for body: ResponseDecision.BodyPlan) throws(DownloadError) {
+        let settings = setup.settings
+        let kept = body.keptLength
+        // No bigger than the body, when its end is known: small files are many.
+        let bodyLength = (body.end ?? body.totalLength).map { max(0, $0 - kept) }
+        let capacity =
+            bodyLength.map { Int.clamped($0, atMost: settings.writeBufferCapacity) } ?? settings.writeBufferCapacity
+        sink.intake.file = try PartialFile(
+            path: setup.partialPath, keepingFirst: kept, bufferCapacity: capacity, disk: settings.disk)
+        if bodyLength == nil {
+            sink.intake.spaceWatch = SpaceWatch(directory: setup.partialPath.parentPath, from: kept)
+        }
+        settings.marker.markOwn(setup.partialPath)
     }
 
     /// The body's bytes are to be written (the overlap, if any, matched): records which file the
@@ -121,6 +130,9 @@ extension RangedTransfer {
             sink.record.suggestedFileName = FileName.suggested(
                 contentDisposition: head.contentDisposition, url: head.url)
         }
+        if let existing = setup.existingFile {
+            guard continueExistingFile(existing, for: body) else { return }
+        }
         scheduleCheckpoint(after: kept)
         if storedRecordMisleads(after: body) {
             do {
@@ -135,6 +147,38 @@ extension RangedTransfer {
         } else if kept > 0, setup.announcesResume {
             publish(.resumed(at: kept))
         }
+    }
+
+    /// The file at the destination is the start of the server's file (its last bytes matched):
+    /// it becomes the download's partial file. The record that says so is saved first, then the
+    /// file is renamed, so that a process killed in between finds either the file where it was
+    /// (and a record whose partial file is not there: it looks again), or the partial file and its
+    /// record; never the file's bytes with a record that would write over them. A file as long as
+    /// the server's is the download's file, and stays where it is. Returns whether the body goes
+    /// on (else the request was rejected).
+    private func continueExistingFile(_ existing: ExistingFile, for body: ResponseDecision.BodyPlan) -> Bool {
+        let kept = body.keptLength
+        if let total = body.totalLength, kept >= total {
+            guard existing.mayBeWhole else {
+                reject(
+                    .failed(
+                        .existingFileNotContinued(
+                            path: existing.path,
+                            reason: "it is as long as the server's file, and has not the expected digest")))
+                return false
+            }
+            reject(.destinationIsCurrent(URL(fileURLWithPath: existing.path, isDirectory: false)))
+            return false
+        }
+        do throws(DownloadError) {
+            try saveRecord()
+            try FilePlacement.move(existing.path, to: setup.partialPath)
+            try openPartialFile(for: body)
+        } catch {
+            reject(.failed(error))
+            return false
+        }
+        return true
     }
 
     /// The failure of a response whose file, named by the server, would take the name of a file

@@ -73,6 +73,9 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         var discardsRejectedFile = true
         /// The credentials the request carries, made again for the request of a redirect.
         var credentials = RequestCredentials.none
+        /// The file at the destination the request continues (``AttemptPlan/continuedFile``): it
+        /// becomes the partial file once the overlap matched, and is left as it is otherwise.
+        var existingFile: ExistingFile? = nil
     }
 
     /// The state of the response being written.
@@ -144,8 +147,7 @@ final class RangedTransfer: TransportReceiver, @unchecked Sendable {
         {
             return answer
         }
-        guard let file = sink.intake.file else { return .taken }
-        receive(bytes, into: file)
+        receive(bytes)
         if sink.decidedEnd != nil {
             control.cancel()
         }

@@ -52,7 +52,49 @@ enum ResponseDecision: Equatable, Sendable {
     ///   fail, if the request says so on a changed file).
     /// - 416: complete when the partial already holds the whole length, else restart.
     /// - other statuses: fail with the status.
+    ///
+    /// A request that continues a file the download does not own yet (``AttemptPlan/continuedFile``)
+    /// never starts over: an answer that does not continue the file fails it (see
+    /// ``keepingContinuedFile(_:after:for:)``).
     static func decide(_ head: ResponseHead, for plan: AttemptPlan) -> ResponseDecision {
+        let decision = decideForPartial(head, for: plan)
+        guard let path = plan.continuedFile else { return decision }
+        return keepingContinuedFile(decision, after: head, for: plan, path: path)
+    }
+
+    /// What becomes of a decision about a response to a request that continues the file at
+    /// `path`, which another program left: a restart, or a body that replaces the file's bytes,
+    /// fails with the file left as it is.
+    private static func keepingContinuedFile(
+        _ decision: ResponseDecision, after head: ResponseHead, for plan: AttemptPlan, path: String
+    ) -> ResponseDecision {
+        func notContinued(_ reason: String) -> ResponseDecision {
+            .fail(.existingFileNotContinued(path: path, reason: reason))
+        }
+        let total: Int64? =
+            switch head.status {
+            case 206, 416: head.contentRange?.total
+            case 200 where !head.isEncoded: head.contentLength
+            default: nil
+            }
+        if let total, total < plan.offset {
+            return notContinued("it has \(plan.offset) bytes, and the server's file only \(total)")
+        }
+        switch decision {
+        case .restart(let reason):
+            return notContinued("the server's answer does not continue it: \(reason)")
+        case .write(let body) where body.discardsPartial && plan.offset > 0:
+            return notContinued(
+                "the server sends no ranges (HTTP \(head.status) with the whole file for bytes from \(plan.firstByte))")
+        case .alreadyComplete:
+            // (An overlap is always compared: this is a range the server could not satisfy.)
+            return notContinued("the server could not send the bytes from \(plan.firstByte) (HTTP 416)")
+        case .write, .fail, .existingCopyIsCurrent:
+            return decision
+        }
+    }
+
+    private static func decideForPartial(_ head: ResponseHead, for plan: AttemptPlan) -> ResponseDecision {
         let isRanged = plan.isRanged
         if head.status == 304, let path = plan.existingCopy {
             return .existingCopyIsCurrent(path: path)
@@ -151,9 +193,13 @@ enum ResponseDecision: Equatable, Sendable {
     /// weak tag or none is not enough: a date names a second, not a version, and a weak tag names
     /// no bytes; those answers start over as before.) The bytes still decide: the whole partial
     /// is compared before anything is written.
+    ///
+    /// A file another program left, asked for again from its first byte (it is shorter than the
+    /// overlap), is compared whole with the start of any 200 that is long enough.
     private static func repeatsPartial(_ head: ResponseHead, length: Int64, plan: AttemptPlan) -> Bool {
-        guard head.status == 200, !head.isEncoded, plan.offset > 0, plan.offset <= length,
-            length == plan.expectedLength, let tag = plan.validator.etag, Validator.isStrong(tag),
+        guard head.status == 200, !head.isEncoded, plan.offset > 0, plan.offset <= length else { return false }
+        if plan.continuedFile != nil, plan.firstByte == 0 { return true }
+        guard length == plan.expectedLength, let tag = plan.validator.etag, Validator.isStrong(tag),
             head.validator.etag == tag
         else { return false }
         return true

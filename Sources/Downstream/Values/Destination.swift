@@ -164,7 +164,7 @@ extension Destination {
     /// What happens when the destination file already exists.
     public struct ConflictPolicy: Sendable, Hashable, CustomStringConvertible {
         enum Code: String, Sendable, Codable {
-            case fail, replace, uniqueName, useExisting, replaceIfChanged
+            case fail, replace, uniqueName, useExisting, replaceIfChanged, continueExisting
         }
 
         let code: Code
@@ -193,6 +193,32 @@ extension Destination {
         /// else with the existing file's modification time. `304 Not Modified` completes the
         /// download with the existing file; a new file replaces it atomically at the end.
         public static let replaceIfChanged = ConflictPolicy(code: .replaceIfChanged)
+        /// Continue the existing file when it is the start of the server's file (wget's
+        /// `--continue`, curl's `-C -`): a file that another program, or an interrupted copy, left
+        /// at the destination becomes the download's first bytes, and only the rest is downloaded.
+        ///
+        /// The first request asks for the rest from a little before the file's end (the last
+        /// ``DownloadManager/Configuration/Resumption/overlapLength``
+        /// bytes, at least 64 KiB, or the whole file if it is smaller) and compares those bytes
+        /// with the file's before anything is written. Only when they match does the file become
+        /// the download's partial file (renamed to where partial files go); the rest is appended
+        /// to it, and the whole file appears at the destination when it is complete. A file as long
+        /// as the server's whose last bytes match is the download's file: the download completes
+        /// with it, untouched.
+        ///
+        /// The file is left exactly as it was (its bytes and its modification time), and the
+        /// download fails with ``DownloadError/Kind/existingFileNotContinued`` (its
+        /// ``DownloadError/reason`` says why), when the file cannot be continued: its last bytes differ from the server's, the server's file is not longer, the
+        /// server sends no ranges (its whole file for a range), or the file is a folder. Until the
+        /// bytes matched, nothing touches it: a pause, a failed request, or a process killed during
+        /// the comparison leaves it where it was.
+        ///
+        /// A download that has bytes of its own (it ran before) continues those, and a file that
+        /// appears at the destination meanwhile fails it at the end, as with ``fail``. Once
+        /// continued, the file is the download's partial file: cancelling the download without
+        /// keeping its data deletes it. Only for a file destination: a directory destination, whose
+        /// name comes from the response, treats this as ``fail``.
+        public static let continueExisting = ConflictPolicy(code: .continueExisting)
 
         public var description: String {
             switch code {
@@ -201,6 +227,7 @@ extension Destination {
             case .uniqueName: "unique name if it exists"
             case .useExisting: "use the existing file"
             case .replaceIfChanged: "replace if changed on the server"
+            case .continueExisting: "continue the existing file"
             }
         }
     }

@@ -50,6 +50,7 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             case serverTrustFailed = "server trust failed"
             case fileTooLarge = "file too large"
             case unsupportedAuthentication = "unsupported authentication"
+            case existingFileNotContinued = "existing file not continued"
         }
 
         fileprivate let code: Code
@@ -126,6 +127,13 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         /// password was not sent. An app that can make the header answers with
         /// ``AuthenticationChallenge/Decision/authorization(_:)``.
         public static let unsupportedAuthentication = Kind(code: .unsupportedAuthentication)
+        /// The file at the destination, which the download was to continue
+        /// (``Destination/ConflictPolicy/continueExisting``), could not be continued: its last
+        /// bytes are not the server's, the server's file is not longer, the server sends no ranges,
+        /// or it is a folder (the reason says which, and ``DownloadError/path`` names the file). It
+        /// was left exactly as it was, and nothing was downloaded: move it away, or choose another
+        /// conflict policy, and download again.
+        public static let existingFileNotContinued = Kind(code: .existingFileNotContinued)
 
         public var description: String { code.rawValue }
     }
@@ -209,8 +217,8 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The `URLError` code, for ``Kind/network`` (and the last one, for
     /// ``Kind/networkUnavailable``).
     public var urlErrorCode: URLError.Code? { details.urlErrorCode }
-    /// The file involved, for ``Kind/fileSystem``, ``Kind/destinationExists`` and
-    /// ``Kind/insufficientSpace``; for ``Kind/integrityCheckFailed`` and ``Kind/validationFailed``,
+    /// The file involved, for ``Kind/fileSystem``, ``Kind/destinationExists``,
+    /// ``Kind/existingFileNotContinued`` and ``Kind/insufficientSpace``; for ``Kind/integrityCheckFailed`` and ``Kind/validationFailed``,
     /// the partial file with the rejected bytes if they were kept.
     public var path: String? { details.path }
     /// How long the server asked to wait before trying again (`Retry-After`), for
@@ -275,16 +283,19 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
             guard let statusCode else { return false }
             return statusCode >= 500 || statusCode == 408 || statusCode == 429
         case .cancelled, .invalidRequest, .managerUnavailable, .integrityCheckFailed, .validationFailed,
-            .redirectRefused, .destinationInUse, .serverTrustFailed, .fileTooLarge, .unsupportedAuthentication:
+            .redirectRefused, .destinationInUse, .serverTrustFailed, .fileTooLarge, .unsupportedAuthentication,
+            .existingFileNotContinued:
             return false
         }
     }
 
     /// Whether ``Download/resume()`` may try again at all: not for a request that cannot be
-    /// downloaded, nor for a conflict found before the first byte (that download left nothing),
-    /// nor for a place another manager had (this one has no record of its own).
+    /// downloaded, nor for a conflict found before the first byte (that download left nothing, as
+    /// one whose existing file was not continued), nor for a place another manager had (this one
+    /// has no record of its own).
     var allowsResume: Bool {
-        kind != .invalidRequest && kind != .destinationInUse && !(kind == .destinationExists && details.keptNothing)
+        kind != .invalidRequest && kind != .destinationInUse && kind != .existingFileNotContinued
+            && !(kind == .destinationExists && details.keptNothing)
     }
 
     public var description: String {
@@ -312,6 +323,10 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
         case .fileSystem:
             return "A file operation failed at \(path ?? "?") (\(reason)). "
                 + "Check free space and permissions, then resume."
+        case .existingFileNotContinued:
+            return "The file \(path ?? "?") could not be continued (\(reason)). "
+                + "It was left as it was, and nothing was downloaded: move it away, or choose another conflict "
+                + "policy, and download again."
         case .destinationExists:
             return "The destination \(path ?? "?") already exists and the destination does not allow replacing it. "
                 + (details.keptNothing
@@ -417,6 +432,14 @@ extension DownloadError {
         DownloadError(
             .destinationExists, reason: "the file existed before the download started", path: path,
             keptNothing: true)
+    }
+
+    /// The file at `path`, which the download was to continue
+    /// (``Destination/ConflictPolicy/continueExisting``), is not the start of the server's file,
+    /// or cannot be continued (`reason` says why): it was left as it was, and nothing was
+    /// downloaded.
+    static func existingFileNotContinued(path: String, reason: String) -> DownloadError {
+        DownloadError(.existingFileNotContinued, reason: reason, path: path, keptNothing: true)
     }
 
     /// There was no network for `duration`; `lastError` is the failure that began the wait.

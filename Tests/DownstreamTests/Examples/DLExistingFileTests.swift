@@ -17,8 +17,9 @@ struct DLExistingFileTests {
             #expect(status == 3)
             #expect(
                 errors.contains(
-                    "failed data.bin: \(fixture.file("data.bin").path) exists: add --no-clobber to keep it, -N to"
-                        + " download it again only if it changed, --overwrite to replace it, or --unique"),
+                    "failed data.bin: \(fixture.file("data.bin").path) exists: add -c to continue it (if another"
+                        + " program left it half done), --no-clobber to keep it, -N to download it again only if it"
+                        + " changed, --overwrite to replace it, or --unique"),
                 "\(output)\(errors)")
             #expect(try Data(contentsOf: fixture.file("data.bin")) == Self.mine)
             #expect(fixture.server.requests("/e/data.bin").isEmpty)

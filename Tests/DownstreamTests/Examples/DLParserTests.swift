@@ -54,6 +54,23 @@ import Testing
         #expect(try Options.parse(arguments).existingFiles == expected)
     }
 
+    /// `-c` and `-C -` continue another program's file where dl would fail; the other flags say
+    /// what they say of an existing file, and `-c` changes nothing there.
+    @Test func continueContinuesWhatWouldFail() throws {
+        for arguments in [["-c"], ["--continue"], ["-C", "-"], ["-qc"]] {
+            let options = try Options.parse(arguments)
+            #expect(
+                options.existingFiles.conflictPolicy(continuing: options.continuesExistingFiles) == .continueExisting)
+        }
+        #expect(try Options.parse([]).existingFiles.conflictPolicy(continuing: false) == .fail)
+        for (flag, policy) in [
+            ("-nc", Destination.ConflictPolicy.useExisting), ("-N", .replaceIfChanged), ("--overwrite", .replace),
+        ] {
+            let options = try Options.parse(["-c", flag])
+            #expect(options.existingFiles.conflictPolicy(continuing: options.continuesExistingFiles) == policy)
+        }
+    }
+
     @Test func flagsClusterAndDoubleDashEndsTheOptions() throws {
         let options = try Options.parse(["-qcN", "--", "-j", "--json", "-"])
         #expect(options.mode == .quiet)
@@ -100,7 +117,7 @@ import Testing
         (["--limit-rat", "2M"], "unknown option '--limit-rat'; did you mean '--limit-rate'?"),
         (["--user-agnet", "x"], "unknown option '--user-agnet'; did you mean '--user-agent'?"),
         (["-H", "no colon"], "bad value 'no colon' for '-H': 'NAME: VALUE', on one line"),
-        (["-C", "100"], "bad value '100' for '-C': '-' (dl always continues from the bytes it kept)"),
+        (["-C", "100"], "bad value '100' for '-C': '-' (dl continues from where the file ends)"),
         (["-t", "x"], "bad value 'x' for '-t': a whole number, 0 for no limit"),
         (
             ["--checksum", "crc=12"],
