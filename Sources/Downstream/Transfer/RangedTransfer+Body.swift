@@ -62,7 +62,8 @@ extension RangedTransfer {
         if let existing = setup.existingFile {
             let which =
                 overlap.length < existing.length
-                ? "its last \(overlap.length) bytes are not the server's" : "its bytes are not the server's first"
+                ? "its last \(overlap.length) bytes are not the server's"
+                : "its \(overlap.length) bytes are not the server's first \(overlap.length)"
             return reject(
                 .failed(
                     .existingFileNotContinued(
