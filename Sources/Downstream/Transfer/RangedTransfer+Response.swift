@@ -173,8 +173,18 @@ extension RangedTransfer {
         do throws(DownloadError) {
             try saveRecord()
             try FilePlacement.move(existing.path, to: setup.partialPath)
+        } catch {
+            reject(.failed(error))
+            return false
+        }
+        do throws(DownloadError) {
             try openPartialFile(for: body)
         } catch {
+            // (Not a file of this process's user with one name, say, swapped in since it was
+            // looked at.) It goes back where it was, unless something took its place meanwhile.
+            if !POSIXFile.exists(atPath: existing.path) {
+                try? FilePlacement.move(setup.partialPath, to: existing.path)
+            }
             reject(.failed(error))
             return false
         }

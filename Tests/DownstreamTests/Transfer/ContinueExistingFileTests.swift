@@ -224,6 +224,27 @@ struct ContinueExistingFileTests {
         }
     }
 
+    /// A link would be renamed and the bytes appended where it points; a file with two names
+    /// would change under its other name too. Neither is continued, and nothing is asked for.
+    @Test func aLinkOrAFileWithTwoNamesIsNotContinued() async throws {
+        try await withFixture { fixture in
+            fixture.serve("/f", Self.body)
+            let mine = Self.body.bytes(0..<300_000)
+            try Self.plant(mine, at: fixture.file("target.bin"))
+            try FileManager.default.createSymbolicLink(
+                atPath: fixture.file("link.bin").path, withDestinationPath: fixture.file("target.bin").path)
+            try FileManager.default.linkItem(at: fixture.file("target.bin"), to: fixture.file("second.bin"))
+
+            let linked = await Self.download(fixture, "/f", to: "link.bin")
+            try await Self.expectNotContinued(linked, saying: "it is a symbolic link")
+            let named = await Self.download(fixture, "/f", to: "second.bin")
+            try await Self.expectNotContinued(named, saying: "it has 2 names (hard links)")
+            try Self.expectUntouched(fixture.file("target.bin"), holds: mine)
+            #expect(fixture.server.requests("/f").isEmpty)
+            #expect(fixture.listing() == ["link.bin", "second.bin", "target.bin"])
+        }
+    }
+
     /// An empty file has nothing to compare: it is replaced by the whole file.
     @Test func anEmptyFileBecomesTheWholeFile() async throws {
         try await withFixture { fixture in
