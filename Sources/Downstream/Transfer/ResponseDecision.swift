@@ -55,7 +55,7 @@ enum ResponseDecision: Equatable, Sendable {
     ///
     /// A request that continues a file the download does not own yet (``AttemptPlan/continuedFile``)
     /// never starts over: an answer that does not continue the file fails it (see
-    /// ``keepingContinuedFile(_:after:for:)``).
+    /// ``keepingContinuedFile(_:after:for:path:)``).
     static func decide(_ head: ResponseHead, for plan: AttemptPlan) -> ResponseDecision {
         let decision = decideForPartial(head, for: plan)
         guard let path = plan.continuedFile else { return decision }
