@@ -13,28 +13,13 @@ import Testing
 struct DLContinueTests {
     static let length: Int64 = 2_000_000
     static let kept: Int64 = 700_000
-    /// A time dl never sets: the file's modification time shows whether it was touched.
-    static let planted = Date(timeIntervalSince1970: 1_600_000_000)
-
-    static func plant(_ data: Data, at url: URL) throws {
-        try data.writeWithoutSync(to: url)
-        try FileManager.default.setAttributes([.modificationDate: planted], ofItemAtPath: url.path)
-    }
-
-    static func expectUntouched(
-        _ url: URL, holds data: Data, sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
-        #expect(try Data(contentsOf: url) == data, "the file's bytes changed", sourceLocation: sourceLocation)
-        let modified = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
-        #expect(modified == planted, "the file's modification time changed", sourceLocation: sourceLocation)
-    }
 
     @Test(arguments: [["-c"], ["-C", "-"]])
     func continuesTheFileAnotherToolLeft(_ flags: [String]) async throws {
         try await withFixture(startsManager: false) { fixture in
             let body = Body.pattern(count: Self.length, seed: 4_510)
             let url = fixture.serve("/c/data.bin", body)
-            try Self.plant(body.bytes(0..<Self.kept), at: fixture.file("data.bin"))
+            try PlantedFile.plant(body.bytes(0..<Self.kept), at: fixture.file("data.bin"))
 
             let (status, output, errors) = try await DLChild.run(flags + [url.absoluteString], in: fixture)
             #expect(status == 0, "\(output)\(errors)")
@@ -53,7 +38,7 @@ struct DLContinueTests {
             let url = fixture.serve("/c/data.bin", body)
             var mine = body.bytes(0..<Self.kept)
             mine[Int(Self.kept) - 10] = ~mine[Int(Self.kept) - 10]
-            try Self.plant(mine, at: fixture.file("data.bin"))
+            try PlantedFile.plant(mine, at: fixture.file("data.bin"))
 
             let (status, output, errors) = try await DLChild.run(["-c", url.absoluteString], in: fixture)
             #expect(status == 3)
@@ -63,7 +48,7 @@ struct DLContinueTests {
                         + " server's file: its last 65536 bytes are not the server's; it was left as it was: add"
                         + " --overwrite to download the file again over it, or --unique to save it beside"),
                 "\(output)\(errors)")
-            try Self.expectUntouched(fixture.file("data.bin"), holds: mine)
+            try PlantedFile.expectUntouched(fixture.file("data.bin"), holds: mine)
             #expect(fixture.listing() == ["data.bin"])
             #expect(DLChild.storedDownloads(fixture).isEmpty)
         }
@@ -74,12 +59,12 @@ struct DLContinueTests {
             let body = Body.pattern(count: Self.length, seed: 4_512)
             let url = fixture.serve("/c/data.bin", body) { $0.supportsRanges = false }
             let mine = body.bytes(0..<Self.kept)
-            try Self.plant(mine, at: fixture.file("data.bin"))
+            try PlantedFile.plant(mine, at: fixture.file("data.bin"))
 
             let (status, output, errors) = try await DLChild.run(["-c", url.absoluteString], in: fixture)
             #expect(status == 3)
             #expect(errors.contains("was not continued: the server sends no ranges"), "\(output)\(errors)")
-            try Self.expectUntouched(fixture.file("data.bin"), holds: mine)
+            try PlantedFile.expectUntouched(fixture.file("data.bin"), holds: mine)
             #expect(fixture.listing() == ["data.bin"])
         }
     }
@@ -91,14 +76,14 @@ struct DLContinueTests {
             let body = Body.pattern(count: Self.length, seed: 4_513)
             let url = fixture.serve("/c/data.bin", body) { $0.faults = [.holdAfter(1_000)] }
             let mine = body.bytes(0..<Self.kept)
-            try Self.plant(mine, at: fixture.file("data.bin"))
+            try PlantedFile.plant(mine, at: fixture.file("data.bin"))
 
             let first = try DLChild(["-c", url.absoluteString], in: fixture)
             defer { first.stop() }
             #expect(await fixture.server.waitForBodyBytes(1_000))
             first.stop()
             #expect(await first.exitStatus() == SIGKILL)
-            try Self.expectUntouched(fixture.file("data.bin"), holds: mine)
+            try PlantedFile.expectUntouched(fixture.file("data.bin"), holds: mine)
 
             let (status, output, errors) = try await DLChild.run(["-c", url.absoluteString], in: fixture)
             #expect(status == 0, "\(output)\(errors)")
@@ -114,7 +99,7 @@ struct DLContinueTests {
             let body = Body.pattern(count: Self.length, seed: 4_514)
             let url = fixture.serve("/c/data.bin", body)
             let whole = body.bytes(0..<Self.length)
-            try Self.plant(whole, at: fixture.file("data.bin"))
+            try PlantedFile.plant(whole, at: fixture.file("data.bin"))
 
             let (status, output, errors) = try await DLChild.run(["-c", url.absoluteString], in: fixture)
             #expect(status == 0, "\(output)\(errors)")
@@ -123,7 +108,7 @@ struct DLContinueTests {
                     "kept \(fixture.file("data.bin").path) (already complete: as long as the server's file, and its"
                         + " last 64 KiB are the server's)"),
                 "\(output)")
-            try Self.expectUntouched(fixture.file("data.bin"), holds: whole)
+            try PlantedFile.expectUntouched(fixture.file("data.bin"), holds: whole)
         }
     }
 }

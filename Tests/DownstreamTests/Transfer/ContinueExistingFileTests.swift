@@ -15,23 +15,6 @@ struct ContinueExistingFileTests {
     static let length: Int64 = 1_000_000
     static let body = Body.pattern(count: length, seed: 4_501)
     static let overlap: Int64 = 64 << 10
-    /// A time no download sets: the file's modification time shows whether it was touched.
-    static let planted = Date(timeIntervalSince1970: 1_600_000_000)
-
-    /// Writes `data` at `url`, dated ``planted``, as another program left it.
-    static func plant(_ data: Data, at url: URL) throws {
-        try data.write(to: url)
-        try FileManager.default.setAttributes([.modificationDate: planted], ofItemAtPath: url.path)
-    }
-
-    /// Expects the file at `url` to be `data`, dated ``planted``: untouched.
-    static func expectUntouched(
-        _ url: URL, holds data: Data, sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
-        #expect(try Data(contentsOf: url) == data, "the file's bytes changed", sourceLocation: sourceLocation)
-        let modified = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
-        #expect(modified == planted, "the file's modification time changed", sourceLocation: sourceLocation)
-    }
 
     static func download(_ fixture: Fixture, _ path: String, to name: String = "file.bin") async -> Download {
         await fixture.manager.download(
@@ -55,7 +38,7 @@ struct ContinueExistingFileTests {
         try await withFixture { fixture in
             fixture.serve("/f", Self.body)
             let kept: Int64 = 300_000
-            try Self.plant(Self.body.bytes(0..<kept), at: fixture.file("file.bin"))
+            try PlantedFile.plant(Self.body.bytes(0..<kept), at: fixture.file("file.bin"))
 
             let download = await Self.download(fixture, "/f")
             try Self.body.expectMatches(try await download.fileURL)
@@ -77,11 +60,11 @@ struct ContinueExistingFileTests {
             fixture.serve("/f", Self.body)
             var mine = Self.body.bytes(0..<300_000)
             mine[299_000] = ~mine[299_000]
-            try Self.plant(mine, at: fixture.file("file.bin"))
+            try PlantedFile.plant(mine, at: fixture.file("file.bin"))
 
             let download = await Self.download(fixture, "/f")
             try await Self.expectNotContinued(download, saying: "not the start of the server's file")
-            try Self.expectUntouched(fixture.file("file.bin"), holds: mine)
+            try PlantedFile.expectUntouched(fixture.file("file.bin"), holds: mine)
             #expect(fixture.listing() == ["file.bin"])
             #expect(fixture.storedRecords().isEmpty)
         }
@@ -93,11 +76,11 @@ struct ContinueExistingFileTests {
         try await withFixture { fixture in
             fixture.serve("/f", Self.body) { $0.supportsRanges = false }
             let mine = Self.body.bytes(0..<300_000)
-            try Self.plant(mine, at: fixture.file("file.bin"))
+            try PlantedFile.plant(mine, at: fixture.file("file.bin"))
 
             let download = await Self.download(fixture, "/f")
             try await Self.expectNotContinued(download, saying: "the server sends no ranges")
-            try Self.expectUntouched(fixture.file("file.bin"), holds: mine)
+            try PlantedFile.expectUntouched(fixture.file("file.bin"), holds: mine)
             #expect(fixture.listing() == ["file.bin"])
         }
     }
@@ -106,11 +89,11 @@ struct ContinueExistingFileTests {
         try await withFixture { fixture in
             fixture.serve("/f", Self.body)
             let mine = Self.body.bytes(0..<Self.length) + Data(repeating: 7, count: Int(Self.overlap) + 10)
-            try Self.plant(mine, at: fixture.file("file.bin"))
+            try PlantedFile.plant(mine, at: fixture.file("file.bin"))
 
             let download = await Self.download(fixture, "/f")
             try await Self.expectNotContinued(download, saying: "the server's file only \(Self.length)")
-            try Self.expectUntouched(fixture.file("file.bin"), holds: mine)
+            try PlantedFile.expectUntouched(fixture.file("file.bin"), holds: mine)
         }
     }
 
@@ -120,11 +103,11 @@ struct ContinueExistingFileTests {
         try await withFixture { fixture in
             fixture.serve("/f", Self.body)
             let whole = Self.body.bytes(0..<Self.length)
-            try Self.plant(whole, at: fixture.file("file.bin"))
+            try PlantedFile.plant(whole, at: fixture.file("file.bin"))
 
             let download = await Self.download(fixture, "/f")
             #expect(try await download.fileURL.path == fixture.file("file.bin").path)
-            try Self.expectUntouched(fixture.file("file.bin"), holds: whole)
+            try PlantedFile.expectUntouched(fixture.file("file.bin"), holds: whole)
             #expect(fixture.server.requests("/f").map(\.rangeStart) == [Self.length - Self.overlap])
             #expect(fixture.listing() == ["file.bin"])
             #expect(fixture.storedRecords().isEmpty)
@@ -137,7 +120,7 @@ struct ContinueExistingFileTests {
         try await withFixture { fixture in
             let small = Body.pattern(count: 150_000, seed: 4_502)
             fixture.serve("/small", small) { $0.supportsRanges = false }
-            try Self.plant(small.bytes(0..<20_000), at: fixture.file("file.bin"))
+            try PlantedFile.plant(small.bytes(0..<20_000), at: fixture.file("file.bin"))
 
             let download = await Self.download(fixture, "/small")
             try small.expectMatches(try await download.fileURL)
@@ -154,11 +137,11 @@ struct ContinueExistingFileTests {
             fixture.serve("/small", small)
             var mine = small.bytes(0..<20_000)
             mine[0] = ~mine[0]
-            try Self.plant(mine, at: fixture.file("file.bin"))
+            try PlantedFile.plant(mine, at: fixture.file("file.bin"))
 
             let download = await Self.download(fixture, "/small")
             try await Self.expectNotContinued(download, saying: "not the start of the server's file")
-            try Self.expectUntouched(fixture.file("file.bin"), holds: mine)
+            try PlantedFile.expectUntouched(fixture.file("file.bin"), holds: mine)
         }
     }
 
@@ -169,12 +152,12 @@ struct ContinueExistingFileTests {
             fixture.serve("/f", Self.body) { $0.faults = [.holdAfter(1_000)] }
             let kept: Int64 = 300_000
             let mine = Self.body.bytes(0..<kept)
-            try Self.plant(mine, at: fixture.file("file.bin"))
+            try PlantedFile.plant(mine, at: fixture.file("file.bin"))
 
             let download = await Self.download(fixture, "/f")
             #expect(await fixture.server.waitForBodyBytes(1_000))
             await download.pause()
-            try Self.expectUntouched(fixture.file("file.bin"), holds: mine)
+            try PlantedFile.expectUntouched(fixture.file("file.bin"), holds: mine)
             #expect(fixture.listing() == ["file.bin"])
 
             await download.resume()
@@ -189,7 +172,7 @@ struct ContinueExistingFileTests {
         try await withFixture { fixture in
             let kept: Int64 = 300_000
             fixture.serve("/f", Self.body) { $0.faults = [.holdAfter(Self.overlap + 100_000)] }
-            try Self.plant(Self.body.bytes(0..<kept), at: fixture.file("file.bin"))
+            try PlantedFile.plant(Self.body.bytes(0..<kept), at: fixture.file("file.bin"))
 
             let download = await Self.download(fixture, "/f")
             await download.waitForBytes(kept + 100_000)
@@ -210,7 +193,7 @@ struct ContinueExistingFileTests {
         try await withFixture { fixture in
             let kept: Int64 = 300_000
             let url = fixture.serve("/f", Self.body)
-            try Self.plant(Self.body.bytes(0..<kept), at: fixture.file("file.bin"))
+            try PlantedFile.plant(Self.body.bytes(0..<kept), at: fixture.file("file.bin"))
             var request = DownloadRequest(url: url, to: .file(fixture.file("file.bin"), ifExists: .continueExisting))
             request.maximumConnections = 4
             request.minimumSegmentSize = 100_000
@@ -230,7 +213,7 @@ struct ContinueExistingFileTests {
         try await withFixture { fixture in
             fixture.serve("/f", Self.body)
             let mine = Self.body.bytes(0..<300_000)
-            try Self.plant(mine, at: fixture.file("target.bin"))
+            try PlantedFile.plant(mine, at: fixture.file("target.bin"))
             try FileManager.default.createSymbolicLink(
                 atPath: fixture.file("link.bin").path, withDestinationPath: fixture.file("target.bin").path)
             try FileManager.default.linkItem(at: fixture.file("target.bin"), to: fixture.file("second.bin"))
@@ -239,7 +222,7 @@ struct ContinueExistingFileTests {
             try await Self.expectNotContinued(linked, saying: "it is a symbolic link")
             let named = await Self.download(fixture, "/f", to: "second.bin")
             try await Self.expectNotContinued(named, saying: "it has 2 names (hard links)")
-            try Self.expectUntouched(fixture.file("target.bin"), holds: mine)
+            try PlantedFile.expectUntouched(fixture.file("target.bin"), holds: mine)
             #expect(fixture.server.requests("/f").isEmpty)
             #expect(fixture.listing() == ["link.bin", "second.bin", "target.bin"])
         }
@@ -249,7 +232,7 @@ struct ContinueExistingFileTests {
     @Test func anEmptyFileBecomesTheWholeFile() async throws {
         try await withFixture { fixture in
             fixture.serve("/f", Self.body)
-            try Self.plant(Data(), at: fixture.file("file.bin"))
+            try PlantedFile.plant(Data(), at: fixture.file("file.bin"))
 
             let download = await Self.download(fixture, "/f")
             try Self.body.expectMatches(try await download.fileURL)
@@ -263,14 +246,14 @@ struct ContinueExistingFileTests {
         try await withFixture { fixture in
             fixture.serve("/f", Self.body)
             let mine = Self.body.bytes(0..<300_000)
-            try Self.plant(mine, at: fixture.file("file.bin"))
+            try PlantedFile.plant(mine, at: fixture.file("file.bin"))
 
             let download = await fixture.manager.download(
                 from: fixture.server.url("/f"), to: .file(fixture.file("file.bin")))
             let error = try await #require(throws: DownloadError.self) { try await download.fileURL }
             #expect(error.kind == .destinationExists)
             #expect(fixture.server.requests("/f").isEmpty)
-            try Self.expectUntouched(fixture.file("file.bin"), holds: mine)
+            try PlantedFile.expectUntouched(fixture.file("file.bin"), holds: mine)
         }
     }
 }
