@@ -105,14 +105,15 @@ struct Plan: Equatable {
             streamPath(document, in: options.outputDirectory, currentDirectory: currentDirectory)
         }
         let writesToStandardOutput = options.outputDocument == "-" || standardOutputPath != nil
-        if writesToStandardOutput {
+        if let document = options.outputDocument, writesToStandardOutput {
             // Named after the URL, in the store (see Session).
             options.outputDocument = nil
             // The bytes go out in order, as they come: over one connection.
             if let connections = options.connections, connections > 1 {
+                // (`-O -`, or the device or pipe it names: `-O /dev/null`.)
                 throw .other(
-                    "-O - writes the file in order as it comes, over one connection: not with \(connections)"
-                        + " connections (-x, -s)")
+                    "-O \(document) writes the file in order as it comes, over one connection: not with"
+                        + " \(connections) connections (-x, -s)")
             }
         }
         let directory = URL(

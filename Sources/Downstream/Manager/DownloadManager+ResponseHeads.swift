@@ -12,8 +12,12 @@ extension DownloadManager {
     /// download is made.
     ///
     /// Returns the heads in the order they came: one for each redirect followed, then the last,
-    /// whatever its status (a `404` is an answer, not an error). A `401` or `407` is returned as
-    /// it is: the authentication handler and the request adapter are not asked (set the
+    /// whatever its status (a `404` is an answer, not an error). A `401` or `407` goes to the
+    /// manager's authentication handler (``AuthenticationSettings/handler``), as a download's
+    /// would: with credentials, the request is sent again with them (Digest or Basic, as the
+    /// server offers), up to ``AuthenticationSettings/maximumAttempts`` times, and the heads of
+    /// every request are returned, the challenges included. Without a handler, or when it does
+    /// not answer, the `401` or `407` is the last head. The request adapter is not asked (set the
     /// request's headers yourself).
     ///
     /// ```swift
@@ -35,11 +39,39 @@ extension DownloadManager {
         head.httpMethod = "HEAD"
         head.httpBody = nil
         head.cachePolicy = .reloadIgnoringLocalCacheData
+        let authentication = context.settings.authentication
+        var heads: [ServerResponse] = []
+        var credentials = RequestCredentials.none
+        var answered = 0
+        while true {
+            var sent = head
+            credentials.apply(to: &sent)
+            heads += try await exchangeHeads(sent, url: url, credentials: credentials)
+            guard let last = heads.last, [401, 407].contains(last.statusCode),
+                answered < authentication.maximumAttempts,
+                let handler = authentication.handler
+            else { return heads }
+            let challenge = AuthenticationChallenge(
+                downloadID: DownloadID(), response: last, previousFailureCount: answered)
+            if !credentials.renewsStaleNonce(for: challenge) {
+                let decision = await handler(challenge)
+                // Not answered (or not in a scheme the server offers): the challenge is the answer.
+                guard credentials.take(decision, for: challenge) == nil else { return heads }
+            }
+            answered += 1
+        }
+    }
+
+    /// Sends `request` (a `HEAD`) and follows its redirects; the heads it got.
+    private func exchangeHeads(
+        _ request: URLRequest, url: URL, credentials: RequestCredentials
+    ) async throws(DownloadError) -> [ServerResponse] {
         let exchange = HeadExchange(
-            url: url, redirects: context.settings.engine.transfer.redirects, transport: context.engines.ranged)
+            url: url, redirects: context.settings.engine.transfer.redirects, transport: context.engines.ranged,
+            credentials: credentials)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                exchange.start(head) { continuation.resume(returning: $0) }
+                exchange.start(request) { continuation.resume(returning: $0) }
             }
         } onCancel: {
             exchange.cancel()
@@ -66,13 +98,16 @@ final class HeadExchange: TransportReceiver {
     private let url: URL
     private let rules: RedirectSettings
     private let transport: any Transport
+    /// The answers to challenges the request carries, made again for each redirect's request.
+    private let credentials: RequestCredentials
     private let control = RequestControl()
     private let state = Locked(State())
 
-    init(url: URL, redirects: RedirectSettings, transport: any Transport) {
+    init(url: URL, redirects: RedirectSettings, transport: any Transport, credentials: RequestCredentials = .none) {
         self.url = url
         self.rules = redirects
         self.transport = transport
+        self.credentials = credentials
     }
 
     /// Sends `request`; `finish` gets the heads once it ended.
@@ -123,6 +158,9 @@ final class HeadExchange: TransportReceiver {
         case .success(var request):
             request.httpMethod = "HEAD"
             request.httpBody = nil
+            // A Digest answer is for one request-target: made again for the new one (credentials
+            // the redirect dropped, to another origin, stay dropped).
+            credentials.reapply(to: &request)
             answer(request)
         case .failure(let refusal):
             state.withLock { $0.failure = refusal }

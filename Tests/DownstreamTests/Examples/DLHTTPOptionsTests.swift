@@ -104,6 +104,26 @@ struct DLHTTPOptionsTests {
         }
     }
 
+    /// `-I -u` answers a 401 as a download does (curl's `-I -u --digest`): both heads are printed,
+    /// the credentials hidden, and the last one is the answer.
+    @Test(arguments: transports)
+    func headAnswersAChallengeWithTheCredentials(_ transport: String) async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let url = fixture.serve("/head/secret.bin", Body.pattern(count: 30_000, seed: 4507)) {
+                $0.requiredDigest = DigestAuthentication(user: "alice", password: "s3:cret")
+            }
+            let run = try await DLChild.run(
+                ["-I", "-u", "alice:s3:cret", url.absoluteString], in: fixture,
+                environment: ["DOWNSTREAM_TRANSPORT": transport])
+            #expect(run.status == 0, "\(run.output)\(run.errors)")
+            let heads = run.output.components(separatedBy: "\n\n").filter { !$0.isEmpty }
+            #expect(heads.map { $0.prefix(8) } == ["HTTP 401", "HTTP 200"], "\(run.output)")
+            #expect(heads.last?.contains("\nContent-Length: 30000") == true, "\(run.output)")
+            #expect(!run.output.contains("s3:cret"), "\(run.output)")
+            #expect(fixture.server.requests("/head/secret.bin").map(\.method) == ["HEAD", "HEAD"])
+        }
+    }
+
     /// Writes `text` to the fixture's file `name` with `mode`; returns its path.
     static func write(_ text: String, to name: String, mode: mode_t, in fixture: Fixture) throws -> String {
         let path = fixture.file(name).path

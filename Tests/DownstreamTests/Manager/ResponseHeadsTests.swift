@@ -67,4 +67,54 @@ struct ResponseHeadsTests {
             await manager.invalidate()
         }
     }
+
+    /// A `401` goes to the authentication handler, as a download's would: its credentials (Digest
+    /// here, made for the `HEAD`) go with the request sent again, and both heads are returned.
+    @Test func aChallengeIsAnsweredByTheHandlerAndBothHeadsReturned() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let asked = Locked(0)
+            let manager = try fixture.makeManager { configuration in
+                configuration.authentication.handler = { challenge in
+                    asked.withLock { $0 += 1 }
+                    return .useCredential(user: "ada", password: "lovelace")
+                }
+            }
+            let url = fixture.serve("/secret.bin", Body.pattern(count: 40_000, seed: 4511)) {
+                $0.requiredDigest = DigestAuthentication(user: "ada", password: "lovelace")
+            }
+            let heads = try await manager.responseHeads(for: URLRequest(url: url))
+            #expect(heads.map(\.statusCode) == [401, 200])
+            #expect(heads.last?.value(forHTTPHeaderField: "Content-Length") == "40000")
+            #expect(asked.withLock { $0 } == 1)
+            let requests = fixture.server.requests("/secret.bin")
+            #expect(requests.map(\.method) == ["HEAD", "HEAD"])
+            #expect(requests.last?.header("Authorization")?.hasPrefix("Digest ") == true)
+            await manager.invalidate()
+        }
+    }
+
+    /// Wrong credentials are asked for again up to the limit; then the last `401` is the answer.
+    @Test func wrongCredentialsEndWithTheLastChallenge() async throws {
+        try await withFixture(startsManager: false) { fixture in
+            let manager = try fixture.makeManager { configuration in
+                configuration.authentication.maximumAttempts = 2
+                configuration.authentication.handler = { _ in .useCredential(user: "ada", password: "wrong") }
+            }
+            let url = fixture.serve("/secret.bin", Body.pattern(count: 40_000, seed: 4512)) {
+                $0.requiredDigest = DigestAuthentication(user: "ada", password: "lovelace")
+            }
+            #expect(try await manager.responseHeads(for: URLRequest(url: url)).map(\.statusCode) == [401, 401, 401])
+            await manager.invalidate()
+        }
+    }
+
+    @Test func withoutAHandlerTheChallengeIsTheAnswer() async throws {
+        try await withFixture { fixture in
+            let url = fixture.serve("/secret.bin", Body.pattern(count: 40_000, seed: 4513)) {
+                $0.requiredDigest = DigestAuthentication(user: "ada", password: "lovelace")
+            }
+            let heads = try await fixture.manager.responseHeads(for: URLRequest(url: url))
+            #expect(heads.map(\.statusCode) == [401])
+        }
+    }
 }
