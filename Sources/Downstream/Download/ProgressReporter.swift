@@ -1,8 +1,10 @@
 /// Turns the byte counts of a download into coalesced ``DownloadProgress`` values.
 ///
 /// Called for every chunk on the transport's thread (libcurl's, or a URL session's delegate
-/// queue), so the common path is one uncontended lock and a clock read. A value is published at most once per `interval`, with a trailing
-/// publish when chunks stop arriving between two slots (see ``ThrottledValue``). Publishing never
+/// queue), so the common path is one uncontended lock and a clock read. A value is published at
+/// most once per `interval`, with a trailing publish when chunks stop arriving between two slots,
+/// and again each interval while the speed falls after the last one, until it is 0 (a stall: see
+/// ``ThrottledValue``). Publishing never
 /// waits for consumers (see ``Broadcast``). Every value also goes to `observe` (the manager), after
 /// the lock is released, numbered so that a value that arrives after a newer one can be dropped.
 ///
@@ -34,7 +36,9 @@ struct ProgressReporter: ProgressSink {
                 state.speed.sample(state.bytesReceived, at: now.inSeconds)
                 return Self.publish(&state)
             },
-            deliver: observe)
+            deliver: observe,
+            // A speed falls while no byte comes: published again until it is 0.
+            changesWithTime: { $0.speed.bytesPerSecond > 0 })
     }
 
     /// A new subscription: the latest value, then the coalesced updates, until the end.

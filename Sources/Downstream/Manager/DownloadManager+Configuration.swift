@@ -306,7 +306,11 @@ extension DownloadManager.Configuration {
         /// The shortest time between two progress values of one download. Default: 50
         /// milliseconds (20 values per second). The last change of a burst comes at most a
         /// quarter interval after the interval ends, so that the timers of many downloads share
-        /// one wake-up.
+        /// one wake-up. When bytes stop coming (a stall), the value is published again every
+        /// interval (at most four times a second) while its ``DownloadProgress/bytesPerSecond``
+        /// falls, until it is 0 and ``DownloadProgress/estimatedTimeRemaining`` is nil, about two
+        /// seconds after the last byte. An interval of zero publishes every change at once, and
+        /// nothing without one (a stalled speed then stays as it was).
         public var interval: Duration = .milliseconds(50)
 
         /// Default progress settings.

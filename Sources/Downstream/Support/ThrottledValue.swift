@@ -6,6 +6,12 @@ import Dispatch
 /// the last change of a burst is never held back until the next one (on the clock's timers:
 /// ``ClockReadings``).
 ///
+/// A value whose publication depends on the time as well (a speed, which falls while no byte
+/// comes: `changesWithTime`) is published again when it stopped changing, once per interval (at
+/// least ``settlingInterval``) for as long as `changesWithTime` says so: a stalled download's
+/// speed falls to 0 for its watchers instead of staying what it was. One timer at a time, none
+/// once the value is settled, and none with an interval of zero.
+///
 /// A publication has two halves. `publish` runs under the lock, in the order of the publications:
 /// it may send the value to a broadcast kept in it (see ``BroadcastOwner``) and returns what is
 /// handed on. `deliver` hands that on after the lock is released, so that no other code runs under
@@ -23,36 +29,51 @@ final class ThrottledValue<Value, Publication>: Sendable {
     private let trailingTolerance: Duration
     private let publish: @Sendable (inout Value, Duration) -> Publication
     private let deliver: @Sendable (Publication) -> Void
+    /// Whether the value, unchanged, would publish differently later; nil: never.
+    private let changesWithTime: (@Sendable (Value) -> Bool)?
+
+    /// The shortest time between two publications of a value that stopped changing.
+    static var settlingInterval: Duration { .milliseconds(250) }
 
     /// - Parameters:
     ///   - clock: the clock of the interval; `publish` is given its reading.
+    ///   - changesWithTime: whether the value, left as it is, publishes differently later (then
+    ///     it is published again until it does not).
     init(
         _ value: Value, interval: Duration, clock: ClockReadings = .continuous,
         publish: @escaping @Sendable (inout Value, Duration) -> Publication,
-        deliver: @escaping @Sendable (Publication) -> Void = { _ in }
+        deliver: @escaping @Sendable (Publication) -> Void = { _ in },
+        changesWithTime: (@Sendable (Value) -> Bool)? = nil
     ) {
         state = Locked(State(value: value, throttle: Throttle(interval: interval)))
         self.clock = clock
         trailingTolerance = interval / 4
         self.publish = publish
         self.deliver = deliver
+        self.changesWithTime = changesWithTime
     }
 
     /// Changes the value with `body`, then publishes it if the interval allows, or makes sure a
     /// trailing publication follows.
     func change(_ body: (inout Value) -> Void) {
-        let (publication, trailing) = state.withLock { state -> (Publication?, (Duration, Int)?) in
+        let (publication, trailing, settling) = state.withLock {
+            state -> (Publication?, (Duration, Int)?, (Duration, Int)?) in
             body(&state.value)
             let now = clock.now()
             switch state.throttle.decide(at: now) {
             case .publish:
                 state.throttle.published(at: now)
-                return (publish(&state.value, now), nil)
+                let publication = publish(&state.value, now)
+                return (publication, nil, settle(&state, at: now))
             case .schedule(let delay, let trailing):
-                return (nil, (now + delay, trailing))
+                return (nil, (now + delay, trailing), nil)
             case .wait:
-                return (nil, nil)
+                return (nil, nil, nil)
             }
+        }
+        // Scheduled first: a publication delivered has its follow-up scheduled.
+        if let settling {
+            scheduleSettling(settling)
         }
         if let publication {
             deliver(publication)
@@ -71,11 +92,16 @@ final class ThrottledValue<Value, Publication>: Sendable {
     /// scheduled before is not made: this one is newer (after a download's last value, nothing
     /// may follow).
     func publishNow(_ body: (inout Value, Duration) -> Publication) {
-        let publication = state.withLock { state in
+        let (publication, settling) = state.withLock { state in
             let now = clock.now()
             state.throttle.published(at: now)
             state.throttle.cancelTrailing()
-            return body(&state.value, now)
+            state.throttle.cancelSettling()
+            let publication = body(&state.value, now)
+            return (publication, settle(&state, at: now))
+        }
+        if let settling {
+            scheduleSettling(settling)
         }
         deliver(publication)
     }
@@ -86,12 +112,47 @@ final class ThrottledValue<Value, Publication>: Sendable {
     }
 
     private func publishTrailing(_ trailing: Int) {
-        let publication = state.withLock { state -> Publication? in
-            guard state.throttle.trailingIsDue(trailing) else { return nil }
+        let (publication, settling) = state.withLock { state -> (Publication?, (Duration, Int)?) in
+            guard state.throttle.trailingIsDue(trailing) else { return (nil, nil) }
             let now = clock.now()
             state.throttle.published(at: now)
-            return publish(&state.value, now)
+            let publication = publish(&state.value, now)
+            return (publication, settle(&state, at: now))
         }
+        if let settling { scheduleSettling(settling) }
+        if let publication { deliver(publication) }
+    }
+
+    /// After a publication at `now`: when the value changes with time and nothing else will
+    /// publish it, the time and number of the settling publication to schedule.
+    private func settle(_ state: inout State, at now: Duration) -> (Duration, Int)? {
+        // (An interval of zero publishes changes only: a test's manual clock then has no timers
+        // but the policies'.)
+        guard let changesWithTime, state.throttle.interval > .zero, changesWithTime(state.value) else { return nil }
+        return state.throttle.scheduleSettling(at: now + max(state.throttle.interval, Self.settlingInterval))
+    }
+
+    private func scheduleSettling(_ settling: (deadline: Duration, number: Int)) {
+        clock.schedule(settling.deadline, tolerance: trailingTolerance) { [weak self] in
+            self?.publishSettling(settling.number)
+        }
+    }
+
+    /// Settling publication number `number` is due: publishes the value again, unless another
+    /// publication came meanwhile (then it waits for an interval after that one).
+    private func publishSettling(_ number: Int) {
+        let (publication, settling) = state.withLock { state -> (Publication?, (Duration, Int)?) in
+            guard state.throttle.settlingIsDue(number) else { return (nil, nil) }
+            let now = clock.now()
+            let wait = max(state.throttle.interval, Self.settlingInterval)
+            if let last = state.throttle.lastPublication, now - last < wait {
+                return (nil, state.throttle.scheduleSettling(at: last + wait))
+            }
+            state.throttle.published(at: now)
+            let publication = publish(&state.value, now)
+            return (publication, settle(&state, at: now))
+        }
+        if let settling { scheduleSettling(settling) }
         if let publication { deliver(publication) }
     }
 
@@ -113,6 +174,9 @@ final class ThrottledValue<Value, Publication>: Sendable {
         private var isTrailingScheduled = false
         /// The number of the trailing publication scheduled last.
         private var trailing = 0
+        private var isSettlingScheduled = false
+        /// The number of the settling publication scheduled last.
+        private var settling = 0
 
         init(interval: Duration) {
             self.interval = interval
@@ -146,6 +210,32 @@ final class ThrottledValue<Value, Publication>: Sendable {
         /// A publication was made at once: the scheduled trailing one is not needed.
         mutating func cancelTrailing() {
             isTrailingScheduled = false
+        }
+
+        /// When the last publication was made.
+        var lastPublication: Duration? { lastPublish }
+
+        /// A settling publication is wanted at `deadline`: its number, to schedule, unless one is
+        /// scheduled already, or a trailing one will publish (and ask again).
+        mutating func scheduleSettling(at deadline: Duration) -> (Duration, Int)? {
+            guard !isSettlingScheduled, !isTrailingScheduled else { return nil }
+            isSettlingScheduled = true
+            settling += 1
+            return (deadline, settling)
+        }
+
+        /// Settling publication number `number` is due: whether it is still to be made.
+        mutating func settlingIsDue(_ number: Int) -> Bool {
+            guard isSettlingScheduled, number == settling else { return false }
+            isSettlingScheduled = false
+            return true
+        }
+
+        /// A publication was made at once (a start, a stop): a settling one scheduled before is
+        /// not made.
+        mutating func cancelSettling() {
+            isSettlingScheduled = false
+            settling += 1
         }
     }
 }

@@ -9,7 +9,8 @@ public struct DownloadProgress: Sendable, Hashable, CustomStringConvertible {
     /// The file's whole length, when the server said it.
     public var expectedBytes: Int64?
     /// Receiving speed in bytes per second, over the last two seconds of the current request;
-    /// 0 when nothing moves.
+    /// 0 when nothing moves (also during a stall: it falls to 0 about two seconds after the last
+    /// byte, see ``DownloadManager/Configuration/ProgressReporting/interval``).
     public var bytesPerSecond: Double
     /// The time to receive the rest at the current speed, when the length and a speed are known.
     public var estimatedTimeRemaining: Duration?

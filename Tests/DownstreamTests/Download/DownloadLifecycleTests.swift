@@ -85,25 +85,41 @@ struct DownloadLifecycleTests {
     }
 
     @Test func aRunningDownloadHasASpeedAndATimeRemaining() async throws {
-        try await withFixture({ $0.progress.interval = .milliseconds(50) }) { fixture in
+        let moving = FirstProgress { $0.bytesPerSecond > 0 && $0.bytesReceived < 2_000_000 }
+        try await withFixture({
+            $0.progress.interval = .milliseconds(50)
+            $0.eventMonitors = [moving]
+        }) { fixture in
             let body = Body.pattern(count: 2_000_000, seed: 9)
-            // The server stops halfway until released: the last value before the pause must
-            // carry the speed measured on the way there, however late this task reads it.
-            let url = fixture.serve("/speed.bin", body) { $0.faults = [.holdAfter(1_000_000)] }
+            // A slow server: the file moves for two seconds; the monitor sees every value.
+            let url = fixture.serve("/speed.bin", body) { $0.bytesPerSecond = 1_000_000 }
             let download = await fixture.manager.download(from: url, to: .file(fixture.file("speed.bin")))
-            var halfway: DownloadProgress?
-            for await progress in download.progress where progress.bytesReceived == 1_000_000 {
-                halfway = progress
-                break
-            }
-            let progress = try #require(halfway)
-            #expect(progress.bytesPerSecond > 0, "\(progress)")
+            let progress = try #require(await moving.value())
             let remaining = try #require(progress.estimatedTimeRemaining)
             #expect(remaining > .zero)
-            fixture.server.release("/speed.bin")
             _ = try await download.fileURL
             #expect(download.currentProgress.bytesPerSecond == 0)
             #expect(download.currentProgress.estimatedTimeRemaining == nil)
+        }
+    }
+
+    /// The server stops sending: the speed its watchers see falls to 0, with no time remaining,
+    /// while the download still runs (it was the last speed, for as long as the stall lasted).
+    @Test func aStalledDownloadsSpeedFallsToZeroWhileItRuns() async throws {
+        try await withFixture({ $0.progress.interval = .milliseconds(50) }) { fixture in
+            let body = Body.pattern(count: 2_000_000, seed: 10)
+            let url = fixture.serve("/stall.bin", body) { $0.faults = [.holdAfter(1_000_000)] }
+            let download = await fixture.manager.download(from: url, to: .file(fixture.file("stall.bin")))
+            var stalled: DownloadProgress?
+            for await progress in download.progress
+            where progress.bytesReceived == 1_000_000 && progress.bytesPerSecond == 0 {
+                stalled = progress
+                break
+            }
+            #expect(stalled?.estimatedTimeRemaining == nil)
+            #expect(download.state == .running)
+            fixture.server.release("/stall.bin")
+            try body.expectMatches(try await download.fileURL)
         }
     }
 

@@ -61,4 +61,41 @@ struct ProgressReporterTests {
         #expect(trailing?.progress.bytesReceived == 15)
         #expect(trailing?.sequence == 2)
     }
+
+    /// A stall: no byte comes after the last chunk. The value is published again each interval,
+    /// its speed falling, until it is 0 with no time remaining; then nothing is scheduled.
+    @Test func aStalledDownloadsSpeedFallsToZeroThenNothingWaits() async {
+        let clock = ManualClock()
+        let (updates, delivered) = AsyncStream<Download.ProgressUpdate>.makeStream()
+        let reporter = ProgressReporter(interval: .seconds(1), clock: ClockReadings(clock)) { delivered.yield($0) }
+        var received = updates.makeAsyncIterator()
+        reporter.begin(bytesReceived: 0, expectedBytes: 10_000)
+        _ = await received.next()
+        #expect(clock.scheduledActions == 0, "no speed yet: nothing to settle")
+        clock.advance(by: .seconds(1))
+        reporter.add(1_000)
+        var update = await received.next()
+        #expect(update?.progress.bytesPerSecond == 1_000)
+        #expect(update?.progress.estimatedTimeRemaining == .seconds(9))
+
+        var speeds: [Double] = []
+        while let speed = update?.progress.bytesPerSecond, speed > 0 {
+            speeds.append(speed)
+            #expect(clock.scheduledActions == 1)
+            clock.advance(by: .seconds(1))
+            update = await received.next()
+            #expect(update?.progress.bytesReceived == 1_000)
+            if speeds.count > 10 { break }
+        }
+        #expect(update?.progress.bytesPerSecond == 0, "\(speeds)")
+        #expect(update?.progress.estimatedTimeRemaining == nil)
+        #expect(speeds.count <= 3, "\(speeds)")
+        #expect(zip(speeds, speeds.dropFirst()).allSatisfy { $0 > $1 }, "\(speeds)")
+        #expect(clock.scheduledActions == 0)
+
+        // Bytes again: published at once, and a speed again.
+        clock.advance(by: .seconds(5))
+        reporter.add(500)
+        #expect((await received.next()?.progress.bytesPerSecond ?? 0) > 0)
+    }
 }

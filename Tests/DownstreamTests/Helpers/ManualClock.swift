@@ -64,6 +64,11 @@ final class ManualClock: Clock, SelfSchedulingClock, @unchecked Sendable {
 
     var minimumResolution: Duration { .zero }
 
+    /// How many actions wait for their time.
+    var scheduledActions: Int {
+        lock.withLock { actions.count }
+    }
+
     func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let id = UUID()
         try await withTaskCancellationHandler {

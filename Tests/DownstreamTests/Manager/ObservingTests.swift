@@ -180,22 +180,18 @@ struct ObservingTests {
     }
 
     @Test func aDownloadReportsItsTimeRemaining() async throws {
-        try await withFixture({ $0.progress.interval = .milliseconds(50) }) { fixture in
+        let moving = FirstProgress { $0.bytesPerSecond > 0 && $0.bytesReceived < 2_000_000 }
+        try await withFixture({
+            $0.progress.interval = .milliseconds(50)
+            $0.eventMonitors = [moving]
+        }) { fixture in
             let body = Body.pattern(count: 2_000_000, seed: 821)
-            let url = fixture.serve("/eta", body) {
-                $0.bytesPerSecond = 2_000_000
-                $0.faults = [.holdAfter(1_000_000)]
-            }
+            // A slow server: the file moves for two seconds; the monitor sees every value.
+            let url = fixture.serve("/eta", body) { $0.bytesPerSecond = 1_000_000 }
             let download = await fixture.manager.download(from: url, to: .directory(fixture.directory))
-            // Halfway, the server holds: the last value published has a speed and a time left.
-            await download.waitForBytes(1_000_000)
-            var latest = download.progress.makeAsyncIterator()
-            let progress = try #require(await latest.next())
-            #expect(progress.bytesReceived == 1_000_000)
-            #expect(progress.bytesPerSecond > 0)
+            let progress = try #require(await moving.value())
             let timeLeft = try #require(progress.estimatedTimeRemaining)
             #expect(timeLeft > .zero)
-            fixture.server.release("/eta")
             _ = try await download.fileURL
             #expect(download.currentProgress.estimatedTimeRemaining == nil)
         }
