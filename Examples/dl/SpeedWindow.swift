@@ -1,8 +1,8 @@
 /// A file's speed as `dl` shows it: the bytes received over the last ``window`` of the run's
 /// time, measured when progress comes and on every tick, so that the bar, the dots and the JSON
 /// lines say the speed of the same moment, on the run's clock. It falls to 0 within a window of
-/// the last byte, and the time remaining goes with it. (The library's speed falls too, on its own
-/// publications: about two seconds after the last byte, and not with `--progress-interval 0`.)
+/// the last byte, and the time remaining goes with it. (The library's speed falls too, but on its
+/// own publications, about two seconds after the last byte.)
 struct SpeedWindow: Equatable {
     /// The time the speed is measured over.
     var window = Duration.seconds(2)
