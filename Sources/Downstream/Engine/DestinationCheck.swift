@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// What a file already at the destination means for the first attempt of a run, looked at on a
 /// file-work thread before its first request (see ``DownloadEngines``).
 struct DestinationCheck: Sendable {
@@ -75,7 +67,7 @@ struct DestinationCheck: Sendable {
         case .continueExisting:
             guard request.destination.fileURL != nil, !hasBytes else { return nil }
             let path = existing.path
-            switch Self.continuableLength(atPath: path) {
+            switch POSIXFile.continuableLength(atPath: path) {
             case .success(let length):
                 return .continuation(ExistingFile(path: path, length: length, mayBeWhole: !isKnownWrong))
             case .failure(let refusal):
@@ -90,37 +82,6 @@ struct DestinationCheck: Sendable {
         case .replace, .uniqueName:
             return nil
         }
-    }
-
-    /// Why a file cannot be continued in place of a partial file.
-    struct Refusal: Error {
-        var reason: String
-    }
-
-    /// The length of the file at `path` if it can become a partial file: a regular file (not what
-    /// a link names: the link would be renamed, and the bytes appended where it points), with one
-    /// name (appending would change the file's other names too), this process's user's. Else why
-    /// not.
-    static func continuableLength(atPath path: String) -> Result<Int64, Refusal> {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return .failure(Refusal(reason: "it cannot be read (errno \(errno))")) }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG:
-            break
-        case S_IFDIR:
-            return .failure(Refusal(reason: "it is a folder"))
-        case S_IFLNK:
-            return .failure(Refusal(reason: "it is a symbolic link: a file is continued, not what a link names"))
-        default:
-            return .failure(Refusal(reason: "it is \(POSIXFile.specialFileKind(atPath: path) ?? "not a regular file")"))
-        }
-        guard info.st_nlink == 1 else {
-            return .failure(Refusal(reason: "it has \(info.st_nlink) names (hard links), which would change too"))
-        }
-        guard info.st_uid == geteuid() else {
-            return .failure(Refusal(reason: "it belongs to user \(info.st_uid), not to this process's user"))
-        }
-        return .success(Int64(info.st_size))
     }
 
     /// Whether the download has bytes to continue from: in its partial file, or with the system.

@@ -14,8 +14,9 @@ import Foundation
 /// them, they are not reached through a symbolic link, and they have one name.
 extension POSIXFile {
     /// Why the file (or, with `isDirectory`, the directory) that `info` describes is not one only
-    /// this process's user can have written, or nil when it is.
-    static func untrustedReason(_ info: stat, isDirectory: Bool = false) -> String? {
+    /// this process's user can have written, or nil when it is. Without `checksMode`, a file its
+    /// group or others may write passes: one the user made is the user's, whatever the umask.
+    static func untrustedReason(_ info: stat, isDirectory: Bool = false, checksMode: Bool = true) -> String? {
         let type = info.st_mode & S_IFMT
         if isDirectory {
             guard type == S_IFDIR else { return "it is not a directory" }
@@ -27,7 +28,7 @@ extension POSIXFile {
             return "it belongs to user \(info.st_uid), not to this process's user \(geteuid())"
         }
         let writableByOthers = mode_t(S_IWGRP | S_IWOTH)
-        guard info.st_mode & writableByOthers == 0 else {
+        guard !checksMode || info.st_mode & writableByOthers == 0 else {
             let mode = String(info.st_mode & 0o7777, radix: 8)
             return "its group or other users may write it (mode \(mode)): what they write there would be obeyed; "
                 + "make it writable by its owner only (chmod go-w)"
@@ -89,6 +90,31 @@ extension POSIXFile {
             read += count
         }
         return data.prefix(read)
+    }
+
+    /// Why a file cannot become a download's partial file in place of another program's.
+    struct ContinuationRefusal: Error {
+        var reason: String
+    }
+
+    /// The length of the file at `path` if it may become a download's partial file: a regular file
+    /// (not what a link names: the link would be renamed, and the bytes appended where it points),
+    /// with one name (appending would change its other names too), this process's user's (see
+    /// ``untrustedReason(_:isDirectory:checksMode:)``). Else why not.
+    static func continuableLength(atPath path: String) -> Result<Int64, ContinuationRefusal> {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            return .failure(ContinuationRefusal(reason: "it cannot be read (errno \(errno))"))
+        }
+        let reason: String? =
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: "it is a folder"
+            case S_IFLNK: "it is a symbolic link: a file is continued, not what a link names"
+            case S_IFREG: untrustedReason(info, checksMode: false)
+            default: "it is \(specialFileKind(atPath: path) ?? "not a regular file")"
+            }
+        if let reason { return .failure(ContinuationRefusal(reason: reason)) }
+        return .success(Int64(info.st_size))
     }
 
     /// Deletes the file at `path` if it is a file Downstream may have made: a regular file (a link
